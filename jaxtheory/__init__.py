@@ -1,0 +1,31 @@
+"""jaxtheory: ML-theory claims checked by computation.
+
+Optimizers from recent papers as optax transforms (:mod:`jaxtheory.optim`), pure
+simulators (:mod:`jaxtheory.sims`), a sweep engine that runs a hyperparameter × seed
+grid as one compiled program per shape (:mod:`jaxtheory.sweep`), and experiments that
+check a paper's claims on the results (:class:`Experiment`).
+"""
+
+from jaxtheory.experiment import (
+    Claim,
+    ClaimResult,
+    Experiment,
+    ExperimentRun,
+    Figure,
+    Paper,
+    Preset,
+    evaluate_claims,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Claim",
+    "ClaimResult",
+    "Experiment",
+    "ExperimentRun",
+    "Figure",
+    "Paper",
+    "Preset",
+    "evaluate_claims",
+]

@@ -1,0 +1,412 @@
+"""Experiments: a simulator, a space, figures and a paper's claims, in one object.
+
+An experiment lives in ``sweeps/<name>.py`` and exposes one module-level
+``EXPERIMENT``; the registry (:mod:`jaxtheory.registry`) finds it by its ``name``. A
+minimal one::
+
+    import dataclasses
+    import jax.numpy as jnp
+    from jaxtheory import Experiment, Paper, Preset, Claim, Figure
+    from jaxtheory.sweep import Space, log, values
+
+    @dataclasses.dataclass(frozen=True)
+    class Spec:                 # everything that fixes shapes: the compile key
+        dim: int = 8
+        steps: int = 100
+
+    def run(spec, params, key): # pure, jittable, vmappable; params are JAX scalars
+        ...
+        return {"loss": losses}  # a dict of arrays; here losses has shape (steps,)
+
+    def final_loss(ds, spec):   # a claim's measurement: a number from the results
+        return float(ds["loss"].isel(step=-1).mean())
+
+    EXPERIMENT = Experiment(
+        name="my-experiment",
+        paper=Paper(title="...", arxiv="2601.00001"),
+        run=run,
+        spec=Spec(),
+        params={"lr": 0.1, "noise": 1.0},       # defaults of every parameter run reads
+        metric_dims={"loss": ("step",)},        # names of each metric's own dims
+        coords=lambda spec: {"step": jnp.arange(spec.steps)},
+        presets={
+            "smoke": Preset(Space(lr=log(1e-3, 1e-1, num=4), seeds=4)),   # CPU, seconds
+            "full": Preset(Space(lr=log(1e-4, 1.0, num=64), seeds=64),
+                           spec={"steps": 10_000}),                    # one accelerator
+        },
+        claims=[Claim.at_most("final-loss", "The loss falls below 0.1.",
+                              final_loss, bound=0.1)],
+        figures=[Figure("loss", draw_loss)],     # draw_loss(ds, spec, fig)
+        description="What is simulated and how, in Markdown with $math$.",
+    )
+
+``EXPERIMENT.sweep("smoke", out="runs")`` runs the preset through the sweep engine into
+``runs/<name>/<preset>-<hash>/``, evaluates every claim on the assembled results,
+and writes ``claims.json`` next to ``results.nc``; rerunning it resumes. The command
+line does the same: ``jaxtheory run my-experiment --preset smoke``.
+
+A claim is a named, falsifiable check: the paper's value (``expected``), the value
+measured on the results (``measured``), a ``tolerance`` and a verdict (``passed``).
+The constructors :meth:`Claim.close`, :meth:`Claim.within`, :meth:`Claim.at_most`,
+:meth:`Claim.at_least` and :meth:`Claim.equals` cover the usual shapes; for anything
+else give ``Claim(name, statement, expected, tolerance, check)`` with ``check(ds, spec)``
+returning ``(measured, passed)``. A claim that fails stays failing: it is a finding,
+reported with its measured value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jaxtheory.sweep import store
+from jaxtheory.sweep.engine import SweepResult, sweep
+from jaxtheory.sweep.space import Axis, Space
+
+__all__ = [
+    "Paper",
+    "Preset",
+    "Claim",
+    "ClaimResult",
+    "Figure",
+    "Experiment",
+    "ExperimentRun",
+    "evaluate_claims",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Paper:
+    """The paper an experiment checks.
+
+    Attributes:
+        title: the paper's title.
+        arxiv: its arXiv id, where one exists.
+        authors: author list as printed.
+        url: a link, when there is no arXiv id.
+    """
+
+    title: str
+    arxiv: str | None = None
+    authors: str = ""
+    url: str | None = None
+
+    @property
+    def link(self) -> str | None:
+        """A URL for the paper."""
+        if self.arxiv:
+            return f"https://arxiv.org/abs/{self.arxiv}"
+        return self.url
+
+
+@dataclasses.dataclass(frozen=True)
+class Preset:
+    """A named size of an experiment: the space to sweep and spec/param overrides.
+
+    Attributes:
+        space: the :class:`~jaxtheory.sweep.Space`.
+        spec: spec fields to replace (e.g. a longer horizon for ``full``).
+        params: parameter defaults to replace.
+        description: one line on what this preset is for.
+    """
+
+    space: Space
+    spec: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    description: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimResult:
+    """A claim's verdict on one run: what ``claims.json`` holds, one object per claim."""
+
+    name: str
+    statement: str
+    expected: Any
+    measured: Any
+    tolerance: Any
+    passed: bool
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        """The JSON object written to ``claims.json``."""
+        d = {
+            "name": self.name,
+            "statement": self.statement,
+            "expected": store.to_jsonable(self.expected),
+            "measured": store.to_jsonable(self.measured),
+            "tolerance": store.to_jsonable(self.tolerance),
+            "passed": bool(self.passed),
+        }
+        if self.error:
+            d["error"] = self.error
+        return d
+
+
+def _num(x: Any) -> float:
+    return float(np.asarray(x))
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A named, falsifiable check of a paper's statement on an experiment's results.
+
+    Attributes:
+        name: short identifier (kebab-case).
+        statement: the paper's claim in words.
+        expected: the paper's value, interval or ordering.
+        tolerance: how far the measurement may be from ``expected`` (a number, or words).
+        check: ``check(ds, spec) -> (measured, passed)``, on the assembled results.
+    """
+
+    name: str
+    statement: str
+    expected: Any
+    tolerance: Any
+    check: Callable[[Any, Any], tuple[Any, bool]]
+
+    def evaluate(self, ds: Any, spec: Any) -> ClaimResult:
+        """Evaluate the claim; an exception in ``check`` is a failed verdict, not a crash."""
+        try:
+            measured, passed = self.check(ds, spec)
+            err = None
+        except Exception as e:  # noqa: BLE001 - a broken measurement is reported
+            measured, passed, err = None, False, f"{type(e).__name__}: {e}"
+        return ClaimResult(self.name, self.statement, self.expected, measured,
+                           self.tolerance, bool(passed), err)
+
+    # -- common shapes -----------------------------------------------------------
+    @classmethod
+    def close(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
+              expected: float, *, rtol: float = 0.0, atol: float = 0.0) -> Claim:
+        """Passes when ``|measure - expected| <= atol + rtol * |expected|``."""
+        tol = {"rtol": rtol, "atol": atol}
+
+        def check(ds, spec):
+            m = _num(measure(ds, spec))
+            return m, bool(abs(m - expected) <= atol + rtol * abs(expected))
+
+        return cls(name, statement, expected, tol, check)
+
+    @classmethod
+    def within(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
+               low: float, high: float) -> Claim:
+        """Passes when ``low <= measure <= high``."""
+
+        def check(ds, spec):
+            m = _num(measure(ds, spec))
+            return m, bool(low <= m <= high)
+
+        return cls(name, statement, [low, high], "inclusive interval", check)
+
+    @classmethod
+    def at_most(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
+                bound: float, *, tolerance: float = 0.0) -> Claim:
+        """Passes when ``measure <= bound + tolerance``."""
+
+        def check(ds, spec):
+            m = _num(measure(ds, spec))
+            return m, bool(m <= bound + tolerance)
+
+        return cls(name, statement, f"<= {bound}", tolerance, check)
+
+    @classmethod
+    def at_least(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
+                 bound: float, *, tolerance: float = 0.0) -> Claim:
+        """Passes when ``measure >= bound - tolerance``."""
+
+        def check(ds, spec):
+            m = _num(measure(ds, spec))
+            return m, bool(m >= bound - tolerance)
+
+        return cls(name, statement, f">= {bound}", tolerance, check)
+
+    @classmethod
+    def equals(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
+               expected: Any) -> Claim:
+        """Passes when ``measure == expected`` exactly (counts, orderings, labels)."""
+
+        def check(ds, spec):
+            m = measure(ds, spec)
+            m = store.to_jsonable(m)
+            return m, bool(m == store.to_jsonable(expected))
+
+        return cls(name, statement, expected, "exact", check)
+
+
+@dataclasses.dataclass(frozen=True)
+class Figure:
+    """A figure drawn from an experiment's results.
+
+    Attributes:
+        name: file stem (``<name>.png`` and ``<name>.svg``).
+        draw: ``draw(ds, spec, fig)`` draws on a :class:`matplotlib.figure.Figure`.
+        caption: one or two sentences shown under the figure in the docs.
+        size: figure size in inches.
+    """
+
+    name: str
+    draw: Callable[[Any, Any, Any], None]
+    caption: str = ""
+    size: tuple[float, float] = (6.4, 4.0)
+
+
+def evaluate_claims(claims: Sequence[Claim], ds: Any, spec: Any) -> list[ClaimResult]:
+    """Evaluate every claim on ``ds``."""
+    return [c.evaluate(ds, spec) for c in claims]
+
+
+@dataclasses.dataclass
+class ExperimentRun:
+    """A finished run of an experiment preset.
+
+    Attributes:
+        experiment: the :class:`Experiment`.
+        preset: preset name.
+        run_dir: the run directory (``None`` when run in memory).
+        results: the assembled :class:`xarray.Dataset`.
+        claims: one :class:`ClaimResult` per claim.
+        manifest: the sweep's manifest.
+        spec: the spec the run used (preset overrides applied).
+    """
+
+    experiment: Experiment
+    preset: str
+    run_dir: Path | None
+    results: Any
+    claims: list[ClaimResult]
+    manifest: dict
+    spec: Any
+
+    @property
+    def passed(self) -> bool:
+        """True when every claim passed."""
+        return all(c.passed for c in self.claims)
+
+
+def _stable_hash(obj: Any) -> str:
+    text = json.dumps(store.to_jsonable(obj), sort_keys=True)
+    return hashlib.blake2b(text.encode(), digest_size=5).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """A registered experiment: simulator, presets, figures and the paper's claims.
+
+    Attributes:
+        name: registry name (kebab-case), e.g. ``"noisy-quadratic"``.
+        paper: the :class:`Paper` checked.
+        run: ``run(spec, params, key) -> {metric: array}``, pure and vmappable.
+        spec: default spec (frozen dataclass).
+        params: default of every parameter ``run`` reads.
+        presets: ``{"smoke": Preset(...), "full": Preset(...), ...}``.
+        claims: the paper's claims as :class:`Claim` objects.
+        figures: :class:`Figure` objects.
+        metric_dims: names of each metric's own dimensions.
+        coords: coordinates of metric dimensions, or a function of the spec.
+        description: Markdown (with ``$math$``) on what is simulated and how.
+        default_preset: preset used when none is named.
+    """
+
+    name: str
+    paper: Paper
+    run: Callable[..., Mapping[str, Any]]
+    spec: Any
+    params: Mapping[str, Any]
+    presets: Mapping[str, Preset]
+    claims: Sequence[Claim] = ()
+    figures: Sequence[Figure] = ()
+    metric_dims: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    coords: Callable[[Any], Mapping[str, Any]] | Mapping[str, Any] | None = None
+    description: str = ""
+    default_preset: str = "smoke"
+
+    def __post_init__(self):
+        if not self.presets:
+            raise ValueError(f"experiment {self.name!r} has no presets")
+        if self.default_preset not in self.presets:
+            raise ValueError(f"experiment {self.name!r}: default preset {self.default_preset!r} "
+                             f"is not one of {sorted(self.presets)}")
+        names = [c.name for c in self.claims]
+        if len(set(names)) != len(names):
+            raise ValueError(f"experiment {self.name!r}: claim names repeat: {names}")
+
+    def preset(self, name: str | None = None) -> Preset:
+        """The named preset (the default one for ``None``)."""
+        name = name or self.default_preset
+        if name not in self.presets:
+            raise KeyError(f"experiment {self.name!r} has no preset {name!r}; "
+                           f"presets: {', '.join(self.presets)}")
+        return self.presets[name]
+
+    def resolve(self, preset: str | None = None,
+                overrides: Mapping[str, Any] | None = None) -> tuple[Any, dict, Space]:
+        """The (spec, params, space) a preset runs, with ``--set``-style overrides applied.
+
+        Overrides map axis names to axes (or lists of values); ``seeds`` sets the seed
+        count.
+        """
+        p = self.preset(preset)
+        spec = dataclasses.replace(self.spec, **dict(p.spec)) if p.spec else self.spec
+        params = {**dict(self.params), **dict(p.params)}
+        space = p.space
+        if overrides:
+            ov = dict(overrides)
+            seeds = ov.pop("seeds", None)
+            for k, v in ov.items():
+                if isinstance(v, Axis):
+                    ov[k] = dataclasses.replace(v, name=k)
+            space = space.replace(seeds=seeds, **ov)
+        return spec, params, space
+
+    def run_id(self, preset: str | None, spec: Any, params: Mapping[str, Any], space: Space) -> str:
+        """Deterministic run id: the preset name and a hash of what decides the results."""
+        key = {"experiment": self.name, "run": f"{self.run.__module__}.{self.run.__qualname__}",
+               "spec": spec, "params": dict(params), "space": space.describe()}
+        return f"{preset or self.default_preset}-{_stable_hash(key)}"
+
+    def sweep(self, preset: str | None = None, *, out: str | os.PathLike | None = "runs",
+              overrides: Mapping[str, Any] | None = None, chunk: int | None = None,
+              devices: Any = "all", quiet: bool = False) -> ExperimentRun:
+        """Run a preset through the sweep engine and evaluate the claims.
+
+        Args:
+            preset: preset name (default: ``default_preset``).
+            out: root directory; the run goes to ``out/<name>/<run-id>/``. ``None`` runs
+                in memory and writes nothing.
+            overrides: axes to replace or add (``{"lr": log(...), "seeds": 8}``).
+            chunk: lanes per chunk (default: as many as fit memory).
+            devices: ``"all"``, a count, or a device list.
+            quiet: no progress bar or summary.
+
+        Returns:
+            An :class:`ExperimentRun`; ``claims.json`` is written beside ``results.nc``.
+        """
+        preset = preset or self.default_preset
+        spec, params, space = self.resolve(preset, overrides)
+        run_dir = None
+        if out is not None:
+            run_dir = Path(out) / self.name / self.run_id(preset, spec, params, space)
+        res: SweepResult = sweep(
+            self.run, spec, space, params, run_dir=run_dir, metric_dims=self.metric_dims,
+            coords=self.coords, chunk=chunk, devices=devices, quiet=quiet,
+            label=f"{self.name}/{preset}",
+            meta={"experiment": self.name, "preset": preset,
+                  "paper": dataclasses.asdict(self.paper)},
+        )
+        claims = evaluate_claims(self.claims, res.dataset, spec)
+        if run_dir is not None:
+            store.atomic_write_json(run_dir / "claims.json", [c.to_json() for c in claims])
+        if not quiet and claims:
+            n_ok = sum(c.passed for c in claims)
+            print(f"{self.name}/{preset}: {n_ok}/{len(claims)} claims passed", file=sys.stderr)
+        return ExperimentRun(self, preset, run_dir, res.dataset, claims, res.manifest, spec)
+

@@ -1,0 +1,148 @@
+"""Load a stored run, draw its figures and summarize it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from jaxtheory.experiment import Experiment
+from jaxtheory.sweep import store
+
+__all__ = ["LoadedRun", "load_run", "write_figures", "summarize", "spec_from_json"]
+
+
+@dataclasses.dataclass
+class LoadedRun:
+    """A run directory read back: its experiment, results, spec, manifest and claims."""
+
+    run_dir: Path
+    experiment: Experiment | None
+    results: Any
+    spec: Any
+    manifest: dict
+    claims: list[dict]
+
+
+def spec_from_json(default: Any, d: dict) -> Any:
+    """Rebuild a spec dataclass from its manifest entry, using ``default`` for its type."""
+    if not dataclasses.is_dataclass(default):
+        return default
+    kw = {}
+    for f in dataclasses.fields(default):
+        if f.name in d:
+            cur = getattr(default, f.name)
+            v = d[f.name]
+            if isinstance(cur, tuple) and isinstance(v, list):
+                v = tuple(v)
+            elif dataclasses.is_dataclass(cur) and isinstance(v, dict):
+                v = spec_from_json(cur, v)
+            kw[f.name] = v
+    return dataclasses.replace(default, **kw)
+
+
+def load_run(run_dir: str | Path) -> LoadedRun:
+    """Read ``results.nc``, ``manifest.json`` and ``claims.json`` of a run directory.
+
+    Raises:
+        FileNotFoundError: when the directory holds no finished run.
+    """
+    run_dir = Path(run_dir)
+    mpath = run_dir / "manifest.json"
+    if not mpath.exists():
+        raise FileNotFoundError(f"{run_dir} has no manifest.json: not a finished run directory")
+    manifest = store.read_json(mpath)
+    ds = store.open_results(run_dir)
+    exp = None
+    name = manifest.get("experiment")
+    if name:
+        from jaxtheory.registry import experiments
+
+        exp = experiments().get(name)
+    spec = spec_from_json(exp.spec, manifest.get("spec", {})) if exp else manifest.get("spec")
+    cpath = run_dir / "claims.json"
+    claims = store.read_json(cpath) if cpath.exists() else []
+    return LoadedRun(run_dir, exp, ds, spec, manifest, claims)
+
+
+def write_figures(run_dir: str | Path, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
+    """Draw the experiment's figures next to the results, in ``run_dir/figures/``.
+
+    Returns:
+        The paths written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run = load_run(run_dir)
+    if run.experiment is None:
+        raise LookupError(f"{run_dir}: its experiment is not registered; cannot draw figures")
+    out_dir = Path(run_dir) / "figures"
+    written = []
+    for fig_def in run.experiment.figures:
+        fig = plt.figure(figsize=fig_def.size, layout="constrained")
+        try:
+            fig_def.draw(run.results, run.spec, fig)
+            for fmt in formats:
+                path = out_dir / f"{fig_def.name}.{fmt}"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{path.name}.tmp")
+                fig.savefig(tmp, format=fmt, dpi=120)
+                tmp.replace(path)
+                written.append(path)
+        finally:
+            plt.close(fig)
+    return written
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    if isinstance(x, dict):
+        return ", ".join(f"{k}={_fmt(v)}" for k, v in x.items())
+    if isinstance(x, list) and len(x) <= 6:
+        return "[" + ", ".join(_fmt(v) for v in x) + "]"
+    return str(x)
+
+
+def summarize(run_dir: str | Path) -> str:
+    """A plain-text summary: space, devices, timings, lane statuses and claim verdicts."""
+    run = load_run(run_dir)
+    m = run.manifest
+    lines = [f"run        {run.run_dir}"]
+    if m.get("experiment"):
+        lines.append(f"experiment {m['experiment']} (preset {m.get('preset')})")
+    paper = m.get("paper") or {}
+    if paper.get("title"):
+        arx = f", arXiv {paper['arxiv']}" if paper.get("arxiv") else ""
+        lines.append(f"paper      {paper['title']}{arx}")
+    lines.append("space")
+    for n, ax in m["space"]["axes"].items():
+        if ax["kind"] == "zip":
+            desc = "zip(" + ", ".join(f"{k}={_fmt(v['values'])}" for k, v in ax["members"].items()) + ")"
+        else:
+            vals = ax["values"]
+            desc = f"{ax['kind']}{_fmt(ax['args'])} -> {len(vals)} values"
+        lines.append(f"  {n:<16} {desc}")
+    lines.append(f"  {'seeds':<16} {m['space']['seeds']}")
+    d = m["devices"]
+    lines.append(f"devices    {d['count']} x {d['platform']} ({', '.join(d['kinds'])}); "
+                 f"processes {d['process_count']}")
+    t = m["timings"]
+    lines.append(f"timings    total {t['total_s']:.2f} s: compile {t['compile_s']:.2f} s, "
+                 f"run {t['run_s']:.2f} s, store {t['store_s']:.2f} s; {m['compiles']} compile(s), "
+                 f"chunk {m['chunk_size']} lanes ({m['chunks_run']} run, {m['chunks_resumed']} resumed)")
+    sc = m["status_counts"]
+    lines.append(f"lanes      {m['lanes']}: {sc['ok']} ok, {sc['diverged']} diverged")
+    if run.claims:
+        n_ok = sum(c["passed"] for c in run.claims)
+        lines.append(f"claims     {n_ok}/{len(run.claims)} passed")
+        for c in run.claims:
+            verdict = "PASS" if c["passed"] else "FAIL"
+            lines.append(f"  [{verdict}] {c['name']}: expected {_fmt(c['expected'])}, "
+                         f"measured {_fmt(c['measured'])} (tolerance {_fmt(c['tolerance'])})")
+            if c.get("error"):
+                lines.append(f"         error: {c['error']}")
+    return "\n".join(lines)

@@ -1,0 +1,45 @@
+"""The sweep engine: spaces of hyperparameters × seeds run as one compiled program.
+
+See :func:`sweep` and :class:`Space`; the guide "Launch a vmapped sweep" walks through
+both.
+"""
+
+from jaxtheory.sweep.engine import SweepResult, default_chunk_size, lane_key_data, make_key, sweep
+from jaxtheory.sweep.mesh import select_devices
+from jaxtheory.sweep.space import (
+    Axis,
+    BoundSpace,
+    Space,
+    SpaceError,
+    lin,
+    log,
+    loguniform,
+    parse_axis,
+    static,
+    uniform,
+    values,
+    zipped,
+)
+from jaxtheory.sweep.store import open_results
+
+__all__ = [
+    "Axis",
+    "BoundSpace",
+    "Space",
+    "SpaceError",
+    "SweepResult",
+    "default_chunk_size",
+    "lane_key_data",
+    "lin",
+    "log",
+    "loguniform",
+    "make_key",
+    "open_results",
+    "parse_axis",
+    "select_devices",
+    "static",
+    "sweep",
+    "uniform",
+    "values",
+    "zipped",
+]

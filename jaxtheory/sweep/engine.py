@@ -1,0 +1,459 @@
+"""The sweep engine: a space of configs × seeds as one compiled program per static group.
+
+``sweep(run, spec, space, params)`` binds the space to the run's spec and parameters,
+flattens the dynamic axes × seeds into *lanes*, compiles ``jit(vmap(run))`` once per
+static group, runs the lanes in fixed-size chunks sharded over the chosen devices,
+writes each finished chunk atomically, and assembles a labelled
+:class:`xarray.Dataset` with one dimension per axis, ``seed``, and the metrics' own
+dimensions.
+
+Lane keys derive from the lane's config values and seed index (a hash), never from its
+position, so adding a config, reordering axes, or changing the chunk size or device
+count leaves every other lane's result unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtheory.sweep import store
+from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
+from jaxtheory.sweep.space import BoundSpace, Space, SpaceError
+
+__all__ = ["sweep", "SweepResult", "lane_key_data", "make_key", "default_chunk_size"]
+
+STATUS_OK = 0
+STATUS_DIVERGED = 1
+
+
+def _canon(v: Any) -> Any:
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return repr(float(v))
+    return str(v)
+
+
+def lane_key_data(config: Mapping[str, Any], seed: int, base_seed: int = 0) -> np.ndarray:
+    """The two uint32 words a lane's PRNG key is made from.
+
+    They hash the lane's config values (by name, in sorted order), its seed index and
+    the space's base seed, so they do not depend on the lane's position.
+
+    Example:
+        >>> a = lane_key_data({"lr": 0.1, "momentum": 0.9}, seed=0)
+        >>> b = lane_key_data({"momentum": 0.9, "lr": 0.1}, seed=0)
+        >>> bool((a == b).all()), bool((a == lane_key_data({"lr": 0.1, "momentum": 0.9}, 1)).all())
+        (True, False)
+    """
+    payload = json.dumps(
+        {"config": {k: _canon(v) for k, v in sorted(config.items())},
+         "seed": int(seed), "base": int(base_seed)},
+        sort_keys=True,
+    ).encode()
+    digest = hashlib.blake2b(payload, digest_size=8).digest()
+    return np.frombuffer(digest, dtype="<u4").astype(np.uint32)
+
+
+def make_key(key_data: jax.Array) -> jax.Array:
+    """A typed PRNG key from :func:`lane_key_data` words (works for any PRNG impl)."""
+    return jax.random.fold_in(jax.random.key(key_data[0]), key_data[1])
+
+
+def _param_dtype(default: Any, vals: np.ndarray | None):
+    probe = [default] if vals is None else list(vals.ravel()) + [default]
+    if all(isinstance(v, (bool, np.bool_)) for v in probe):
+        return jnp.bool_
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in probe):
+        return jnp.int32
+    if hasattr(default, "dtype") and jnp.issubdtype(default.dtype, jnp.floating):
+        return default.dtype
+    return jnp.float32
+
+
+def default_chunk_size(bytes_per_lane: int, num_lanes: int, devices: list[jax.Device]) -> int:
+    """Lanes per chunk: all of them if they fit a memory budget, else what fits.
+
+    The budget is a quarter of the device memory JAX reports (a GPU's ``bytes_limit``),
+    or 2 GiB on a CPU; a lane is charged 16× its output size for its working state.
+    The result is a multiple of the device count.
+    """
+    budget = 2 << 30
+    try:
+        stats = devices[0].memory_stats() or {}
+        if "bytes_limit" in stats:
+            budget = int(stats["bytes_limit"]) // 4
+    except Exception:  # noqa: BLE001 - CPUs may not report memory stats
+        pass
+    per = max(16 * max(bytes_per_lane, 1), 1)
+    fit = max(1, budget // per)
+    n = min(num_lanes, fit, 1 << 16)
+    nd = len(devices)
+    return int(math.ceil(max(n, 1) / nd) * nd)
+
+
+@dataclasses.dataclass
+class SweepResult:
+    """What :func:`sweep` returns.
+
+    Attributes:
+        dataset: the assembled results: one dim per axis, ``seed``, metric dims; data
+            variables for every metric plus ``status`` (0 ok, 1 diverged) and
+            ``diverged_step`` (-1 when finite).
+        run_dir: where it was stored, or ``None`` for an in-memory sweep.
+        manifest: space, spec, versions, devices, timings, status counts.
+    """
+
+    dataset: Any
+    run_dir: Path | None
+    manifest: dict
+
+
+class _Progress:
+    def __init__(self, total: int, quiet: bool, desc: str):
+        self.bar = None
+        if not quiet:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, unit="lane", desc=desc, dynamic_ncols=True,
+                            file=sys.stderr, smoothing=0.1)
+
+    def update(self, n: int, **post) -> None:
+        if self.bar is not None:
+            if post:
+                self.bar.set_postfix(**post, refresh=False)
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _first_nonfinite_step(metrics: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """Per lane: first index along each metric's first own axis that is non-finite."""
+    div = np.full(n, -1, dtype=np.int32)
+    for v in metrics.values():
+        if not np.issubdtype(v.dtype, np.inexact):
+            continue
+        bad = ~np.isfinite(v)
+        if v.ndim == 1:
+            idx = np.where(bad, 0, -1)
+        else:
+            bad = bad.reshape(n, v.shape[1], -1).any(axis=2)
+            anyb = bad.any(axis=1)
+            idx = np.where(anyb, bad.argmax(axis=1), -1)
+        both = (div >= 0) & (idx >= 0)
+        div = np.where(both, np.minimum(div, idx), np.maximum(div, idx)).astype(np.int32)
+    return div
+
+
+def sweep(
+    run: Callable[[Any, dict, jax.Array], Mapping[str, jax.Array]],
+    spec: Any,
+    space: Space,
+    params: Mapping[str, Any],
+    *,
+    run_dir: str | os.PathLike | None = None,
+    metric_dims: Mapping[str, tuple[str, ...]] | None = None,
+    coords: Callable[[Any], Mapping[str, Any]] | Mapping[str, Any] | None = None,
+    chunk: int | None = None,
+    devices: Any = "all",
+    quiet: bool = False,
+    label: str = "sweep",
+    meta: Mapping[str, Any] | None = None,
+):
+    """Run ``run(spec, params, key)`` over every lane of ``space``.
+
+    Args:
+        run: pure, jittable, vmappable ``run(spec, params, key) -> {name: array}``.
+        spec: frozen dataclass fixing shapes; static axes replace its fields.
+        space: the :class:`~jaxtheory.sweep.Space` to sweep.
+        params: default value of every parameter ``run`` reads; dynamic axes replace
+            them per lane. Every value reaches ``run`` as a JAX scalar.
+        run_dir: directory to store chunks, ``results.nc`` and ``manifest.json`` in;
+            rerunning with the same directory resumes. ``None`` keeps everything in
+            memory.
+        metric_dims: names of each metric's own dimensions, e.g. ``{"risk": ("step",)}``;
+            unnamed ones become ``<metric>_dim<i>``.
+        coords: coordinates for metric dimensions, or a function of the spec giving them.
+        chunk: lanes per chunk (rounded up to a multiple of the device count); by default
+            as many as fit memory (:func:`default_chunk_size`).
+        devices: ``"all"``, a count, or a list of devices to shard lanes over.
+        quiet: no progress bar and no summary line.
+        label: name shown on the progress bar and in the manifest.
+        meta: extra JSON-able entries for the manifest.
+
+    Returns:
+        A :class:`SweepResult`.
+
+    Raises:
+        SpaceError: before anything compiles, for a malformed space or an axis that
+            names nothing the run takes.
+
+    Example:
+        >>> import dataclasses, jax, jax.numpy as jnp
+        >>> from jaxtheory.sweep import Space, values, sweep
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Spec:
+        ...     n: int = 3
+        >>> def run(spec, params, key):
+        ...     return {"x": params["a"] * jnp.ones(spec.n)}
+        >>> res = sweep(run, Spec(), Space(a=values(1.0, 2.0), seeds=2), {"a": 0.0}, quiet=True)
+        >>> dict(res.dataset["x"].sizes)
+        {'a': 2, 'seed': 2, 'x_dim0': 3}
+    """
+    t_start = time.perf_counter()
+    if not isinstance(space, Space):
+        raise SpaceError(f"space must be a jaxtheory.sweep.Space, got {type(space).__name__}")
+    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+        raise SpaceError(f"chunk must be a positive integer, got {chunk!r}")
+    params = dict(params)
+    bound = space.bind(spec, params)
+    devs = select_devices(devices)
+    nd = len(devs)
+    sharding = lane_sharding(devs)
+    metric_dims = dict(metric_dims or {})
+
+    groups = bound.static_groups()
+    table = bound.dynamic_table()
+    n_cfg = bound.num_configs
+    S = bound.seeds
+    n_lanes = n_cfg * S
+    run_path = Path(run_dir) if run_dir is not None else None
+
+    # Lane tables shared by every static group (the keys also hash static values).
+    lane_params: dict[str, np.ndarray] = {}
+    for name, default in params.items():
+        vals = table.get(name)
+        dt = _param_dtype(default, vals)
+        if vals is None:
+            arr = np.full(n_lanes, np.asarray(default), dtype=dt)
+        else:
+            arr = np.repeat(np.asarray(vals).astype(dt), S)
+        lane_params[name] = arr
+    cfg_rows = [{k: table[k][i] for k in table} for i in range(n_cfg)]
+
+    timings = {"compile_s": 0.0, "run_s": 0.0, "store_s": 0.0}
+    per_group: list[dict[str, np.ndarray]] = []
+    group_specs = []
+    n_compiles = 0
+    n_chunks_run = n_chunks_resumed = 0
+    chunk_size = None
+    total_work = n_lanes * len(groups)
+    progress = _Progress(total_work, quiet, label)
+    try:
+        for gi, gvals in enumerate(groups):
+            try:
+                spec_g = dataclasses.replace(spec, **gvals) if gvals else spec
+            except TypeError as e:
+                raise SpaceError(f"cannot set static values {gvals} on the spec: {e}") from None
+            group_specs.append(spec_g)
+            keys = np.stack([
+                lane_key_data({**gvals, **cfg_rows[c]}, s, bound.space.base_seed)
+                for c in range(n_cfg) for s in range(S)
+            ])
+
+            def lane_fn(p, kd, _spec=spec_g):
+                return dict(run(_spec, p, make_key(kd)))
+
+            one = {k: jax.ShapeDtypeStruct((), v.dtype) for k, v in lane_params.items()}
+            out_shape = jax.eval_shape(lane_fn, one, jax.ShapeDtypeStruct((2,), jnp.uint32))
+            if not isinstance(out_shape, Mapping) or not out_shape:
+                raise TypeError("run must return a non-empty dict of metrics")
+            bytes_per_lane = sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in out_shape.values())
+            if chunk_size is None:
+                chunk_size = (int(math.ceil(chunk / nd) * nd) if chunk
+                              else default_chunk_size(bytes_per_lane, n_lanes, devs))
+                chunk_size = min(chunk_size, int(math.ceil(n_lanes / nd) * nd))
+            n_chunks = int(math.ceil(n_lanes / chunk_size))
+
+            vfn = jax.jit(jax.vmap(lane_fn), in_shardings=(sharding, sharding),
+                          out_shardings=sharding)
+            compiled = None
+            results: dict[str, list[np.ndarray]] = {k: [] for k in out_shape}
+            results["diverged_step"] = []
+            for ci in range(n_chunks):
+                lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
+                path = store.chunk_path(run_path, gi, chunk_size, ci) if run_path else None
+                got = store.load_chunk(path) if path is not None and path.exists() else None
+                if got is not None and not np.array_equal(got.get("__keys"), keys[lo:hi]):
+                    got = None  # a different sweep wrote it: recompute
+                if got is None:
+                    idx = np.arange(lo, lo + chunk_size).clip(max=n_lanes - 1)  # pad with last lane
+                    p_chunk = {k: v[idx] for k, v in lane_params.items()}
+                    k_chunk = keys[idx]
+                    if compiled is None:
+                        t0 = time.perf_counter()
+                        abstract_p = {k: jax.ShapeDtypeStruct((chunk_size,), v.dtype, sharding=sharding)
+                                      for k, v in p_chunk.items()}
+                        abstract_k = jax.ShapeDtypeStruct((chunk_size, 2), jnp.uint32, sharding=sharding)
+                        compiled = vfn.lower(abstract_p, abstract_k).compile()
+                        n_compiles += 1
+                        timings["compile_s"] += time.perf_counter() - t0
+                    t0 = time.perf_counter()
+                    out = compiled(jax.device_put(p_chunk, sharding), jax.device_put(k_chunk, sharding))
+                    out = {k: np.asarray(v)[: hi - lo] for k, v in jax.device_get(out).items()}
+                    timings["run_s"] += time.perf_counter() - t0
+                    t0 = time.perf_counter()
+                    if "diverged_step" in out:
+                        div = np.asarray(out.pop("diverged_step")).astype(np.int32).reshape(hi - lo)
+                        nf = _first_nonfinite_step(out, hi - lo)
+                        div = np.where(div >= 0, div, nf).astype(np.int32)
+                    else:
+                        div = _first_nonfinite_step(out, hi - lo)
+                    got = {**out, "diverged_step": div, "__keys": keys[lo:hi]}
+                    if path is not None:
+                        store.save_chunk(path, got)
+                    timings["store_s"] += time.perf_counter() - t0
+                    n_chunks_run += 1
+                else:
+                    n_chunks_resumed += 1
+                for k in results:
+                    if k in got:
+                        results[k].append(got[k])
+                progress.update(hi - lo, group=f"{gi + 1}/{len(groups)}")
+            per_group.append({k: np.concatenate(v) for k, v in results.items() if v})
+    finally:
+        progress.close()
+
+    t0 = time.perf_counter()
+    ds = _assemble(bound, groups, group_specs, per_group, metric_dims, coords)
+    status_counts = {
+        "ok": int((ds["status"] == STATUS_OK).sum()),
+        "diverged": int((ds["status"] == STATUS_DIVERGED).sum()),
+    }
+    timings["assemble_s"] = time.perf_counter() - t0
+    timings["total_s"] = time.perf_counter() - t_start
+    manifest = {
+        "label": label,
+        "space": space.describe(),
+        "spec": store.to_jsonable(spec),
+        "params": store.to_jsonable(params),
+        "static_groups": store.to_jsonable(groups),
+        "lanes": n_lanes * len(groups),
+        "lanes_per_group": n_lanes,
+        "chunk_size": chunk_size,
+        "chunks_run": n_chunks_run,
+        "chunks_resumed": n_chunks_resumed,
+        "compiles": n_compiles,
+        "status_counts": status_counts,
+        "devices": describe_devices(devs),
+        "versions": store.package_versions(),
+        "git": store.git_revision(),
+        "timings": timings,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **dict(meta or {}),
+    }
+    ds.attrs["manifest"] = json.dumps(store.to_jsonable({k: manifest[k] for k in ("label", "space", "spec", "params")}))
+    if run_path is not None:
+        t1 = time.perf_counter()
+        store.write_dataset(run_path / "results.nc", ds)
+        timings["store_s"] += time.perf_counter() - t1
+        timings["total_s"] = time.perf_counter() - t_start
+        store.atomic_write_json(run_path / "manifest.json", manifest)
+    if not quiet:
+        rate = manifest["lanes"] / max(timings["total_s"], 1e-9)
+        where = f" -> {run_path}" if run_path else ""
+        print(
+            f"{label}: {manifest['lanes']} lanes in {len(groups)} static group(s), "
+            f"{n_chunks_run + n_chunks_resumed} chunk(s) ({n_chunks_resumed} resumed), "
+            f"{n_compiles} compile(s), {timings['total_s']:.2f} s ({rate:,.0f} lanes/s); "
+            f"{status_counts['diverged']} diverged{where}",
+            file=sys.stderr,
+        )
+    return SweepResult(ds, run_path, manifest)
+
+
+def _assemble(bound: BoundSpace, groups, group_specs, per_group, metric_dims, coords):
+    import xarray as xr
+
+    S = bound.seeds
+    dyn_dims = list(bound.dynamic_axes)
+    dyn_shape = bound.dynamic_shape
+    base_coords: dict[str, Any] = {"seed": np.arange(S)}
+    for n, ax in bound.dynamic_axes.items():
+        if ax.kind == "zip":
+            vals = ax.resolve()
+            base_coords[n] = np.arange(len(vals))
+            for j, (m, _) in enumerate(ax.members):
+                base_coords[m] = (n, np.asarray([v[j] for v in vals]))
+        else:
+            base_coords[n] = np.asarray(ax.resolve())
+    datasets = []
+    for spec_g, arrays in zip(group_specs, per_group):
+        mcoords = coords(spec_g) if callable(coords) else dict(coords or {})
+        data_vars = {}
+        for name, arr in arrays.items():
+            if name.startswith("__"):
+                continue
+            own = arr.shape[1:]
+            if name == "diverged_step":
+                dims_own: tuple[str, ...] = ()
+            else:
+                dims_own = tuple(metric_dims.get(name, ()))
+                if len(dims_own) != len(own):
+                    if name in metric_dims:
+                        raise ValueError(
+                            f"metric {name!r} has shape {own} but metric_dims names {dims_own}"
+                        )
+                    dims_own = tuple(f"{name}_dim{i}" for i in range(len(own)))
+            full = arr.reshape(*dyn_shape, S, *own)
+            data_vars[name] = ([*dyn_dims, "seed", *dims_own], full)
+        div = data_vars["diverged_step"][1]
+        data_vars["status"] = (data_vars["diverged_step"][0],
+                               np.where(div >= 0, STATUS_DIVERGED, STATUS_OK).astype(np.int8))
+        ds = xr.Dataset(data_vars, coords=base_coords)
+        used = {d for v in ds.data_vars.values() for d in v.dims}
+        for k, v in mcoords.items():
+            if k in used:
+                ds = ds.assign_coords({k: np.asarray(v)})
+        for d in used:  # index every metric dim, so groups of other sizes can align
+            if d not in ds.coords:
+                ds = ds.assign_coords({d: np.arange(ds.sizes[d])})
+        datasets.append(ds)
+    if not bound.static_axes:
+        out = datasets[0]
+    else:
+        # Nest datasets by static axis, outer-join along metric coords, then concat.
+        shape = [len(a) for a in bound.static_axes.values()]
+        static_names = list(bound.static_axes)
+
+        def expand(ds, gvals, idx):
+            for (n, ax), i in zip(bound.static_axes.items(), idx):
+                if ax.kind == "zip":
+                    ds = ds.expand_dims({n: [i]})
+                    for j, (m, _) in enumerate(ax.members):
+                        ds = ds.assign_coords({m: (n, [ax.resolve()[i][j]])})
+                else:
+                    ds = ds.expand_dims({n: [gvals[n]]})
+            return ds
+
+        flat = [expand(ds, g, idx) for ds, g, idx in zip(datasets, groups, bound.static_indices())]
+        def build(level: int, prefix: tuple[int, ...]):
+            if level == len(shape):
+                return lookup[prefix]
+            return [build(level + 1, prefix + (i,)) for i in range(shape[level])]
+
+        lookup = dict(zip(bound.static_indices(), flat))
+        out = xr.combine_nested(build(0, ()), concat_dim=static_names, join="outer",
+                                combine_attrs="drop_conflicts", fill_value=np.nan)
+        # status/diverged_step filled by the outer join stay well-typed.
+        if "status" in out:
+            out["status"] = out["status"].fillna(STATUS_OK).astype(np.int8)
+            out["diverged_step"] = out["diverged_step"].fillna(-1).astype(np.int32)
+        order = static_names + dyn_dims + ["seed"]
+        out = out.transpose(*order, ...)
+    return out

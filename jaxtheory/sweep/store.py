@@ -1,0 +1,187 @@
+"""The on-disk store of a sweep: atomic chunk files, ``results.nc`` and ``manifest.json``.
+
+Layout of a run directory::
+
+    <run_dir>/
+      chunks/g000_n0256_c00000.npz   one file per finished chunk (numpy arrays only)
+      results.nc                     the assembled xarray Dataset (netCDF4 via h5netcdf)
+      manifest.json                  space, spec, versions, git revision, devices, timings
+      claims.json                    verdicts of the experiment's claims (experiments only)
+
+Every file is written to a temporary name in the same directory and renamed into
+place, so a killed process leaves either the old file or the new one, never half of
+one. Arrays are read back with ``allow_pickle=False``: no object is ever unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "save_chunk",
+    "load_chunk",
+    "chunk_path",
+    "to_jsonable",
+    "read_json",
+    "git_revision",
+    "package_versions",
+    "write_dataset",
+    "open_results",
+]
+
+
+def _atomic(path: Path, writer) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            writer(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    _atomic(path, lambda f: f.write(data))
+
+
+def to_jsonable(x: Any) -> Any:
+    """Numpy/JAX scalars and arrays, tuples, paths and dataclasses as plain JSON values.
+
+    Non-finite floats become the strings ``"nan"``, ``"inf"`` and ``"-inf"``.
+    """
+    import dataclasses
+
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: to_jsonable(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    if isinstance(x, Mapping):
+        return {str(k): to_jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [to_jsonable(v) for v in x]
+    if isinstance(x, Path):
+        return str(x)
+    if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
+        a = np.asarray(x)
+        return to_jsonable(a.tolist()) if a.ndim else to_jsonable(a.item())
+    if isinstance(x, np.generic):
+        return to_jsonable(x.item())
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if isinstance(x, (str, int, float, bool)) or x is None:
+        return x
+    return repr(x)
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON, atomically."""
+    text = json.dumps(to_jsonable(obj), indent=2, sort_keys=False) + "\n"
+    atomic_write_bytes(path, text.encode())
+
+
+def read_json(path: Path) -> Any:
+    """Read a JSON file."""
+    return json.loads(Path(path).read_text())
+
+
+def chunk_path(run_dir: Path, group: int, chunk_size: int, index: int) -> Path:
+    """Where chunk ``index`` of static group ``group`` at chunk size ``chunk_size`` lives."""
+    return Path(run_dir) / "chunks" / f"g{group:03d}_n{chunk_size:05d}_c{index:05d}.npz"
+
+
+def save_chunk(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """Save a chunk's arrays (``.npz``) atomically."""
+
+    def writer(f):
+        np.savez(f, **{k: np.asarray(v) for k, v in arrays.items()})
+
+    _atomic(path, writer)
+
+
+def load_chunk(path: Path) -> dict[str, np.ndarray] | None:
+    """Load a chunk written by :func:`save_chunk`; ``None`` if it is missing or unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (FileNotFoundError, OSError, ValueError, KeyError):
+        return None
+
+
+def git_revision(start: Path | None = None) -> dict:
+    """The git revision (and whether the tree is dirty) of the checkout holding ``start``."""
+    start = Path(start or Path(__file__).resolve().parent)
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=start, capture_output=True, text=True, timeout=5
+        )
+        if rev.returncode != 0:
+            return {"revision": None}
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=start, capture_output=True, text=True, timeout=5,
+        )
+        return {"revision": rev.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+    except (OSError, subprocess.SubprocessError):
+        return {"revision": None}
+
+
+def package_versions() -> dict:
+    """Versions of the packages that decide a run's numbers."""
+    from importlib import metadata
+
+    out = {}
+    for name in ("jaxtheory", "jax", "jaxlib", "optax", "flax", "numpy", "xarray", "h5netcdf"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    import platform
+
+    out["python"] = platform.python_version()
+    return out
+
+
+def write_dataset(path: Path, ds) -> None:
+    """Write an xarray Dataset to netCDF (h5netcdf engine) atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        ds.to_netcdf(tmp, engine="h5netcdf")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def open_results(run_dir: Path):
+    """Load ``results.nc`` of a run directory fully into memory (the file is closed)."""
+    import xarray as xr
+
+    path = Path(run_dir) / "results.nc"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist: is {run_dir} a finished run directory?")
+    with xr.open_dataset(path, engine="h5netcdf") as ds:
+        return ds.load()

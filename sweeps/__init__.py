@@ -1,0 +1,1 @@
+"""Registered experiments: one module per experiment, each exposing ``EXPERIMENT``."""
