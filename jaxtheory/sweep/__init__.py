@@ -4,7 +4,14 @@ See :func:`sweep` and :class:`Space`; the guide "Launch a vmapped sweep" walks t
 both.
 """
 
-from jaxtheory.sweep.engine import SweepResult, default_chunk_size, lane_key_data, make_key, sweep
+from jaxtheory.sweep.engine import (
+    SweepResult,
+    clear_compile_cache,
+    default_chunk_size,
+    lane_key_data,
+    make_key,
+    sweep,
+)
 from jaxtheory.sweep.mesh import select_devices
 from jaxtheory.sweep.space import (
     Axis,
@@ -28,6 +35,7 @@ __all__ = [
     "Space",
     "SpaceError",
     "SweepResult",
+    "clear_compile_cache",
     "default_chunk_size",
     "lane_key_data",
     "lin",

@@ -33,7 +33,8 @@ from jaxtheory.sweep import store
 from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
 from jaxtheory.sweep.space import BoundSpace, Space, SpaceError
 
-__all__ = ["sweep", "SweepResult", "lane_key_data", "make_key", "default_chunk_size"]
+__all__ = ["sweep", "SweepResult", "lane_key_data", "make_key", "default_chunk_size",
+           "clear_compile_cache"]
 
 STATUS_OK = 0
 STATUS_DIVERGED = 1
@@ -103,6 +104,34 @@ def default_chunk_size(bytes_per_lane: int, num_lanes: int, devices: list[jax.De
     n = min(num_lanes, fit, 1 << 16)
     nd = len(devices)
     return int(math.ceil(max(n, 1) / nd) * nd)
+
+
+# Compiled programs of this process, so a sweep that differs from an earlier one only in
+# dynamic values (or resumes it) reuses the executable: one compile per static group
+# per process, not per call.
+_COMPILED: dict[Any, Any] = {}
+_COMPILED_MAX = 64
+
+
+def _cache_key(run, spec, chunk_size, lane_params, devices):
+    try:
+        key = (run, spec, chunk_size, tuple((k, str(v.dtype)) for k, v in sorted(lane_params.items())),
+               tuple(devices))
+        hash(key)
+    except TypeError:  # an unhashable spec: no caching
+        return None
+    return key
+
+
+def _remember(key, compiled) -> None:
+    if len(_COMPILED) >= _COMPILED_MAX:
+        _COMPILED.pop(next(iter(_COMPILED)))
+    _COMPILED[key] = compiled
+
+
+def clear_compile_cache() -> None:
+    """Forget the compiled programs kept for reuse by later sweeps in this process."""
+    _COMPILED.clear()
 
 
 @dataclasses.dataclass
@@ -270,7 +299,12 @@ def sweep(
                 return dict(run(_spec, p, make_key(kd)))
 
             one = {k: jax.ShapeDtypeStruct((), v.dtype) for k, v in lane_params.items()}
-            out_shape = jax.eval_shape(lane_fn, one, jax.ShapeDtypeStruct((2,), jnp.uint32))
+            shape_key = _cache_key(run, spec_g, 0, lane_params, devs)
+            out_shape = _COMPILED.get(shape_key) if shape_key is not None else None
+            if out_shape is None:
+                out_shape = jax.eval_shape(lane_fn, one, jax.ShapeDtypeStruct((2,), jnp.uint32))
+                if shape_key is not None:
+                    _remember(shape_key, out_shape)
             if not isinstance(out_shape, Mapping) or not out_shape:
                 raise TypeError("run must return a non-empty dict of metrics")
             bytes_per_lane = sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in out_shape.values())
@@ -282,7 +316,8 @@ def sweep(
 
             vfn = jax.jit(jax.vmap(lane_fn), in_shardings=(sharding, sharding),
                           out_shardings=sharding)
-            compiled = None
+            cache_key = _cache_key(run, spec_g, chunk_size, lane_params, devs)
+            compiled = _COMPILED.get(cache_key) if cache_key is not None else None
             results: dict[str, list[np.ndarray]] = {k: [] for k in out_shape}
             results["diverged_step"] = []
             for ci in range(n_chunks):
@@ -302,6 +337,8 @@ def sweep(
                         abstract_k = jax.ShapeDtypeStruct((chunk_size, 2), jnp.uint32, sharding=sharding)
                         compiled = vfn.lower(abstract_p, abstract_k).compile()
                         n_compiles += 1
+                        if cache_key is not None:
+                            _remember(cache_key, compiled)
                         timings["compile_s"] += time.perf_counter() - t0
                     t0 = time.perf_counter()
                     out = compiled(jax.device_put(p_chunk, sharding), jax.device_put(k_chunk, sharding))

@@ -22,7 +22,7 @@ import dataclasses
 import itertools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -251,7 +251,7 @@ def _as_axis(name: str, v: Any) -> Axis:
     if isinstance(v, Axis):
         ax = v
     elif isinstance(v, (list, tuple, np.ndarray)):
-        ax = values(*list(np.asarray(v).tolist() if isinstance(v, np.ndarray) else v))
+        ax = Axis("values", tuple(v.tolist() if isinstance(v, np.ndarray) else v))
     elif _is_scalar(v):
         ax = values(v)
     else:
@@ -526,6 +526,3 @@ def parse_axis(text: str) -> tuple[str, Axis | int]:
         raise SpaceError(f"--set {text!r}: {e}") from None
     return name, ax
 
-
-def as_sequence(x: Any) -> Sequence:
-    return x if isinstance(x, (list, tuple)) else [x]

@@ -1,0 +1,225 @@
+"""The sweep engine: lanes, keys, chunking, compiles, divergence, resume."""
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import xarray as xr
+from jax import monitoring
+
+from jaxtheory.divergence import guarded_scan
+from jaxtheory.sweep import Space, clear_compile_cache, lane_key_data, log, make_key, open_results, static, sweep, values
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    dim: int = 3
+    steps: int = 20
+
+
+PARAMS = {"lr": 0.1, "scale": 1.0}
+
+
+def run(spec, params, key):
+    """A noisy gradient descent on ½|x|²; diverges when lr > 2."""
+
+    def step(x, t):
+        g = x + params["scale"] * jax.random.normal(jax.random.fold_in(key, t), x.shape)
+        x = x - params["lr"] * g
+        return x, jnp.sum(x * x)
+
+    x, losses, div = guarded_scan(step, jnp.ones(spec.dim), jnp.arange(spec.steps))
+    return {"loss": losses, "final": jnp.sum(x), "diverged_step": div}
+
+
+DIMS = {"loss": ("step",)}
+
+
+def _sweep(space, **kw):
+    kw.setdefault("quiet", True)
+    return sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, **kw).dataset
+
+
+class CompileCounter:
+    def __init__(self):
+        self.n = 0
+        monitoring.register_event_duration_secs_listener(self._on)
+
+    def _on(self, name, duration, **kw):
+        if name == "/jax/core/compile/backend_compile_duration":
+            self.n += 1
+
+
+COUNTER = CompileCounter()
+
+
+def test_lane_equals_the_same_config_run_alone():
+    space = Space(lr=log(0.01, 0.5, num=5), scale=values(0.0, 1.0), seeds=3, base_seed=7)
+    ds = _sweep(space)
+    single = jax.jit(lambda p, kd: run(Spec(), p, make_key(kd)))
+    for lr in ds["lr"].values[[0, 3]]:
+        for scale in ds["scale"].values:
+            for s in range(3):
+                kd = lane_key_data({"lr": lr, "scale": scale}, s, base_seed=7)
+                p = {"lr": jnp.float32(lr), "scale": jnp.float32(scale)}
+                alone = single(p, jnp.asarray(kd))
+                lane = ds.sel(lr=lr, scale=scale, seed=s)
+                np.testing.assert_allclose(lane["loss"].values, np.asarray(alone["loss"]), rtol=2e-6)
+                np.testing.assert_allclose(float(lane["final"]), float(alone["final"]), rtol=2e-6)
+
+
+def test_adding_a_config_or_reordering_axes_leaves_other_lanes_unchanged():
+    base = _sweep(Space(lr=values(0.1, 0.2), scale=values(1.0), seeds=2))
+    more = _sweep(Space(lr=values(0.3, 0.1, 0.2, 0.05), scale=values(1.0, 0.5), seeds=3))
+    swapped = _sweep(Space(scale=values(1.0), lr=values(0.2, 0.1), seeds=2))
+    for other in (more, swapped):
+        sub = other.sel(lr=[0.1, 0.2], scale=[1.0], seed=[0, 1]).transpose(*base["loss"].dims)
+        np.testing.assert_allclose(sub["loss"].values, base["loss"].values, rtol=2e-6)
+    # and the keys really differ across configs and seeds (not one shared stream)
+    assert not np.allclose(base["loss"].sel(lr=0.1, seed=0), base["loss"].sel(lr=0.1, seed=1))
+
+
+def test_chunked_equals_unchunked_and_compiles_once_per_static_group():
+    space = Space(lr=log(0.01, 0.5, num=7), scale=values(0.5, 1.0), dim=static(2, 3, 5), seeds=3)
+    clear_compile_cache()
+    before = COUNTER.n
+    chunked = sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, chunk=4, quiet=True)
+    compiles = COUNTER.n - before
+    whole = _sweep(space, chunk=10_000)
+    # 42 lanes per group in chunks of 4 (the last one padded): still one compile per group
+    assert chunked.manifest["compiles"] == 3
+    assert compiles == 3, f"{compiles} backend compilations for 3 static groups"
+    xr.testing.assert_allclose(chunked.dataset, whole, rtol=2e-6)
+    assert dict(chunked.dataset["loss"].sizes) == {"dim": 3, "lr": 7, "scale": 2, "seed": 3, "step": 20}
+    # other dynamic values of the same shapes reuse the compiled programs
+    before = COUNTER.n
+    other = Space(lr=log(0.02, 0.9, num=7), scale=values(0.1, 2.0), dim=static(2, 3, 5), seeds=3)
+    again = sweep(run, Spec(), other, PARAMS, metric_dims=DIMS, chunk=4, quiet=True)
+    assert COUNTER.n == before and again.manifest["compiles"] == 0
+
+
+def test_diverged_lanes_are_flagged_and_isolated():
+    ok_only = _sweep(Space(lr=values(0.1, 0.5), seeds=2))
+    mixed = _sweep(Space(lr=values(0.1, 50.0, 0.5, 1e6), seeds=2))
+    st = mixed["status"]
+    assert (st.sel(lr=[0.1, 0.5]) == 0).all() and (st.sel(lr=[50.0, 1e6]) == 1).all()
+    div = mixed["diverged_step"]
+    assert (div.sel(lr=[0.1, 0.5]) == -1).all()
+    # lr = 1e6 overflows on its first few steps; lr = 50 (x grows 49x a step) near step 11
+    assert (div.sel(lr=1e6) < div.sel(lr=50.0)).all() and (div.sel(lr=50.0) < 20).all()
+    # frozen lanes report NaN from the divergence step on, finite before it
+    lane = mixed["loss"].sel(lr=50.0, seed=0).values
+    t = int(div.sel(lr=50.0, seed=0))
+    assert np.isfinite(lane[:t]).all() and np.isnan(lane[t:]).all()
+    assert np.isfinite(mixed["final"].sel(lr=50.0)).all()  # the last finite state
+    xr.testing.assert_allclose(mixed["loss"].sel(lr=[0.1, 0.5]), ok_only["loss"], rtol=2e-6)
+
+
+def test_guarded_scan_freezes_carry():
+    def step(x, _):
+        return x * 10.0, x
+
+    x, ys, t = guarded_scan(step, jnp.float32(1.0), length=50)
+    assert int(t) == 38 and float(x) == pytest.approx(1e38, rel=1e-5)
+    assert np.isnan(np.asarray(ys[38:])).all() and np.isfinite(np.asarray(ys[:38])).all()
+
+
+def test_nonfinite_metrics_without_guard_are_still_flagged():
+    def bad(spec, params, key):
+        return {"y": jnp.log(params["lr"] - 0.15) * jnp.ones(4)}
+
+    ds = sweep(bad, Spec(), Space(lr=values(0.1, 0.2)), PARAMS, quiet=True).dataset
+    assert ds["status"].sel(lr=0.1).item() == 1 and ds["status"].sel(lr=0.2).item() == 0
+
+
+def test_unknown_parameter_fails_before_compiling():
+    before = COUNTER.n
+    with pytest.raises(ValueError, match="axis 'lrate' is not a parameter"):
+        _sweep(Space(lrate=values(0.1)))
+    assert COUNTER.n == before
+
+
+def test_store_writes_results_and_manifest_and_resumes(tmp_path):
+    space = Space(lr=values(0.1, 0.2, 0.3), dim=static(2, 3), seeds=2)
+    first = sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, run_dir=tmp_path, chunk=2, quiet=True)
+    assert first.manifest["chunks_run"] == 6 and first.manifest["chunks_resumed"] == 0
+    chunks = sorted((tmp_path / "chunks").iterdir())
+    assert len(chunks) == 6 and not [p for p in tmp_path.rglob("*.tmp")]
+    again = sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, run_dir=tmp_path, chunk=2, quiet=True)
+    assert again.manifest["chunks_run"] == 0 and again.manifest["compiles"] == 0
+    xr.testing.assert_identical(open_results(tmp_path).drop_attrs(), first.dataset.drop_attrs())
+    # a chunk written by a different sweep (other keys) is recomputed, not trusted
+    other = Space(lr=values(0.1, 0.2, 0.3), dim=static(2, 3), seeds=2, base_seed=1)
+    third = sweep(run, Spec(), other, PARAMS, metric_dims=DIMS, run_dir=tmp_path, chunk=2, quiet=True)
+    assert third.manifest["chunks_run"] == 6
+    m = first.manifest
+    for k in ("space", "spec", "versions", "git", "devices", "timings", "status_counts"):
+        assert k in m
+
+
+SCRIPT = textwrap.dedent("""
+    import sys, time, dataclasses
+    import jax, jax.numpy as jnp
+    from jaxtheory.sweep import Space, log, values, sweep
+
+    @dataclasses.dataclass(frozen=True)
+    class Spec:
+        steps: int = 4000
+
+    def run(spec, params, key):
+        def step(x, t):
+            x = x - params["lr"] * (x + jax.random.normal(jax.random.fold_in(key, t), x.shape))
+            return x, None
+        x, _ = jax.lax.scan(step, jnp.ones(64), jnp.arange(spec.steps))
+        return {"x": x}
+
+    slow = sys.argv[2] == "slow"
+    def slow_run(spec, params, key):
+        return run(spec, params, key)
+
+    space = Space(lr=log(0.01, 0.5, num=24), seeds=4)
+    if slow:  # make each chunk take visibly long, so a kill lands mid-sweep
+        import jaxtheory.sweep.store as store
+        orig = store.save_chunk
+        def save(path, arrays):
+            time.sleep(0.4)
+            orig(path, arrays)
+        store.save_chunk = save
+    sweep(run, Spec(), space, {"lr": 0.1}, run_dir=sys.argv[1], chunk=8, quiet=True)
+""")
+
+
+def test_sigkill_mid_sweep_then_resume_equals_uninterrupted(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, str(script), str(killed), "slow"], env=env)
+    chunks = killed / "chunks"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if chunks.exists() and len(list(chunks.glob("*.npz"))) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done_before = len(list(chunks.glob("*.npz")))
+    assert 3 <= done_before < 12, "the kill should land mid-sweep"
+    assert not (killed / "results.nc").exists()
+    subprocess.run([sys.executable, str(script), str(killed), "fast"], env=env, check=True)
+    clean = tmp_path / "clean"
+    subprocess.run([sys.executable, str(script), str(clean), "fast"], env=env, check=True)
+    import json
+
+    manifest = json.loads((killed / "manifest.json").read_text())
+    assert manifest["chunks_resumed"] == done_before and manifest["chunks_run"] == 12 - done_before
+    a, b = open_results(killed), open_results(clean)
+    np.testing.assert_array_equal(a["x"].values, b["x"].values)

@@ -1,0 +1,176 @@
+"""The sweep space: axes, flattening, bad input and the --set parser."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jaxtheory.sweep import (
+    Space,
+    SpaceError,
+    lin,
+    log,
+    loguniform,
+    parse_axis,
+    static,
+    uniform,
+    values,
+    zipped,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    dim: int = 4
+    steps: int = 10
+
+
+PARAMS = {"lr": 0.1, "momentum": 0.0, "noise": 1.0}
+
+
+def test_log_axis_is_spelled_on_values():
+    ax = log(1e-4, 1e-1, num=4)
+    np.testing.assert_allclose(ax.resolve(), [1e-4, 1e-3, 1e-2, 1e-1], rtol=1e-12)
+    np.testing.assert_allclose(lin(0, 1, 3).resolve(), [0, 0.5, 1])
+
+
+def test_random_axes_are_seeded_and_in_range():
+    a = loguniform(1e-4, 1e-1, count=200, seed=3).resolve()
+    assert a == loguniform(1e-4, 1e-1, count=200, seed=3).resolve()
+    assert a != loguniform(1e-4, 1e-1, count=200, seed=4).resolve()
+    assert min(a) >= 1e-4 and max(a) < 1e-1
+    # log-uniform: the log of the draws is uniform, so about half lie below the geometric mean
+    assert 0.4 < np.mean(np.array(a) < np.sqrt(1e-4 * 1e-1)) < 0.6
+    u = uniform(-1, 1, count=100, seed=0).resolve()
+    assert -1 <= min(u) and max(u) < 1
+
+
+def test_flattening_static_dynamic_zipped_and_seeds():
+    space = Space(lr=log(0.01, 0.1, num=2), pair=zipped(momentum=[0.0, 0.9], noise=[1.0, 2.0]),
+                  dim=static(2, 4), seeds=3)
+    b = space.bind(Spec(), PARAMS)
+    assert list(b.static_axes) == ["dim"]
+    assert b.static_groups() == [{"dim": 2}, {"dim": 4}]
+    t = b.dynamic_table()
+    np.testing.assert_allclose(t["lr"], [0.01, 0.01, 0.1, 0.1])
+    np.testing.assert_allclose(t["momentum"], [0.0, 0.9, 0.0, 0.9])
+    np.testing.assert_allclose(t["noise"], [1.0, 2.0, 1.0, 2.0])
+    assert b.num_configs == 4 and b.dynamic_shape == (2, 2)
+    assert space.shape == {"lr": 2, "pair": 2, "dim": 2, "seed": 3}
+
+
+def test_static_is_inferred_from_spec_fields():
+    b = Space(steps=[5, 10], lr=[0.1]).bind(Spec(), PARAMS)
+    assert list(b.static_axes) == ["steps"] and list(b.dynamic_axes) == ["lr"]
+
+
+BAD_SPACES = [
+    (lambda: Space(lr=values()), "axis 'lr' is empty"),
+    (lambda: Space(lr=[]), "axis 'lr' is empty"),
+    (lambda: Space(lr=log(0.0, 1.0, num=4)), "axis 'lr': a log axis needs positive bounds"),
+    (lambda: Space(lr=log(-1e-3, 1.0, num=4)), "axis 'lr': a log axis needs positive bounds"),
+    (lambda: Space(lr=loguniform(0.0, 1.0, count=4)), "axis 'lr': a log-uniform axis needs positive"),
+    (lambda: Space(lr=log(1e-3, 1.0, num=0)), "axis 'lr': num must be a positive integer"),
+    (lambda: Space(lr=uniform(1.0, 1.0, count=3)), "axis 'lr': needs low < high"),
+    (lambda: Space(lr=[0.1], seeds=0), "seeds must be a positive integer"),
+    (lambda: Space(lr=[0.1], seeds=2.5), "seeds must be a positive integer"),
+    (lambda: Space(lr=[0.1], p=zipped(lr=[0.2])), "axis name 'lr' is used twice"),
+    (lambda: Space(p=zipped(a=[1, 2], b=[1])), "axis 'p': zipped members must have equal lengths"),
+    (lambda: Space(lr=[float("nan")]), "axis 'lr': value nan is not finite"),
+    (lambda: Space(lr=[[0.1, 0.2]]), "axis 'lr': value [0.1, 0.2] is not a scalar"),
+    (lambda: Space(seed=[1, 2]), "axis name 'seed' is reserved"),
+]
+
+
+@pytest.mark.parametrize("make,message", BAD_SPACES)
+def test_bad_space_fails_with_a_clear_message(make, message):
+    with pytest.raises(SpaceError) as e:
+        make()
+    assert message in str(e.value)
+
+
+def test_unknown_parameter_and_misplaced_static_fail_on_bind():
+    with pytest.raises(SpaceError, match="axis 'lrr' is not a parameter of the run function"):
+        Space(lrr=[0.1]).bind(Spec(), PARAMS)
+    with pytest.raises(SpaceError, match="axis 'lr' is declared static but 'lr' is a parameter"):
+        Space(lr=static(0.1, 0.2)).bind(Spec(), PARAMS)
+    with pytest.raises(SpaceError, match="dynamic values must be numbers"):
+        Space(lr=["adam"]).bind(Spec(), PARAMS)
+
+
+def test_unhashable_static_value_fails():
+    @dataclasses.dataclass(frozen=True)
+    class S:
+        shape: tuple = (2,)
+
+    from jaxtheory.sweep.space import Axis
+
+    ax = Axis("values", ([2, 3],), static=True, name="shape")
+    with pytest.raises(SpaceError, match="not a scalar"):
+        Space(ax)
+
+
+def test_parse_axis():
+    assert parse_axis("momentum=0,0.9")[1].resolve() == [0, 0.9]
+    assert parse_axis("opt=adam,sgd")[1].resolve() == ["adam", "sgd"]
+    assert parse_axis("flag=true")[1].resolve() == [True]
+    assert parse_axis("seeds=8") == ("seeds", 8)
+    np.testing.assert_allclose(parse_axis("lr=log(1e-3, 1e-1, 3)")[1].resolve(), [1e-3, 1e-2, 1e-1])
+    assert len(parse_axis("lr=loguniform(1e-3,1e-1,5,7)")[1].resolve()) == 5
+    for bad, msg in [("lr", "expected AXIS=VALUES"), ("lr=", "empty value"),
+                     ("lr=__import__('os')", "cannot parse value"), ("lr=log(0,1,3)", "positive bounds"),
+                     ("seeds=-1", "seeds must be a positive integer"), ("lr=log(1,2)", "takes 3..3")]:
+        with pytest.raises(SpaceError, match=msg.replace("(", r"\(")):
+            parse_axis(bad)
+
+
+# -- fuzzing the constructor -----------------------------------------------------------
+
+TRIED = {"malformed": 0, "wellformed": 0}
+
+bad_axis = st.one_of(
+    st.just(values()),
+    st.builds(lambda a, n: log(a, 1.0, num=n), st.floats(max_value=0.0, allow_nan=False), st.integers(1, 5)),
+    st.builds(lambda n: log(1e-3, 1.0, num=n), st.integers(max_value=0)),
+    st.builds(lambda lo, hi: uniform(lo, hi, count=3), st.floats(0, 10), st.floats(-10, 0)),
+    st.builds(lambda lo: loguniform(lo, 1.0, count=3), st.floats(-10, 0)),
+    st.builds(lambda v: values(v), st.sampled_from([float("nan"), float("inf"), -float("inf")])),
+    st.builds(lambda k: zipped(a=[1.0] * k, b=[1.0] * (k + 1)), st.integers(1, 4)),
+)
+good_axis = st.one_of(
+    st.builds(lambda vs: values(*vs), st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=4)),
+    st.builds(lambda a, n: log(a, a * 10, num=n), st.floats(1e-6, 1.0), st.integers(1, 5)),
+)
+names = st.sampled_from(["lr", "momentum", "noise", "beta", "eps"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(good=st.dictionaries(names, good_axis, max_size=3), bad_name=names, bad=bad_axis,
+       seeds=st.integers(-3, 4))
+def test_fuzz_malformed_spaces_always_raise_naming_the_fault(good, bad_name, bad, seeds):
+    axes = dict(good)
+    axes[bad_name] = bad
+    TRIED["malformed"] += 1
+    with pytest.raises(SpaceError) as e:
+        Space(seeds=seeds, **axes)
+    msg = str(e.value)
+    assert bad_name in msg or "seeds" in msg
+
+
+@settings(max_examples=100, deadline=None)
+@given(good=st.dictionaries(names, good_axis, min_size=1, max_size=3), seeds=st.integers(1, 4))
+def test_fuzz_wellformed_spaces_flatten_consistently(good, seeds):
+    TRIED["wellformed"] += 1
+    space = Space(seeds=seeds, **good)
+    b = space.bind(Spec(), {n: 0.0 for n in good})
+    t = b.dynamic_table()
+    assert all(len(v) == b.num_configs for v in t.values())
+    assert b.num_configs == int(np.prod([len(a) for a in space.axes.values()]))
+
+
+def test_fuzz_counts_are_recorded():
+    # Runs after the two fuzz tests in file order: record how many specs were tried.
+    print(f"fuzzed spaces: {TRIED['malformed']} malformed, {TRIED['wellformed']} well-formed")
+    assert TRIED["malformed"] >= 100 and TRIED["wellformed"] >= 50
