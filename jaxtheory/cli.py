@@ -5,6 +5,7 @@ Examples::
     jaxtheory list
     jaxtheory run noisy-quadratic --preset smoke --set lr='log(0.01,1,8)' --set seeds=4
     jaxtheory show runs/noisy-quadratic/smoke-<hash>
+    jaxtheory run noisy-quadratic --coordinator host0:1234 --num-processes 2 --process-id 0
     jaxtheory report runs/noisy-quadratic/smoke-<hash>
 
 Exit status: 0 on success, 1 when ``run --check`` finds a failed claim, 2 for bad
@@ -36,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "opt=adam,sgd | seeds=8 (repeatable)")
     r.add_argument("--chunk", type=int, default=None, help="lanes per chunk (default: fit memory)")
     r.add_argument("--devices", default="all", help="'all' or a number of devices")
+    r.add_argument("--coordinator", default=None, metavar="HOST:PORT",
+                   help="join a multi-process run (jax.distributed) through this coordinator")
+    r.add_argument("--num-processes", type=int, default=None, help="processes in the run")
+    r.add_argument("--process-id", type=int, default=None, help="this process's index")
+    r.add_argument("--distributed", action="store_true",
+                   help="join a multi-process run that JAX detects (SLURM, Cloud TPU)")
     r.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     r.add_argument("--check", action="store_true", help="exit 1 when a claim fails")
 
@@ -79,7 +86,13 @@ def _cmd_list() -> int:
 
 def _cmd_run(a) -> int:
     from jaxtheory.registry import get_experiment
+    from jaxtheory.sweep.mesh import init_distributed
     from jaxtheory.sweep.space import SpaceError, parse_axis
+
+    try:
+        init_distributed(a.coordinator, a.num_processes, a.process_id, auto=a.distributed)
+    except ValueError as e:
+        return _err(str(e))
 
     try:
         exp = get_experiment(a.name)

@@ -403,7 +403,9 @@ class Experiment:
                   "paper": dataclasses.asdict(self.paper)},
         )
         claims = evaluate_claims(self.claims, res.dataset, spec)
-        if run_dir is not None:
+        import jax
+
+        if run_dir is not None and jax.process_index() == 0:
             store.atomic_write_json(run_dir / "claims.json", [c.to_json() for c in claims])
         if not quiet and claims:
             n_ok = sum(c.passed for c in claims)

@@ -276,7 +276,10 @@ def sweep(
     cfg_rows = [{k: table[k][i] for k in table} for i in range(n_cfg)]
 
     timings = {"compile_s": 0.0, "run_s": 0.0, "store_s": 0.0}
-    per_group: list[dict[str, np.ndarray]] = []
+    multi = jax.process_count() > 1
+    if multi and run_path is None:
+        raise ValueError("a sweep over several processes needs a run directory (run_dir=...)")
+    pending: list[tuple] = []
     group_specs = []
     n_compiles = 0
     n_chunks_run = n_chunks_resumed = 0
@@ -318,14 +321,11 @@ def sweep(
                           out_shardings=sharding)
             cache_key = _cache_key(run, spec_g, chunk_size, lane_params, devs)
             compiled = _COMPILED.get(cache_key) if cache_key is not None else None
-            results: dict[str, list[np.ndarray]] = {k: [] for k in out_shape}
-            results["diverged_step"] = []
+            chunk_results: list[tuple[int, dict | None]] = []
+            done = _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys)
             for ci in range(n_chunks):
                 lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
-                path = store.chunk_path(run_path, gi, chunk_size, ci) if run_path else None
-                got = store.load_chunk(path) if path is not None and path.exists() else None
-                if got is not None and not np.array_equal(got.get("__keys"), keys[lo:hi]):
-                    got = None  # a different sweep wrote it: recompute
+                got = done.get(ci)
                 if got is None:
                     idx = np.arange(lo, lo + chunk_size).clip(max=n_lanes - 1)  # pad with last lane
                     p_chunk = {k: v[idx] for k, v in lane_params.items()}
@@ -341,30 +341,53 @@ def sweep(
                             _remember(cache_key, compiled)
                         timings["compile_s"] += time.perf_counter() - t0
                     t0 = time.perf_counter()
-                    out = compiled(jax.device_put(p_chunk, sharding), jax.device_put(k_chunk, sharding))
-                    out = {k: np.asarray(v)[: hi - lo] for k, v in jax.device_get(out).items()}
+                    out = compiled(_global(p_chunk, sharding), _global(k_chunk, sharding))
+                    lanes, out = _local_lanes(out, lo, hi)
                     timings["run_s"] += time.perf_counter() - t0
                     t0 = time.perf_counter()
+                    n = lanes.size
                     if "diverged_step" in out:
-                        div = np.asarray(out.pop("diverged_step")).astype(np.int32).reshape(hi - lo)
-                        nf = _first_nonfinite_step(out, hi - lo)
+                        div = np.asarray(out.pop("diverged_step")).astype(np.int32).reshape(n)
+                        nf = _first_nonfinite_step(out, n)
                         div = np.where(div >= 0, div, nf).astype(np.int32)
                     else:
-                        div = _first_nonfinite_step(out, hi - lo)
-                    got = {**out, "diverged_step": div, "__keys": keys[lo:hi]}
-                    if path is not None:
-                        store.save_chunk(path, got)
+                        div = _first_nonfinite_step(out, n)
+                    got = {**out, "diverged_step": div, "__keys": keys[lanes], "__lanes": lanes}
+                    if run_path is not None:
+                        path = store.chunk_path(run_path, gi, chunk_size, ci, jax.process_index())
+                        if _valid_part(store.load_chunk(path), keys) is None:  # never rewrite a good part
+                            store.save_chunk(path, got)
                     timings["store_s"] += time.perf_counter() - t0
                     n_chunks_run += 1
+                    if multi:  # other processes hold the rest of this chunk: read it back later
+                        got = None
                 else:
                     n_chunks_resumed += 1
-                for k in results:
-                    if k in got:
-                        results[k].append(got[k])
+                chunk_results.append((ci, got))
                 progress.update(hi - lo, group=f"{gi + 1}/{len(groups)}")
-            per_group.append({k: np.concatenate(v) for k, v in results.items() if v})
+            pending.append((gi, chunk_size, n_chunks, n_lanes, keys, chunk_results, list(out_shape)))
     finally:
         progress.close()
+
+    if multi:  # every process has written its parts; process 0 reads them all
+        _barrier(f"jaxtheory-sweep-written-{label}")
+    per_group = []
+    if not multi or jax.process_index() == 0:
+        for gi, cs, n_chunks, n, keys, chunk_results, names in pending:
+            arrays: dict[str, list[np.ndarray]] = {k: [] for k in [*names, "diverged_step"]}
+            for ci, got in chunk_results:
+                if got is None:
+                    got = _done_chunks(run_path, gi, cs, n_chunks, n, keys, only=ci, broadcast=False)[ci]
+                for k in arrays:
+                    arrays[k].append(got[k])
+            per_group.append({k: np.concatenate(v) for k, v in arrays.items()})
+
+    if multi and jax.process_index() != 0:  # process 0 assembles; the others read its result
+        _barrier(f"jaxtheory-sweep-assembled-{label}")
+        ds = store.open_results(run_path)
+        manifest = store.read_json(run_path / "manifest.json")
+        manifest["process_chunks_run"] = n_chunks_run
+        return SweepResult(ds, run_path, manifest)
 
     t0 = time.perf_counter()
     ds = _assemble(bound, groups, group_specs, per_group, metric_dims, coords)
@@ -401,6 +424,8 @@ def sweep(
         timings["store_s"] += time.perf_counter() - t1
         timings["total_s"] = time.perf_counter() - t_start
         store.atomic_write_json(run_path / "manifest.json", manifest)
+    if multi:
+        _barrier(f"jaxtheory-sweep-assembled-{label}")
     if not quiet:
         rate = manifest["lanes"] / max(timings["total_s"], 1e-9)
         where = f" -> {run_path}" if run_path else ""
@@ -412,6 +437,81 @@ def sweep(
             file=sys.stderr,
         )
     return SweepResult(ds, run_path, manifest)
+
+
+def _barrier(name: str) -> None:
+    from jax.experimental import multihost_utils
+
+    multihost_utils.sync_global_devices(name)
+
+
+def _global(host: Mapping[str, np.ndarray] | np.ndarray, sharding) -> Any:
+    """A global array from a host array every process holds in full (lanes sharded)."""
+    if isinstance(host, Mapping):
+        return {k: _global(v, sharding) for k, v in host.items()}
+    if jax.process_count() == 1:
+        return jax.device_put(host, sharding)
+    return jax.make_array_from_callback(host.shape, sharding, lambda idx: host[idx])
+
+
+def _local_lanes(out: Mapping[str, jax.Array], lo: int, hi: int) -> tuple[np.ndarray, dict]:
+    """This process's lanes of a chunk's outputs: (lane indices, arrays), padding dropped."""
+    first = next(iter(out.values()))
+    starts = sorted({(sh.index[0].start or 0, sh.index[0].stop or first.shape[0])
+                     for sh in first.addressable_shards})
+    pos = np.concatenate([np.arange(a, b) for a, b in starts])
+    keep = lo + pos < hi
+    arrays = {}
+    for k, v in out.items():
+        by_start = {(sh.index[0].start or 0): np.asarray(sh.data) for sh in v.addressable_shards}
+        arrays[k] = np.concatenate([by_start[a] for a, _ in starts])[keep]
+    return (lo + pos[keep]).astype(np.int64), arrays
+
+
+def _valid_part(part: dict | None, keys: np.ndarray) -> dict | None:
+    """A chunk part whose lanes carry the keys this sweep gives them, else ``None``."""
+    if part is None or "__lanes" not in part or "__keys" not in part:
+        return None
+    lanes = part["__lanes"]
+    if lanes.size and (lanes.max() >= len(keys) or not np.array_equal(part["__keys"], keys[lanes])):
+        return None
+    return part
+
+
+def _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys, only=None, broadcast=True):
+    """Finished chunks of a group on disk: ``{chunk index: lane-ordered arrays}``.
+
+    A chunk is finished when its part files (one per process that held lanes of it, from
+    any earlier process count) together cover its lanes with this sweep's keys. With
+    several processes, process 0 decides and tells the others, so every process runs
+    the same chunks in step.
+    """
+    done: dict[int, dict] = {}
+    if run_path is not None and (jax.process_index() == 0 or not broadcast):
+        chunk_dir = Path(run_path) / "chunks"
+        for ci in ([only] if only is not None else range(n_chunks)):
+            lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
+            parts = [_valid_part(store.load_chunk(p), keys)
+                     for p in sorted(chunk_dir.glob(f"{store.chunk_stem(gi, chunk_size, ci)}_p*.npz"))]
+            parts = [p for p in parts if p is not None]
+            if not parts:
+                continue
+            lanes = np.concatenate([p["__lanes"] for p in parts])
+            order = np.argsort(lanes, kind="stable")
+            lanes, first = np.unique(lanes[order], return_index=True)
+            if not np.array_equal(lanes, np.arange(lo, hi)):
+                continue
+            pick = order[first]
+            done[ci] = {k: np.concatenate([p[k] for p in parts])[pick]
+                        for k in parts[0] if not k.startswith("__")}
+    if broadcast and jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        mask = np.zeros(n_chunks, np.int32)
+        mask[list(done)] = 1
+        mask = np.asarray(multihost_utils.broadcast_one_to_all(mask))
+        done = {int(ci): (done.get(int(ci)) or {}) for ci in np.flatnonzero(mask)}
+    return done
 
 
 def _assemble(bound: BoundSpace, groups, group_specs, per_group, metric_dims, coords):

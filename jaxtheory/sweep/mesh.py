@@ -8,7 +8,7 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-__all__ = ["select_devices", "lane_sharding", "describe_devices", "LANE_AXIS"]
+__all__ = ["select_devices", "lane_sharding", "describe_devices", "init_distributed", "LANE_AXIS"]
 
 LANE_AXIS = "lanes"
 
@@ -59,3 +59,39 @@ def describe_devices(devices: list[jax.Device]) -> dict:
         "process_count": jax.process_count(),
         "process_index": jax.process_index(),
     }
+
+
+def init_distributed(coordinator: str | None = None, num_processes: int | None = None,
+                     process_id: int | None = None, *, auto: bool = False) -> bool:
+    """Join JAX's distributed runtime, so one mesh spans the devices of every process.
+
+    Call it first, before anything touches a device. With a coordinator it is explicit
+    (``HOST:PORT``, the process count and this process's id); with ``auto=True`` and no
+    coordinator, JAX detects the cluster (SLURM, Cloud TPU, Kubernetes) itself. On CPUs
+    the cross-process collectives use gloo.
+
+    Returns:
+        True when the distributed runtime was initialized.
+    """
+    import os
+
+    if coordinator is None and not auto:
+        return False
+    if os.environ.get("JAX_PLATFORMS", "").startswith("cpu") or not _has_accelerator_plugin():
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    if coordinator is None:
+        jax.distributed.initialize()
+    else:
+        if num_processes is None or process_id is None:
+            raise ValueError("--coordinator needs --num-processes and --process-id")
+        if not 0 <= process_id < num_processes:
+            raise ValueError(f"--process-id must be in [0, {num_processes}), got {process_id}")
+        jax.distributed.initialize(coordinator_address=coordinator, num_processes=num_processes,
+                                   process_id=process_id)
+    return True
+
+
+def _has_accelerator_plugin() -> bool:
+    from importlib.util import find_spec
+
+    return any(find_spec(m) is not None for m in ("jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu"))

@@ -3,7 +3,8 @@
 Layout of a run directory::
 
     <run_dir>/
-      chunks/g000_n0256_c00000.npz   one file per finished chunk (numpy arrays only)
+      chunks/g000_n00256_c00000_p000.npz   per finished chunk, one part per process
+                                           holding lanes of it (numpy arrays only)
       results.nc                     the assembled xarray Dataset (netCDF4 via h5netcdf)
       manifest.json                  space, spec, versions, git revision, devices, timings
       claims.json                    verdicts of the experiment's claims (experiments only)
@@ -32,6 +33,7 @@ __all__ = [
     "save_chunk",
     "load_chunk",
     "chunk_path",
+    "chunk_stem",
     "to_jsonable",
     "read_json",
     "git_revision",
@@ -102,9 +104,14 @@ def read_json(path: Path) -> Any:
     return json.loads(Path(path).read_text())
 
 
-def chunk_path(run_dir: Path, group: int, chunk_size: int, index: int) -> Path:
-    """Where chunk ``index`` of static group ``group`` at chunk size ``chunk_size`` lives."""
-    return Path(run_dir) / "chunks" / f"g{group:03d}_n{chunk_size:05d}_c{index:05d}.npz"
+def chunk_stem(group: int, chunk_size: int, index: int) -> str:
+    """The file-name stem shared by the parts of one chunk."""
+    return f"g{group:03d}_n{chunk_size:05d}_c{index:05d}"
+
+
+def chunk_path(run_dir: Path, group: int, chunk_size: int, index: int, process: int = 0) -> Path:
+    """Where process ``process``'s part of chunk ``index`` of static group ``group`` lives."""
+    return Path(run_dir) / "chunks" / f"{chunk_stem(group, chunk_size, index)}_p{process:03d}.npz"
 
 
 def save_chunk(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
