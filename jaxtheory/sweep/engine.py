@@ -575,7 +575,8 @@ def _assemble(bound: BoundSpace, groups, group_specs, per_group, metric_dims, co
                     for j, (m, _) in enumerate(ax.members):
                         ds = ds.assign_coords({m: (n, [ax.resolve()[i][j]])})
                 else:
-                    ds = ds.expand_dims({n: [gvals[n]]})
+                    v = gvals[n]
+                    ds = ds.expand_dims({n: [str(v) if isinstance(v, tuple) else v]})
             return ds
 
         flat = [expand(ds, g, idx) for ds, g, idx in zip(datasets, groups, bound.static_indices())]

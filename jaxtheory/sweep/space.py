@@ -97,20 +97,25 @@ class Axis:
             if len(self.args) == 0:
                 raise SpaceError(f"{where} is empty: give it at least one value")
             for v in self.args:
+                if self.static:
+                    # a static value becomes a spec field: any hashable value will do
+                    try:
+                        hash(v)
+                    except TypeError:
+                        raise SpaceError(
+                            f"{where}: static value {v!r} is unhashable (spec fields must "
+                            "hash: use a tuple, not a list)"
+                        ) from None
+                    if isinstance(v, tuple):
+                        continue
                 if not _is_scalar(v):
                     raise SpaceError(
                         f"{where}: value {v!r} is not a scalar "
-                        "(numbers, booleans or strings only)"
+                        "(numbers, booleans or strings; static axes may also hold tuples)"
                     )
                 if isinstance(_py(v), float) and not math.isfinite(_py(v)):
                     raise SpaceError(f"{where}: value {v!r} is not finite")
-            if self.static:
-                for v in self.args:
-                    try:
-                        hash(v)
-                    except TypeError as e:  # pragma: no cover - scalars hash
-                        raise SpaceError(f"{where}: static value {v!r} is unhashable") from e
-            kinds = {type(_py(v)) for v in self.args}
+            kinds = {type(_py(v)) for v in self.args if not isinstance(v, tuple)}
             if str in kinds and len(kinds) > 1:
                 raise SpaceError(f"{where} mixes strings and numbers: {self.args!r}")
         elif self.kind in ("lin", "log"):
@@ -232,9 +237,14 @@ def loguniform(low: float, high: float, count: int, seed: int = 0) -> Axis:
 
 
 def static(*vals: Any) -> Axis:
-    """An axis of values for a spec field that changes shapes: one compile per value."""
-    ax = values(*vals)
-    return dataclasses.replace(ax, static=True)
+    """An axis of values for a spec field that changes shapes: one compile per value.
+
+    Values may be any hashable Python value a spec field holds, tuples included:
+    ``static(4, 16)``, ``static((64, 64), (128, 32))``.
+    """
+    if len(vals) == 1 and isinstance(vals[0], list):
+        vals = tuple(vals[0])
+    return Axis("values", tuple(vals), static=True)
 
 
 def zipped(**members: Any) -> Axis:

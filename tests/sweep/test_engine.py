@@ -223,3 +223,16 @@ def test_sigkill_mid_sweep_then_resume_equals_uninterrupted(tmp_path):
     assert manifest["chunks_resumed"] == done_before and manifest["chunks_run"] == 12 - done_before
     a, b = open_results(killed), open_results(clean)
     np.testing.assert_array_equal(a["x"].values, b["x"].values)
+
+
+def test_tuple_valued_static_axis():
+    @dataclasses.dataclass(frozen=True)
+    class S:
+        shape: tuple = (2, 3)
+
+    def f(spec, params, key):
+        return {"n": jnp.zeros(spec.shape).size * params["a"]}
+
+    ds = sweep(f, S(), Space(shape=static((2, 3), (4, 5)), a=values(1.0)), {"a": 1.0}, quiet=True).dataset
+    assert list(ds["shape"].values) == ["(2, 3)", "(4, 5)"]
+    np.testing.assert_array_equal(ds["n"].values.ravel(), [6, 20])

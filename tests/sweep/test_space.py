@@ -100,16 +100,18 @@ def test_unknown_parameter_and_misplaced_static_fail_on_bind():
         Space(lr=["adam"]).bind(Spec(), PARAMS)
 
 
-def test_unhashable_static_value_fails():
-    @dataclasses.dataclass(frozen=True)
-    class S:
-        shape: tuple = (2,)
-
-    from jaxtheory.sweep.space import Axis
-
-    ax = Axis("values", ([2, 3],), static=True, name="shape")
+def test_static_values_must_hash_and_may_be_tuples():
+    with pytest.raises(SpaceError, match=r"axis 'shape': static value \[2, 3\] is unhashable"):
+        Space(shape=static([2, 3], [4, 5]))
+    b = Space(shape=static((2, 3), (4, 5))).bind(_TupleSpec(), {})
+    assert b.static_groups() == [{"shape": (2, 3)}, {"shape": (4, 5)}]
     with pytest.raises(SpaceError, match="not a scalar"):
-        Space(ax)
+        Space(lr=values((0.1, 0.2), (0.3, 0.4)))
+
+
+@dataclasses.dataclass(frozen=True)
+class _TupleSpec:
+    shape: tuple = (2, 2)
 
 
 def test_parse_axis():
