@@ -8,6 +8,8 @@ and figures.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset
@@ -27,20 +29,22 @@ Z_TOL = 5.0
 
 
 def _lanes(ds, spec):
-    """Per-config table: lr, momentum, noise, dim, seeds' mean risks and status."""
+    """One row per config: its hyperparameters (swept or default), and per-seed results."""
+    cfg_dims = [d for d in ds["mean_risk"].dims if d != "seed"]
+    stacked = ds[["mean_risk", "status"]].stack(cfg=cfg_dims) if cfg_dims else ds.expand_dims(cfg=[0])
+    defaults = {**quad.DEFAULT_PARAMS, **json.loads(ds.attrs.get("manifest", "{}")).get("params", {})}
     rows = []
-    dims = ds["dim"].values if "dim" in ds.dims else [spec.dim]
-    for d in dims:
-        sub = ds.sel(dim=d) if "dim" in ds.dims else ds
-        lam = quad.spectrum(int(d), float(sub["lam_min"]) if "lam_min" in sub.coords else
-                            quad.DEFAULT_PARAMS["lam_min"], quad.DEFAULT_PARAMS["lam_max"], xp=np)
-        for lr in sub["lr"].values:
-            for b in sub["momentum"].values:
-                for s in sub["noise"].values:
-                    cell = sub.sel(lr=lr, momentum=b, noise=s)
-                    rows.append(dict(lr=float(lr), momentum=float(b), noise=float(s), dim=int(d),
-                                     lam=lam, mean_risk=cell["mean_risk"].values,
-                                     status=cell["status"].values))
+    for i in range(stacked.sizes["cfg"]):
+        cell = stacked.isel(cfg=i)
+
+        def get(name, default, cell=cell):
+            return cell[name].item() if name in cell.coords else default
+
+        p = {k: float(get(k, v)) for k, v in defaults.items()}
+        dim = int(get("dim", spec.dim))
+        rows.append(dict(lr=p["lr"], momentum=p["momentum"], noise=p["noise"], dim=dim,
+                         lam=quad.spectrum(dim, p["lam_min"], p["lam_max"], xp=np),
+                         mean_risk=cell["mean_risk"].values, status=cell["status"].values))
     return rows
 
 
