@@ -53,6 +53,7 @@ class QuadraticSpec:
     num_log: int = 32
 
 
+#: Default parameters of :func:`run`: learning rate, momentum, noise σ and the spectrum's ends.
 DEFAULT_PARAMS = {"lr": 0.1, "momentum": 0.0, "noise": 1.0, "lam_min": 0.1, "lam_max": 1.0}
 
 

@@ -10,6 +10,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 __all__ = ["select_devices", "lane_sharding", "describe_devices", "init_distributed", "LANE_AXIS"]
 
+#: Name of the one mesh axis lanes are sharded over.
 LANE_AXIS = "lanes"
 
 

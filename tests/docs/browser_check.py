@@ -1,0 +1,327 @@
+"""Open the built docs in headless Chromium; fail on a broken image, a missing figure or
+a console error.
+
+Usage (after ``jaxtheory docs build``)::
+
+    python tests/docs/browser_check.py [--site docs/_build/html] [--page REL ...]
+
+By default it checks ``index.html`` and the first generated experiment page. The site
+is served by ``http.server`` on 127.0.0.1; Chromium (``/usr/bin/chromium``, Debian's
+package) is driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``),
+so only the standard library is needed. Every request is intercepted: local ones go
+through; the MathJax script (a CDN URL, fetched by readers' browsers, never at build
+time) is answered with an empty stub so the check is the same with or without
+network; any other external request fails the check (the site must work offline).
+
+A page fails on: an uncaught exception or a ``console.error``; a browser log entry
+of level error (e.g. "Failed to load resource"); an HTTP status >= 400 or a failed
+request; an ``<img>`` that does not load; a ``<figure>`` whose image is missing; an
+experiment page showing fewer figures than its experiment draws (the page states the
+count in ``<meta name="jaxtheory:figures">``). Exit status 0 when every page passes, 1
+otherwise, 2 when Chromium cannot be started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import fcntl
+import functools
+import http.server
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--disable-extensions", "--mute-audio",
+    "--remote-debugging-pipe",
+]
+# Answered locally with an empty script: the one remote resource the site may load.
+STUB_HOSTS = ("cdn.jsdelivr.net",)
+STUB_MARK = "mathjax"
+
+# Runs in the page after load: make lazy images eager, wait for every image, report.
+PAGE_PROBE = r"""
+(async () => {
+  const imgs = [...document.images];
+  for (const i of imgs) { if (i.loading === "lazy") i.loading = "eager"; }
+  await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+  const bad = i => !i.complete || i.naturalWidth === 0;
+  const figs = [...document.querySelectorAll("figure")];
+  return JSON.stringify({
+    title: document.title,
+    images: imgs.length,
+    broken: imgs.filter(bad).map(i => i.getAttribute("src")),
+    figures: figs.length,
+    figures_without_image: figs.filter(f => { const i = f.querySelector("img");
+                                               return !i || bad(i); }).length,
+    expected_figures: (document.querySelector('meta[name="jaxtheory:figures"]') || {}).content,
+  });
+})()
+"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # noqa: D401 - silence the request log
+        pass
+
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve ``site`` on 127.0.0.1 in a daemon thread; returns the server and its URL."""
+    handler = functools.partial(_Quiet, directory=str(site))
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.server_address[1]}/"
+
+
+class Browser:
+    """Chromium driven over the DevTools protocol on fds 3 and 4."""
+
+    def __init__(self, binary: str, timeout: float):
+        self.timeout = timeout
+        self.profile = tempfile.mkdtemp(prefix="jaxtheory-chromium-")
+        self._log = open(os.path.join(self.profile, "stderr.log"), "wb")  # noqa: SIM115
+        # Chromium reads commands on its fd 3 and writes replies on its fd 4. The ends
+        # it gets are moved to fds >= 10 here and to 3 and 4 by a bash redirection (dash takes one-digit fds only).
+        to_chrome_r, self._w = os.pipe()
+        self._r, from_chrome_w = os.pipe()
+        cr = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD_CLOEXEC, 10)
+        cw = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        shell = f'exec "$@" 3<&{cr} 4>&{cw} {cr}<&- {cw}>&-'
+        self.proc = subprocess.Popen(
+            ["bash", "-c", shell, "bash", binary, *CHROMIUM_FLAGS,
+             f"--user-data-dir={self.profile}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
+            pass_fds=(cr, cw))
+        os.close(cr)
+        os.close(cw)
+        self._buf = b""
+        self._id = 0
+        self.events: list[dict] = []
+
+    def _read_one(self, deadline: float) -> dict | None:
+        while b"\0" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self._r], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self._r, 1 << 20)
+            if not chunk:
+                raise RuntimeError("Chromium closed the DevTools pipe; its log ends:\n"
+                                   + self.log_tail())
+            self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method: str, params: dict | None = None, session: str | None = None,
+             wait: bool = True) -> dict:
+        """Send one command; with ``wait``, return its result (events are queued)."""
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._w, json.dumps(msg).encode() + b"\0")
+        if not wait:
+            return {}
+        deadline = time.monotonic() + self.timeout
+        while True:
+            reply = self._read_one(deadline)
+            if reply is None:
+                raise TimeoutError(f"no reply to {method} within {self.timeout} s")
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def next_event(self, deadline: float) -> dict | None:
+        """The next queued or incoming event, or ``None`` at the deadline."""
+        if self.events:
+            return self.events.pop(0)
+        return self._read_one(deadline)
+
+    def log_tail(self, n: int = 2000) -> str:
+        """The end of Chromium's stderr."""
+        self._log.flush()
+        try:
+            return Path(self._log.name).read_text(errors="replace")[-n:]
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        """Close the browser and remove its profile."""
+        try:
+            self.send("Browser.close", wait=False)
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self._r, self._w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._log.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def check_page(b: Browser, url: str, base: str, *, expect_figures: bool,
+               timeout: float) -> list[str]:
+    """Load ``url`` in a fresh tab; return the problems found (empty when it passes)."""
+    problems: list[str] = []
+    target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    sid = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    for m in ("Runtime.enable", "Log.enable", "Page.enable", "Network.enable"):
+        b.send(m, session=sid)
+    b.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session=sid)
+    # No waiting for the reply: it comes only once the (intercepted) request goes on.
+    b.send("Page.navigate", {"url": url}, session=sid, wait=False)
+    local = urlparse(base).netloc
+    deadline = time.monotonic() + timeout
+    loaded_at = None
+    while True:
+        # After the load event, wait for quiet (0.5 s without events) to catch late errors.
+        limit = deadline if loaded_at is None else min(deadline, time.monotonic() + 0.5)
+        ev = b.next_event(limit)
+        if ev is None:
+            if loaded_at is None:
+                problems.append(f"page did not finish loading within {timeout} s")
+            break
+        if ev.get("sessionId") != sid:
+            continue
+        method, p = ev.get("method"), ev.get("params", {})
+        if method == "Fetch.requestPaused":
+            req_url = p["request"]["url"]
+            u = urlparse(req_url)
+            if u.scheme in ("data", "blob") or u.netloc == local:
+                b.send("Fetch.continueRequest", {"requestId": p["requestId"]}, session=sid)
+            elif u.netloc in STUB_HOSTS and STUB_MARK in req_url.lower():
+                body = base64.b64encode(b"/* MathJax stub: no network in the check */").decode()
+                b.send("Fetch.fulfillRequest", {
+                    "requestId": p["requestId"], "responseCode": 200, "body": body,
+                    "responseHeaders": [{"name": "Content-Type",
+                                         "value": "application/javascript"}]}, session=sid)
+            else:
+                problems.append(f"external request (the site must work offline): {req_url}")
+                b.send("Fetch.failRequest", {"requestId": p["requestId"],
+                                             "errorReason": "BlockedByClient"}, session=sid)
+        elif method == "Runtime.exceptionThrown":
+            d = p["exceptionDetails"]
+            text = (d.get("exception") or {}).get("description") or d.get("text")
+            problems.append(f"uncaught exception: {text} ({d.get('url', '')}:{d.get('lineNumber')})")
+        elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            args = " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+            problems.append(f"console.{p['type']}: {args}")
+        elif method == "Log.entryAdded" and p["entry"].get("level") == "error":
+            e = p["entry"]
+            if "BLOCKED_BY_CLIENT" in e.get("text", "").upper():
+                continue  # already reported as an external request
+            if e.get("url", "").endswith("/favicon.ico"):
+                continue  # the browser asks for one by itself; Sphinx sites need none
+            problems.append(f"browser error: {e.get('text')} {e.get('url', '')}".strip())
+        elif method == "Network.responseReceived":
+            r = p["response"]
+            if r.get("status", 200) >= 400 and not r["url"].endswith("/favicon.ico"):
+                problems.append(f"HTTP {r['status']}: {r['url']}")
+        elif method == "Network.loadingFailed":
+            if not str(p.get("errorText", "")).startswith("net::ERR_BLOCKED_BY_CLIENT") and not p.get("canceled"):
+                problems.append(f"request failed: {p.get('errorText')} ({p.get('type')})")
+        elif method == "Page.loadEventFired":
+            loaded_at = time.monotonic()
+    if loaded_at is not None:
+        res = b.send("Runtime.evaluate", {"expression": PAGE_PROBE, "awaitPromise": True,
+                                          "returnByValue": True}, session=sid)
+        if "exceptionDetails" in res:
+            problems.append(f"probe failed: {res['exceptionDetails'].get('text')}")
+        else:
+            info = json.loads(res["result"]["value"])
+            problems += [f"broken image: {src}" for src in info["broken"]]
+            expected = info.get("expected_figures")
+            if expected is not None and int(expected) != info["figures"]:
+                problems.append(f"the experiment draws {expected} figure(s), the page shows "
+                                f"{info['figures']}")
+            elif expect_figures and expected is None and info["figures"] == 0:
+                problems.append("experiment page has no figure")
+            if info["figures_without_image"]:
+                problems.append(f"{info['figures_without_image']} figure(s) without a loaded image")
+            print(f"  {info['title']!r}: {info['images']} image(s), {info['figures']} figure(s)")
+    b.send("Target.closeTarget", {"targetId": target})
+    return problems
+
+
+def default_pages(site: Path) -> list[str]:
+    """``index.html`` and the first generated experiment page."""
+    pages = ["index.html"]
+    exp = sorted((site / "experiments" / "_generated").glob("*.html"))
+    if exp:
+        pages.append(exp[0].relative_to(site).as_posix())
+    return pages
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Check the pages; exit status 0 (all pass), 1 (a page fails) or 2 (no browser)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--site", default="docs/_build/html", help="the built HTML directory")
+    ap.add_argument("--page", action="append", default=None,
+                    help="page to check, relative to the site (repeatable)")
+    ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    ap.add_argument("--timeout", type=float, default=20.0, help="seconds per page")
+    a = ap.parse_args(argv)
+    site = Path(a.site)
+    if not (site / "index.html").exists():
+        print(f"browser_check: {site}/index.html does not exist; build the docs first",
+              file=sys.stderr)
+        return 1
+    binary = shutil.which(a.chromium)
+    if binary is None:
+        print(f"browser_check: {a.chromium!r} not found (apt-get install chromium)",
+              file=sys.stderr)
+        return 2
+    pages = a.page or default_pages(site)
+    if not a.page and len(pages) < 2:
+        print("browser_check: no experiment page was built", file=sys.stderr)
+        return 1
+    t0 = time.monotonic()
+    try:
+        b = Browser(binary, timeout=a.timeout)
+        b.send("Target.setDiscoverTargets", {"discover": False})
+    except (OSError, RuntimeError, TimeoutError) as e:
+        print(f"browser_check: cannot start {binary}: {e}", file=sys.stderr)
+        return 2
+    srv, base = serve(site)  # after the browser: no threads while forking
+    failed = 0
+    try:
+        for rel in pages:
+            print(f"browser_check: {rel}")
+            problems = check_page(b, base + rel, base, timeout=a.timeout,
+                                  expect_figures=rel.startswith("experiments/_generated/"))
+            for p in problems:
+                print(f"  FAIL {p}")
+            failed += bool(problems)
+    finally:
+        b.close()
+        srv.shutdown()
+    print(f"browser_check: {len(pages) - failed}/{len(pages)} page(s) passed in "
+          f"{time.monotonic() - t0:.1f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

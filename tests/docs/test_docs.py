@@ -1,0 +1,291 @@
+"""The docs: docstring coverage, docstring and guide examples, experiment pages, the build.
+
+* every public symbol has a docstring (the same check the Sphinx build runs);
+* the examples in every module's docstrings run (doctest), and so do the Python code
+  blocks of the landing page and the guides;
+* experiment pages are generated from the noisy-quadratic smoke run, and an experiment
+  whose run or figure fails gets a page that says so;
+* (slow) the whole site builds with warnings as errors, and, when Chromium is
+  installed, passes the headless-browser check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import doctest
+import importlib
+import pkgutil
+import re
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import jaxtheory
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset
+from jaxtheory.report import docs as D
+from jaxtheory.sweep import Space, values
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+# -- docstring coverage ----------------------------------------------------------------
+
+
+def test_every_public_symbol_has_a_docstring():
+    missing = D.missing_docstrings()
+    assert not missing, (
+        f"{len(missing)} public module(s)/symbol(s) lack a docstring (data needs a `#:` "
+        "comment above its assignment), or failed to import:\n  " + "\n  ".join(missing))
+
+
+def test_public_api_walk():
+    api = D.public_api()
+    paths = {s.path for s in api.symbols}
+    # Re-exported objects are documented once, at the shallowest public module.
+    assert "jaxtheory.sweep.Space" in paths and "jaxtheory.sweep.space.Space" not in paths
+    assert "jaxtheory.Experiment" in paths and "jaxtheory.experiment.Experiment" not in paths
+    space = next(s for s in api.symbols if s.path == "jaxtheory.sweep.Space")
+    assert "jaxtheory.sweep.space.Space" in space.also and space.kind == "class"
+    # A package without __all__ exports its private submodules' __all__.
+    from jaxtheory.optim import _normalized
+
+    for name in _normalized.__all__:
+        assert f"jaxtheory.optim.{name}" in paths
+    # Private modules are never public; the docs module documents itself.
+    assert not any("._" in m for m in api.modules)
+    assert "jaxtheory.report.docs.build_docs" in paths
+
+
+def test_made_up_docstrings_do_not_count():
+    from typing import NamedTuple
+
+    class State(NamedTuple):
+        count: int
+
+    @dataclasses.dataclass
+    class Spec:
+        n: int = 1
+
+    @dataclasses.dataclass
+    class Documented:
+        """Has one."""
+
+    assert State.__doc__ and Spec.__doc__  # Python made them up
+    assert D._own_doc(State, "class") is None
+    assert D._own_doc(Spec, "class") is None
+    assert D._own_doc(Documented, "class") == "Has one."
+    assert D._kind(3) == "data" and D._own_doc({"a": 1}, "data") is None
+
+
+# -- examples in docstrings and guides -------------------------------------------------
+
+
+def _all_modules() -> list[str]:
+    names = ["jaxtheory"]
+    # A package that fails to import is reported by its own test below, not here.
+    for info in pkgutil.walk_packages(jaxtheory.__path__, prefix="jaxtheory.",
+                                      onerror=lambda name: None):
+        if not info.name.endswith("__main__"):
+            names.append(info.name)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("modname", _all_modules())
+def test_docstring_examples_run(modname, tmp_path, monkeypatch):
+    """``Example:`` sections of every module, private ones too (re-exports live there)."""
+    monkeypatch.chdir(tmp_path)
+    mod = importlib.import_module(modname)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    tests = [t for t in finder.find(mod, modname) if t.examples]
+    if not tests:
+        pytest.skip("no examples")
+    out: list[str] = []
+    for t in tests:
+        runner.run(t, out=out.append)
+    res = runner.summarize(verbose=False)
+    assert res.failed == 0, "".join(out)
+
+
+GUIDES = sorted([DOCS / "index.md", *(DOCS / "guides").glob("*.md")])
+FENCE = re.compile(r"^```python\n(.*?)^```", flags=re.S | re.M)
+
+
+@pytest.mark.parametrize("page", GUIDES, ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_guide_code_blocks_run(page, tmp_path, monkeypatch):
+    """A page's ```python blocks run top to bottom in one namespace, as a reader would."""
+    blocks = FENCE.findall(page.read_text())
+    if not blocks:
+        pytest.skip("no python blocks")
+    monkeypatch.chdir(tmp_path)
+    mod = types.ModuleType("__guide__")  # a real module, as dataclasses look theirs up
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    for i, block in enumerate(blocks):
+        code = compile(block, f"{page.relative_to(DOCS)} (python block {i + 1})", "exec")
+        exec(code, mod.__dict__)  # noqa: S102 - our own docs
+
+
+def test_every_guide_is_in_the_site():
+    index = (DOCS / "index.md").read_text()
+    for g in (DOCS / "guides").glob("*.md"):
+        assert f"guides/{g.stem}" in index, f"{g.name} is not in the landing page's toctree"
+
+
+# -- experiment pages ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built_pages(tmp_path_factory):
+    """Pages for noisy-quadratic from its smoke run, in a copy of the docs tree."""
+    tmp = tmp_path_factory.mktemp("docs")
+    src = tmp / "docs"
+    shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns("_build", "_generated"))
+    runs = tmp / "runs"
+    pages = D.write_experiment_pages(src, preset="smoke", runs=runs, only=["noisy-quadratic"])
+    return src, runs, pages
+
+
+def test_experiment_page_content(built_pages):
+    from jaxtheory.registry import get_experiment
+
+    src, runs, pages = built_pages
+    exp = get_experiment("noisy-quadratic")
+    (page,) = pages
+    assert page.ok and page.claims_total == len(exp.claims)
+    text = page.path.read_text()
+    assert f'"jaxtheory:figures": "{len(exp.figures)}"' in text  # for the browser check
+    assert "(experiment-noisy-quadratic)=\n# noisy-quadratic\n" in text
+    assert exp.paper.title.strip() in text
+    assert "## What is simulated" in text and r"\lambda_{\max}" in text  # description, math
+    # the claims table: a row per claim with paper value, measured, tolerance, verdict
+    for c in exp.claims:
+        row = next(line for line in text.splitlines() if f"**{c.name}**" in line)
+        assert row.count(" | ") == 4 and ("✔ pass" in row or "✘ **FAIL**" in row)
+    assert "| Claim | Paper value | Measured | Tolerance | Verdict |" in text
+    # figures copied beside the page, with captions
+    for f in exp.figures:
+        png = src / "experiments" / "_generated" / "noisy-quadratic" / f"{f.name}.png"
+        assert png.stat().st_size > 1000
+        assert f":::{{figure}} noisy-quadratic/{f.name}.png" in text
+        assert f.caption in text
+    # space, runtime, devices and the reproducing command
+    assert "| `lr` |" in text and "static (one compile each)" in text
+    assert "**Runtime:**" in text and "**Devices:** 1 × cpu" in text
+    assert "jaxtheory run noisy-quadratic --preset smoke" in text
+    summary = (src / "experiments" / "_generated" / "summary.md").read_text()
+    assert "{ref}`noisy-quadratic <experiment-noisy-quadratic>`" in summary
+    assert "_generated/noisy-quadratic" in summary  # its toctree entry
+    assert f"{len(exp.claims)} / {len(exp.claims)}" in summary
+
+
+def test_rebuilding_pages_reuses_the_run(built_pages):
+    src, runs, pages = built_pages
+    before = pages[0].path.read_text()
+    again = D.write_experiment_pages(src, preset="smoke", runs=runs, only=["noisy-quadratic"])
+    assert again[0].run_dir == pages[0].run_dir
+    # the runtime shown is the run that computed the results, not the resume
+    assert again[0].path.read_text() == before
+
+
+@dataclasses.dataclass(frozen=True)
+class _Spec:
+    n: int = 3
+
+
+def _ok_run(spec, params, key):
+    import jax.numpy as jnp
+
+    return {"x": params["a"] * jnp.ones(spec.n)}
+
+
+def _bad_run(spec, params, key):
+    raise ValueError("the simulator is broken")
+
+
+def _bad_figure(ds, spec, fig):
+    raise RuntimeError("cannot draw")
+
+
+def _good_figure(ds, spec, fig):
+    fig.add_subplot(1, 1, 1).plot(np.arange(3), ds["x"].mean("seed").isel(a=0))
+
+
+def _fake(name, run, figures=()):
+    return Experiment(
+        name=name, paper=Paper(title=f"Paper of {name}", arxiv="2601.00001"), run=run,
+        spec=_Spec(), params={"a": 1.0},
+        presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=2))},
+        claims=[Claim.at_least("positive", "x is positive.",
+                               lambda ds, spec: float(ds["x"].min()), bound=0.0)],
+        figures=list(figures), description="A *fake* experiment with $x = a$.")
+
+
+def test_failing_experiments_get_pages_that_say_so(tmp_path, monkeypatch):
+    import jaxtheory.registry as reg
+
+    exps = {"broken-run": _fake("broken-run", _bad_run),
+            "broken-figure": _fake("broken-figure", _ok_run,
+                                   [Figure("bad", _bad_figure), Figure("good", _good_figure,
+                                                                       "A good one.")])}
+    monkeypatch.setattr(reg, "experiments", lambda: exps)
+    monkeypatch.setattr(reg, "import_errors", lambda: {"half_written": "SyntaxError: oops"})
+    src = tmp_path / "docs"
+    pages = {p.name: p for p in D.write_experiment_pages(src, runs=tmp_path / "runs",
+                                                        log=lambda s: None)}
+    run_page = pages["broken-run"].path.read_text()
+    assert not pages["broken-run"].ok
+    assert "run failed" in run_page and "the simulator is broken" in run_page
+    assert "- **positive**: x is positive." in run_page  # claims listed, not evaluated
+    fig_page = pages["broken-figure"].path.read_text()
+    assert not pages["broken-figure"].ok and pages["broken-figure"].claims_passed == 1
+    assert "Figure `bad` failed" in fig_page and "cannot draw" in fig_page
+    assert ":::{figure} broken-figure/good.png" in fig_page
+    assert (src / "experiments" / "_generated" / "broken-figure" / "good.png").exists()
+    summary = (src / "experiments" / "_generated" / "summary.md").read_text()
+    assert "sweeps.half_written" in summary and summary.count("failed") >= 2
+
+
+def test_a_broken_page_writer_fails_loudly(tmp_path, monkeypatch):
+    import jaxtheory.registry as reg
+
+    monkeypatch.setattr(reg, "experiments", lambda: {"ok": _fake("ok", _ok_run)})
+
+    def broken(*a, **k):
+        raise TypeError("bug in the page template")
+
+    monkeypatch.setattr(D, "_render_page", broken)
+    with pytest.raises(TypeError, match="page template"):
+        D.write_experiment_pages(tmp_path / "docs", runs=tmp_path / "runs", log=lambda s: None)
+
+
+def test_unknown_experiment_is_a_key_error(tmp_path):
+    with pytest.raises(KeyError, match="no experiment named"):
+        D.write_experiment_pages(tmp_path, runs=tmp_path / "runs", only=["no-such-thing"])
+
+
+# -- the whole site ----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_site_builds_with_warnings_as_errors_and_passes_the_browser_check(built_pages,
+                                                                          capfd):
+    src, runs, _ = built_pages
+    out = src.parent / "html"
+    status = D.build_docs(preset="smoke", out=out, runs=runs, only=["noisy-quadratic"],
+                          source=src)
+    assert status == 0, "sphinx -W failed:\n" + capfd.readouterr().err[-6000:]
+    page = out / "experiments" / "_generated" / "noisy-quadratic.html"
+    html = page.read_text()
+    assert html.count("<figure") == 3 and "✔ pass" in html
+    assert (out / "api" / "_generated" / "jaxtheory.sweep.html").exists()
+    if shutil.which("chromium") is None:
+        pytest.skip("chromium is not installed: browser check not run")
+    r = subprocess.run([sys.executable, str(Path(__file__).with_name("browser_check.py")),
+                        "--site", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
