@@ -1,0 +1,25 @@
+"""Batched GP bandits on finite candidate sets: GP-UCB, GP-BUCB, GP-BTS, uncertainty sampling.
+
+* :mod:`~jaxtheory.sims.gp_bandits.kernels`: squared exponential and Matérn kernels.
+* :mod:`~jaxtheory.sims.gp_bandits.posterior`: the exact posterior on the candidate set
+  with bordered (rank-one) updates in a fixed-size buffer, hallucinated variance, and
+  Matheron's-rule posterior draws.
+* :mod:`~jaxtheory.sims.gp_bandits.objectives`: candidate sets (grid, Sobol) and test
+  functions (Branin, Hartmann-3/-6, Currin) with known maxima.
+* :mod:`~jaxtheory.sims.gp_bandits.runner`: :class:`GPBanditSpec`, :func:`run` for the
+  sweep engine, β rules, the randomness schedule and random search's expected regret.
+* :mod:`~jaxtheory.sims.gp_bandits.analysis`: regret summaries the experiment's claims
+  use (late-phase increments, growth exponents), in numpy.
+
+References:
+    Paper digest 002_06 (GP-BTS without initial uncertainty sampling; no public preprint
+    found).
+    Desautels, Krause and Burdick (2014), JMLR 15:4053.
+    Wilson et al. (2020), arXiv:2002.09309.
+"""
+
+from jaxtheory.sims.gp_bandits.analysis import *  # noqa: F401,F403
+from jaxtheory.sims.gp_bandits.kernels import *  # noqa: F401,F403
+from jaxtheory.sims.gp_bandits.objectives import *  # noqa: F401,F403
+from jaxtheory.sims.gp_bandits.posterior import *  # noqa: F401,F403
+from jaxtheory.sims.gp_bandits.runner import *  # noqa: F401,F403

@@ -1,0 +1,388 @@
+"""Batched GP bandit runs: GP-UCB, GP-BUCB, GP-BTS, with an optional uncertainty-sampling phase.
+
+One run draws (or builds) an objective :math:`f` on a finite candidate set
+:math:`X \\subset [0,1]^d` and plays :math:`T = N/Q` rounds. In round :math:`t` the
+policy chooses :math:`Q` points from the data :math:`D_{t-1}` of earlier rounds, then
+observes :math:`y = f(x) + \\varepsilon`, :math:`\\varepsilon \\sim N(0, \\sigma^2)`
+(:math:`\\sigma^2 = 0` allowed), for all of them:
+
+* **GP-BUCB** (``"bucb"``; ``"ucb"`` is the same code and is GP-UCB at :math:`Q = 1`):
+  :math:`x_{t,q} = \\arg\\max_x \\mu_{t-1}(x) + \\beta_e^{1/2}\\sigma_{t-1,q-1}(x)`, where
+  :math:`\\sigma_{t-1,q-1}` hallucinates :math:`x_{t,1..q-1}` (variance updated, mean
+  waiting for feedback) and :math:`e = (t-1)Q + q` counts evaluations.
+* **GP-BTS** (``"bts"``; GP-TS at :math:`Q = 1`): :math:`Q` independent exact joint
+  posterior draws :math:`g_{t,q} \\sim \\mathrm{GP}(\\cdot \\mid D_{t-1})` on :math:`X`
+  by Matheron's rule from one prior Cholesky factor, :math:`x_{t,q} = \\arg\\max g_{t,q}`.
+* **Uniform random search** (``"random"``), as a Monte Carlo baseline.
+* **Uncertainty sampling** first: the first ``init_evals`` evaluations (a parameter, so
+  it can be swept without recompiling; it does not change shapes) are
+  :math:`x = \\arg\\max_x \\sigma(x)` with hallucinated variance, then the policy takes
+  over for the rest of the same budget :math:`N`.
+
+:math:`\\beta_e` (``spec.beta``): ``"theory"`` :math:`2\\ln(|X| e^2\\pi^2/(6\\delta))`
+(Srinivas et al., finite :math:`X`), ``"scaled"`` ``beta_scale`` times that, or
+``"constant"`` ``beta_const``.
+
+The model is well specified for ``objective="gp"``: :math:`f \\sim N(0, K + cI)` on
+:math:`X` with the kernel of the run and a small nugget :math:`c` (``spec.nugget``).
+Test functions are standardized to zero mean and unit variance over :math:`X` before
+the GP sees them; regrets are in those units.
+
+Randomness (:func:`lane_normals`): every normal a run uses comes from one draw on the
+lane key, except the objective's when ``fn_seed >= 0``: those come from
+``fold_in(key(OBJECTIVE_ROOT), fn_seed)``, so every lane with the same ``fn_seed`` sees
+the same function (common random numbers across policies, batch sizes and noise
+levels). The same seeds replay the same draws.
+
+References:
+    Srinivas, Krause, Kakade and Seeger (2010), arXiv:0912.3995 (GP-UCB, β).
+    Desautels, Krause and Burdick (2014), JMLR 15:4053 (GP-BUCB, uncertainty sampling).
+    Kandasamy, Krishnamurthy, Schneider and Póczos (2018), arXiv:1705.09236 (parallel TS).
+    Paper digest 002_06 (GP-BTS without initial uncertainty sampling; no public preprint found).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtheory.sims.gp_bandits.kernels import KERNELS, kernel_matrix, kernel_row
+from jaxtheory.sims.gp_bandits.objectives import TEST_FUNCTIONS, candidates
+from jaxtheory.sims.gp_bandits.posterior import add_point, add_value, init_state, matheron_sample
+
+__all__ = ["GPBanditSpec", "DEFAULT_PARAMS", "POLICIES", "BETAS", "OBJECTIVE_ROOT", "beta_t",
+           "lane_normals", "random_search_simple_regret", "run"]
+
+#: Policy names accepted by :class:`GPBanditSpec`.
+POLICIES = ("bts", "bucb", "ucb", "random")
+#: Exploration-multiplier rules.
+BETAS = ("theory", "scaled", "constant")
+#: Root of the shared objective keys (``fn_seed >= 0``).
+OBJECTIVE_ROOT = 20_020_602
+
+#: Defaults of every parameter :func:`run` reads (all may be vmapped).
+DEFAULT_PARAMS = {
+    "noise_var": 0.01,   # σ² of the observations (0 = noiseless)
+    "lengthscale": 0.1,  # kernel lengthscale ℓ
+    "variance": 1.0,     # kernel signal variance v
+    "init_evals": 0,     # evaluations of uncertainty sampling before the policy
+    "beta_scale": 0.2,   # multiplier of the theory β for spec.beta == "scaled"
+    "beta_const": 4.0,   # β for spec.beta == "constant"
+    "delta": 0.1,        # confidence δ of the theory β
+    "fn_seed": -1,       # >= 0: shared objective instance; < 0: objective from the lane key
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class GPBanditSpec:
+    """Static configuration of a batched GP bandit run (the compile key).
+
+    Attributes:
+        policy: one of :data:`POLICIES`.
+        q: batch size :math:`Q`.
+        budget: evaluations :math:`N` (a multiple of ``q``); also the buffer size.
+        kernel: one of :data:`~jaxtheory.sims.gp_bandits.kernels.KERNELS`.
+        objective: ``"gp"`` (a prior draw) or a key of
+            :data:`~jaxtheory.sims.gp_bandits.objectives.TEST_FUNCTIONS`.
+        domain: candidate set, ``"grid"`` or ``"sobol"``.
+        n: number of candidates :math:`|X|`.
+        dim: dimension :math:`d` (must match a test function's).
+        beta: one of :data:`BETAS`.
+        nugget: :math:`c` added to the prior covariance's diagonal; it keeps the prior
+            Cholesky factor finite (float32 needs about 1e-5 for a 32×32 SE grid with
+            ℓ = 0.2) and makes σ² = 0 well posed. Points with posterior variance below
+            ``nugget / 2`` are treated as known exactly when σ² = 0.
+        dtype: ``"float32"`` or ``"float64"``; float64 needs ``jax.enable_x64(True)``
+            around the call (it is never switched on here).
+        record_trace: also return the evaluated indices, observations and the posterior
+            mean and variance after every round (for tests; large).
+        lengthscale: when set, the kernel lengthscale is this constant and
+            ``params["lengthscale"]`` is ignored. Kernel matrix and prior Cholesky factor
+            then do not depend on any vmapped value, so under ``jax.vmap`` they are
+            computed once for all lanes and the prior draws of GP-BTS become one large
+            matrix product (much faster for large ``n`` on an accelerator).
+        variance: likewise for the signal variance.
+
+    Example:
+        >>> GPBanditSpec(q=4, budget=64).budget // GPBanditSpec(q=4, budget=64).q
+        16
+    """
+
+    policy: str = "bts"
+    q: int = 1
+    budget: int = 64
+    kernel: str = "se"
+    objective: str = "gp"
+    domain: str = "grid"
+    n: int = 128
+    dim: int = 1
+    beta: str = "scaled"
+    nugget: float = 1e-5
+    dtype: str = "float32"
+    record_trace: bool = False
+    lengthscale: float | None = None
+    variance: float | None = None
+
+    def __post_init__(self):
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown policy {self.policy!r}; expected one of {POLICIES}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"unknown kernel {self.kernel!r}; expected one of {KERNELS}")
+        if self.beta not in BETAS:
+            raise ValueError(f"unknown beta rule {self.beta!r}; expected one of {BETAS}")
+        if self.objective != "gp":
+            if self.objective not in TEST_FUNCTIONS:
+                raise ValueError(f"unknown objective {self.objective!r}; expected 'gp' or one "
+                                 f"of {tuple(TEST_FUNCTIONS)}")
+            if TEST_FUNCTIONS[self.objective][1] != self.dim:
+                raise ValueError(f"{self.objective} needs dim={TEST_FUNCTIONS[self.objective][1]}")
+        if self.q < 1 or self.budget < self.q or self.budget % self.q:
+            raise ValueError(f"budget ({self.budget}) must be a positive multiple of q ({self.q})")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+        if not self.nugget > 0:
+            raise ValueError("nugget must be positive")
+
+    @property
+    def rounds(self) -> int:
+        """Number of rounds :math:`T = N/Q`."""
+        return self.budget // self.q
+
+
+def beta_t(rule: str, e, n_candidates: int, params: dict):
+    """Exploration multiplier :math:`\\beta_e` at the ``e``-th evaluation (1-based).
+
+    .. math::
+        \\beta^{\\mathrm{theory}}_e = 2\\ln\\frac{|X|\\, e^2 \\pi^2}{6\\delta}, \\qquad
+        \\beta^{\\mathrm{scaled}}_e = s\\,\\beta^{\\mathrm{theory}}_e, \\qquad
+        \\beta^{\\mathrm{constant}}_e = \\beta_0 .
+
+    Args:
+        rule: one of :data:`BETAS`.
+        e: evaluation count (1-based, may be traced).
+        n_candidates: :math:`|X|`.
+        params: with ``delta``, ``beta_scale`` (:math:`s`) and ``beta_const`` (:math:`\\beta_0`).
+
+    Returns:
+        :math:`\\beta_e` (scalar).
+
+    Example:
+        >>> p = dict(DEFAULT_PARAMS)
+        >>> round(float(beta_t("theory", 1, 100, p)), 4), float(beta_t("constant", 7, 100, p))
+        (14.8109, 4.0)
+    """
+    theory = 2.0 * jnp.log(n_candidates * jnp.asarray(e, jnp.float32) ** 2 * np.pi ** 2
+                           / (6.0 * params["delta"]))
+    if rule == "theory":
+        return theory
+    if rule == "scaled":
+        return params["beta_scale"] * theory
+    if rule == "constant":
+        return params["beta_const"] * jnp.ones_like(theory)
+    raise ValueError(f"unknown beta rule {rule!r}; expected one of {BETAS}")
+
+
+def lane_normals(key, fn_seed, rounds: int, q: int, n: int, buffer: int, dtype=jnp.float32):
+    """Every standard normal a run consumes, in two PRNG calls (threefry compiles slowly).
+
+    The lane key gives one block ``normal(key, (n + rounds * q * (n + buffer + 1),))``:
+    its first ``n`` entries draw the objective when ``fn_seed < 0``; the rest, reshaped to
+    ``(rounds, q, n + buffer + 1)``, are round ``t``'s prior-draw normals
+    ``[t, :, :n]`` (Matheron's rule, and through their argmax the uniform picks of random
+    search), pseudo-noise normals ``[t, :, n:n + buffer]`` and observation-noise normals
+    ``[t, :, -1]``. With ``fn_seed >= 0`` the objective's normals are
+    ``normal(fold_in(key(OBJECTIVE_ROOT), fn_seed), (n,))`` instead, shared by every lane
+    with that ``fn_seed``.
+
+    Args:
+        key: the lane's PRNG key (typed or raw ``uint32[2]``).
+        fn_seed: integer objective instance (``< 0``: from the lane key).
+        rounds: :math:`T`.
+        q: batch size.
+        n: number of candidates.
+        buffer: buffer size (the budget).
+        dtype: float dtype.
+
+    Returns:
+        ``(objective_normals (n,), round_normals (rounds, q, n + buffer + 1))``.
+
+    Example:
+        >>> import jax
+        >>> a, r = lane_normals(jax.random.key(1), 3, 4, 2, 5, 8)
+        >>> b, _ = lane_normals(jax.random.key(2), 3, 4, 2, 5, 8)
+        >>> r.shape, bool((a == b).all())
+        ((4, 2, 14), True)
+    """
+    key = jnp.asarray(key) if not hasattr(key, "dtype") else key
+    if not jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        key = jax.random.wrap_key_data(jnp.asarray(key, jnp.uint32))
+    width = n + buffer + 1
+    block = jax.random.normal(key, (n + rounds * q * width,), dtype)
+    fn_seed = jnp.asarray(fn_seed, jnp.int32)
+    shared = jax.random.normal(
+        jax.random.fold_in(jax.random.key(OBJECTIVE_ROOT), jnp.maximum(fn_seed, 0)), (n,), dtype)
+    obj = jnp.where(fn_seed >= 0, shared, block[:n])
+    return obj, block[n:].reshape(rounds, q, width)
+
+
+def random_search_simple_regret(f, m):
+    """Expected simple regret of uniform random search (with replacement) after ``m`` draws.
+
+    With :math:`f_{(1)} \\le \\dots \\le f_{(n)}` the sorted values,
+
+    .. math::
+        \\mathbb{E}\\max_{j \\le m} f(x_j) = \\sum_{k=1}^n f_{(k)}
+        \\Big[\\big(\\tfrac kn\\big)^m - \\big(\\tfrac{k-1}n\\big)^m\\Big],
+
+    and the regret is :math:`f_{(n)}` minus that. (Expected *instantaneous* regret is
+    :math:`f_{(n)} - \\bar f`, so cumulative regret grows linearly.)
+
+    Args:
+        f: values on the candidate set, shape ``(n,)``.
+        m: draw counts, shape ``(k,)`` (integers ``>= 1``).
+
+    Returns:
+        Shape ``(k,)``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> random_search_simple_regret(jnp.array([0.0, 1.0]), jnp.array([1, 2])).tolist()
+        [0.5, 0.25]
+    """
+    fs = jnp.sort(f)
+    n = fs.shape[0]
+    k = jnp.arange(1, n + 1, dtype=fs.dtype)
+    m = jnp.asarray(m, fs.dtype)[:, None]
+    cdf = jnp.exp(m * jnp.log(k / n))
+    cdf_prev = jnp.where(k > 1, jnp.exp(m * jnp.log(jnp.maximum(k - 1, 1) / n)), 0.0)
+    return fs[-1] - (cdf - cdf_prev) @ fs
+
+
+def run(spec: GPBanditSpec, params: dict, key) -> dict:
+    """One batched GP bandit run; pure, jittable, vmappable over ``params`` and ``key``.
+
+    Args:
+        spec: :class:`GPBanditSpec`.
+        params: see :data:`DEFAULT_PARAMS`.
+        key: the lane's PRNG key.
+
+    Returns:
+        Per evaluation (length :math:`N`, dim ``eval``): ``regret``
+        (:math:`f^* - f(x_e)`), ``cum_regret``, ``simple_regret``
+        (:math:`f^* - \\max_{j \\le e} f(x_j)`), ``info_gain``
+        (:math:`\\tfrac12\\sum_{j\\le e}\\ln(1 + \\sigma^2_{j-1}(x_j)/(\\sigma^2 + c))`, the
+        information-gain proxy with within-batch hallucination), ``random_simple_regret``
+        (exact expectation for uniform random search). Per round (length :math:`T`, dim
+        ``round``): ``cum_regret_round``, ``simple_regret_round``, ``coverage_round``
+        (fraction of candidates with :math:`\\sigma^2 > c/2` whose value lies in
+        :math:`\\mu \\pm 2\\sigma`). Scalars: ``random_regret`` (:math:`f^* - \\bar f`, the
+        expected instantaneous regret of random search), ``f_max`` (over :math:`X`),
+        ``f_max_domain`` (test functions: the known maximum over the cube,
+        standardized). With ``spec.record_trace``: ``x_index``, ``y_obs``, ``used``
+        (per evaluation), ``post_mean`` and ``post_var`` (per round and candidate) and
+        ``f_values`` (the objective on the candidates).
+
+    Example:
+        >>> import jax
+        >>> out = run(GPBanditSpec(q=2, budget=8, n=16), dict(DEFAULT_PARAMS), jax.random.key(0))
+        >>> out["cum_regret"].shape, out["cum_regret_round"].shape
+        ((8,), (4,))
+        >>> bool((out["simple_regret"][1:] <= out["simple_regret"][:-1]).all())
+        True
+    """
+    dt = jnp.float64 if spec.dtype == "float64" else jnp.float32
+    p = {k: jnp.asarray(v) for k, v in params.items()}
+    ls = jnp.asarray(spec.lengthscale, dt) if spec.lengthscale is not None else p["lengthscale"].astype(dt)
+    amp = jnp.asarray(spec.variance, dt) if spec.variance is not None else p["variance"].astype(dt)
+    noise = jnp.maximum(p["noise_var"].astype(dt), 0.0)
+    init_evals = p["init_evals"].astype(jnp.int32)
+    Q, N, n, T = spec.q, spec.budget, spec.n, spec.rounds
+    nug = jnp.asarray(spec.nugget, dt)
+    tol = nug / 2
+
+    X = jnp.asarray(candidates(spec.domain, n, spec.dim), dt)
+    z_obj, z_rounds = lane_normals(key, p["fn_seed"], T, Q, n, N, dt)
+    K = kernel_matrix(spec.kernel, X, X, ls, amp) + nug * jnp.eye(n, dtype=dt)
+    S = jnp.linalg.cholesky(K)
+    if spec.objective == "gp":
+        f = S @ z_obj
+        f_dom = jnp.max(f)
+    else:
+        fn, _, fmax_known, _ = TEST_FUNCTIONS[spec.objective]
+        raw = fn(X).astype(dt)
+        mu0, sd0 = jnp.mean(raw), jnp.std(raw)
+        f = (raw - mu0) / sd0
+        f_dom = (fmax_known - mu0) / sd0
+    f_star = jnp.max(f)
+    eye_n = jnp.arange(n)
+
+    def krow(i):
+        return kernel_row(spec.kernel, X, i, ls, amp) + nug * (eye_n == i)
+
+    def one_round(st, tz):
+        t, zt = tz
+        xi, eps, z = zt[:, :n], zt[:, n:n + N], zt[:, -1]
+        if spec.policy == "bts":
+            G = matheron_sample(st, S, xi, eps, noise)
+
+        def pick(st, q):
+            e = t * Q + q
+            sd = jnp.sqrt(st.var)
+            if spec.policy == "bts":
+                acq = G[q]
+            elif spec.policy == "random":
+                acq = xi[q]  # argmax of iid normals: a uniform pick
+            else:
+                acq = st.mean + jnp.sqrt(beta_t(spec.beta, e + 1, n, p).astype(dt)) * sd
+            acq = jnp.where(e < init_evals, sd, acq)
+            i = jnp.argmax(acq)
+            v_before = st.var[i]
+            st = add_point(st, e, i, krow(i), noise, tol)
+            return st, (i, v_before)
+
+        st, (iq, vq) = jax.lax.scan(pick, st, jnp.arange(Q))
+        fq = f[iq]
+        yq = fq + jnp.sqrt(noise) * z
+
+        def feed(st, qy):
+            q, y = qy
+            return add_value(st, t * Q + q, y), None
+
+        st, _ = jax.lax.scan(feed, st, (jnp.arange(Q), yq))
+        free = st.var > tol
+        inside = jnp.abs(f - st.mean) <= 2.0 * jnp.sqrt(st.var)
+        nfree = jnp.sum(free)
+        cov = jnp.where(nfree > 0, jnp.sum(inside & free) / jnp.maximum(nfree, 1), 1.0)
+        out = {"i": iq, "v": vq, "f": fq, "coverage": cov.astype(dt)}
+        if spec.record_trace:
+            out["mean"], out["var"] = st.mean, st.var
+        return st, out
+
+    st0 = init_state(jnp.diag(K), N)
+    st, outs = jax.lax.scan(one_round, st0, (jnp.arange(T), z_rounds))
+    fx = outs["f"].reshape(N)
+    vb = outs["v"].reshape(N)
+    regret = f_star - fx
+    cum = jnp.cumsum(regret)
+    simple = f_star - jax.lax.cummax(fx)
+    ig = jnp.cumsum(0.5 * jnp.log1p(vb / (noise + nug)))
+    res = {
+        "regret": regret,
+        "cum_regret": cum,
+        "simple_regret": simple,
+        "info_gain": ig,
+        "random_simple_regret": random_search_simple_regret(f, jnp.arange(1, N + 1)),
+        "cum_regret_round": cum[Q - 1::Q],
+        "simple_regret_round": simple[Q - 1::Q],
+        "coverage_round": outs["coverage"],
+        "random_regret": f_star - jnp.mean(f),
+        "f_max": f_star,
+        "f_max_domain": f_dom.astype(dt),
+    }
+    if spec.record_trace:
+        res.update(x_index=st.idx, y_obs=st.y, used=st.used.astype(jnp.int8),
+                   post_mean=outs["mean"], post_var=outs["var"], f_values=f)
+    return res
