@@ -13,3 +13,4 @@ from jaxtheory.optim._compress import *  # noqa: F401,F403
 from jaxtheory.optim._error_feedback import *  # noqa: F401,F403
 from jaxtheory.optim._two_phase import *  # noqa: F401,F403
 from jaxtheory.optim._imuon import *  # noqa: F401,F403
+from jaxtheory.optim._schatten import *  # noqa: F401,F403

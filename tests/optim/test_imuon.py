@@ -1,0 +1,391 @@
+"""Intrinsic Muon on fixed-rank, SPD, Stiefel and Grassmann manifolds (arXiv 2605.09238).
+
+Numpy references transcribe the digest's equations (../shared/papers/002_01.md, §2);
+the invariance, dual-norm and feasibility claims are checked in float64.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+import scipy.linalg as sla
+
+from jaxtheory.optim import (
+    FactorPair,
+    fixed_rank_direction,
+    grassmann_direction,
+    imuon_fixed_rank,
+    imuon_grassmann,
+    imuon_lora,
+    imuon_spd,
+    imuon_stiefel,
+    spd_direction,
+    spd_exp_retraction,
+    stiefel_direction,
+)
+
+NORMS = ("spectral", "frobenius", "nuclear")
+
+
+# ---------------------------------------------------------------- numpy references
+def np_polar(x):
+  u, s, vt = np.linalg.svd(x, full_matrices=False)
+  keep = s > np.finfo(float).eps * max(x.shape) * s[0]
+  return (u * keep) @ vt
+
+
+def np_top(x):
+  u, _, vt = np.linalg.svd(x, full_matrices=False)
+  return np.outer(u[:, 0], vt[0])
+
+
+def np_lmo(h, norm):
+  return {"spectral": np_polar, "nuclear": np_top,
+          "frobenius": lambda z: z / np.linalg.norm(z)}[norm](h)
+
+
+def np_psd_pow(s, power):
+  w, v = np.linalg.eigh(s)
+  return (v * np.maximum(w, 1e-12) ** power) @ v.T
+
+
+def np_fixed_rank(gb, ga, b, a, norm, metric, eps):
+  if metric == "balanced":
+    pa = np_psd_pow(a @ a.T + eps * np.eye(a.shape[0]), -0.5)
+    pb = np_psd_pow(b.T @ b + eps * np.eye(a.shape[0]), -0.5)
+  else:
+    pa = pb = np.eye(a.shape[0])
+  hb, ha = gb @ pa, pb @ ga
+  if norm == "frobenius":
+    nu = np.sqrt(np.sum(hb ** 2) + np.sum(ha ** 2))
+    zb, za = hb / nu, ha / nu
+  else:
+    zb, za = np_lmo(hb, norm), np_lmo(ha, norm)
+  return zb @ pa, pb @ za, hb, ha
+
+
+def _problem(m=9, n=7, r=3, seed=0):
+  rng = np.random.default_rng(seed)
+  b, a = rng.standard_normal((m, r)), rng.standard_normal((r, n))
+  gx = rng.standard_normal((m, n))
+  return b, a, gx
+
+
+def _cond_matrix(r, cond, seed):
+  rng = np.random.default_rng(seed)
+  q1, _ = np.linalg.qr(rng.standard_normal((r, r)))
+  q2, _ = np.linalg.qr(rng.standard_normal((r, r)))
+  return q1 @ np.diag(np.logspace(0, np.log10(cond), r)) @ q2
+
+
+def _ambient(b, a, gx, norm, metric, eps=0.0):
+  d = fixed_rank_direction(jnp.asarray(gx @ a.T), jnp.asarray(b.T @ gx), jnp.asarray(b),
+                           jnp.asarray(a), norm, metric=metric, eps=eps)
+  return np.asarray(d.xi_B) @ a + b @ np.asarray(d.xi_A), d
+
+
+# ---------------------------------------------------------------- fixed rank
+@pytest.mark.parametrize("metric", ["balanced", "euclidean"])
+def test_fixed_rank_direction_matches_numpy(metric):
+  b, a, gx = _problem()
+  with jax.enable_x64(True):
+    for norm in NORMS:
+      d = fixed_rank_direction(jnp.asarray(gx @ a.T), jnp.asarray(b.T @ gx), jnp.asarray(b),
+                               jnp.asarray(a), norm, metric=metric, eps=1e-8)
+      rb, ra, _, _ = np_fixed_rank(gx @ a.T, b.T @ gx, b, a, norm, metric, 1e-8)
+      np.testing.assert_allclose(np.asarray(d.xi_B), rb, atol=1e-10)
+      np.testing.assert_allclose(np.asarray(d.xi_A), ra, atol=1e-10)
+
+
+def test_claim_gauge_invariance_single_step():
+  """Claim: iMuon's ambient step is unchanged under B -> BS, A -> S^{-1}A (rel <= 1e-10,
+  float64, cond(S) up to 100); Euclidean Muon on the factors changes by O(1)."""
+  b, a, gx = _problem(12, 10, 4, seed=1)
+  with jax.enable_x64(True):
+    for cond in (1.0, 10.0, 100.0):
+      s = _cond_matrix(4, cond, seed=int(cond))
+      b2, a2 = b @ s, np.linalg.solve(s, a)
+      for norm in NORMS:
+        x1, _ = _ambient(b, a, gx, norm, "balanced")
+        x2, _ = _ambient(b2, a2, gx, norm, "balanced")
+        rel = np.linalg.norm(x1 - x2) / np.linalg.norm(x1)
+        assert rel <= 1e-10, (norm, cond, rel)
+    m1, _ = _ambient(b, a, gx, "spectral", "euclidean")
+    m2, _ = _ambient(b2, a2, gx, "spectral", "euclidean")
+    assert np.linalg.norm(m1 - m2) / np.linalg.norm(m1) > 0.5
+
+
+def test_gauge_invariance_broken_only_at_order_eps():
+  # eps > 0 (default 1e-8) regularises the Gram roots; the gauge error is O(eps / lambda_min)
+  b, a, gx = _problem(12, 10, 4, seed=1)
+  with jax.enable_x64(True):
+    s = _cond_matrix(4, 100.0, seed=3)
+    x1, _ = _ambient(b, a, gx, "spectral", "balanced", eps=1e-8)
+    x2, _ = _ambient(b @ s, np.linalg.solve(s, a), gx, "spectral", "balanced", eps=1e-8)
+  lam_min = min(np.linalg.eigvalsh(x @ x.T).min() for x in (np.linalg.solve(s, a), a))
+  assert np.linalg.norm(x1 - x2) / np.linalg.norm(x1) <= 100 * 1e-8 / lam_min
+
+
+def test_claim_dual_norm_attained_fixed_rank():
+  """Claim: <grad_X f, xi_B A + B xi_A> = ||H_B||_* + ||H_A||_* (spectral), ||(H_B,H_A)||_F
+  (Frobenius), ||H_B||_2 + ||H_A||_2 (nuclear); per block ||Z||_2 = 1 (float64, rel 1e-10)."""
+  b, a, gx = _problem(seed=2)
+  with jax.enable_x64(True):
+    for norm in NORMS:
+      amb, d = _ambient(b, a, gx, norm, "balanced")
+      _, _, hb, ha = np_fixed_rank(gx @ a.T, b.T @ gx, b, a, norm, "balanced", 0.0)
+      sb, sa = np.linalg.svd(hb, compute_uv=False), np.linalg.svd(ha, compute_uv=False)
+      dual = {"spectral": sb.sum() + sa.sum(), "nuclear": sb[0] + sa[0],
+              "frobenius": np.sqrt(np.sum(sb ** 2) + np.sum(sa ** 2))}[norm]
+      assert np.sum(gx * amb) == pytest.approx(dual, rel=1e-10)
+      assert float(d.decrease) == pytest.approx(dual, rel=1e-10)
+      if norm == "spectral":
+        zb = np.asarray(d.xi_B) @ np_psd_pow(a @ a.T, 0.5)
+        za = np_psd_pow(b.T @ b, 0.5) @ np.asarray(d.xi_A)
+        assert np.linalg.norm(zb, 2) == pytest.approx(1.0, rel=1e-10)
+        assert np.linalg.norm(za, 2) == pytest.approx(1.0, rel=1e-10)
+
+
+def test_imuon_fixed_rank_transform_momentum_dict_nodes_and_chain():
+  b, a, gx = _problem(seed=3)
+  with jax.enable_x64(True):
+    params = {"layer": {"B": jnp.asarray(b), "A": jnp.asarray(a)}}
+    g1 = {"layer": {"B": jnp.asarray(gx @ a.T), "A": jnp.asarray(b.T @ gx)}}
+    g2 = jax.tree.map(lambda x: -0.5 * x + 0.1, g1)
+    lr, mom = 0.3, 0.9
+    tx = imuon_fixed_rank(lr, "spectral", momentum=mom, nesterov=True)
+    s = tx.init(params)
+    _, s = tx.update(g1, s, params)
+    u, s = tx.update(g2, s, params)
+    m = jax.tree.map(lambda x, y: mom * x + y, g1, g2)
+    d = jax.tree.map(lambda x, y: y + mom * x, m, g2)
+    rb, ra, _, _ = np_fixed_rank(np.asarray(d["layer"]["B"]), np.asarray(d["layer"]["A"]),
+                                 b, a, "spectral", "balanced", 1e-8)
+    np.testing.assert_allclose(np.asarray(u["layer"]["B"]), -lr * rb, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(u["layer"]["A"]), -lr * ra, atol=1e-10)
+    # gradient-side transforms may come before it in a chain
+    ch = optax.chain(optax.scale(2.0), imuon_fixed_rank(lr))
+    u2, _ = ch.update(g1, ch.init(params), params)
+    u3, _ = imuon_fixed_rank(lr).update(g1, imuon_fixed_rank(lr).init(params), params)
+    np.testing.assert_allclose(np.asarray(u2["layer"]["B"]), np.asarray(u3["layer"]["B"]),
+                               atol=1e-12)
+  with pytest.raises(ValueError):
+    imuon_fixed_rank(0.1).init({"w": jnp.ones((2, 2))})
+
+
+def test_imuon_vmap_lr_no_recompile_and_dtype():
+  b, a, gx = _problem(seed=4)
+  p = FactorPair(jnp.asarray(b, jnp.float32), jnp.asarray(a, jnp.float32))
+  g = FactorPair(jnp.asarray(gx @ a.T, jnp.float32), jnp.asarray(b.T @ gx, jnp.float32))
+
+  def step(lr, mom, eps):
+    tx = imuon_fixed_rank(lr, momentum=mom, eps=eps)
+    return tx.update(g, tx.init(p), p)[0]
+
+  f = jax.jit(jax.vmap(step))
+  u = f(jnp.array([0.1, 0.2]), jnp.array([0.0, 0.5]), jnp.array([1e-8, 1e-6]))
+  f(jnp.array([0.3, 0.4]), jnp.array([0.9, 0.5]), jnp.array([1e-7, 1e-6]))
+  assert f._cache_size() == 1
+  assert u.B.dtype == jnp.float32 and u.A.dtype == jnp.float32
+  np.testing.assert_allclose(np.asarray(u.B[1]), 2 * np.asarray(u.B[0]), rtol=1e-3, atol=1e-6)
+
+
+# ---------------------------------------------------------------- LoRA (V5)
+def test_imuon_lora_matches_numpy_v5():
+  rng = np.random.default_rng(5)
+  dout, din, r, eps = 8, 6, 2, 1e-6
+  b, a = rng.standard_normal((dout, r)), rng.standard_normal((r, din))
+  gb, ga = rng.standard_normal((dout, r)), rng.standard_normal((r, din))
+  lr, wd = 0.1, 0.01
+  mt = gb @ a + b @ ga
+  iaat, ibtb = np.linalg.inv(a @ a.T + eps * np.eye(r)), np.linalg.inv(b.T @ b + eps * np.eye(r))
+  pa, pb = a.T @ iaat @ a, b @ ibtb @ b.T
+  db = np_polar(mt @ pa) @ a.T @ iaat
+  da = ibtb @ b.T @ np_polar(pb @ mt)
+  with jax.enable_x64(True):
+    p = FactorPair(jnp.asarray(b), jnp.asarray(a))
+    g = FactorPair(jnp.asarray(gb), jnp.asarray(ga))
+    for adjust in (False, True):
+      tx = imuon_lora(lr, weight_decay=wd, polar="svd", adjust_lr=adjust, eps=eps)
+      u, _ = tx.update(g, tx.init(p), p)
+      lb = lr * 0.2 * np.sqrt(dout) if adjust else lr
+      la = lr * 0.2 * np.sqrt(din) if adjust else lr
+      np.testing.assert_allclose(np.asarray(u.B), -lr * wd * b - lb * db, atol=1e-9)
+      np.testing.assert_allclose(np.asarray(u.A), -lr * wd * a - la * da, atol=1e-9)
+
+
+def test_imuon_lora_newton_schulz_core_equals_full():
+  # Newton-Schulz on the 2r x 2r core equals Newton-Schulz on the full matrix (equivariance)
+  from jaxtheory.optim import polar_newton_schulz
+  rng = np.random.default_rng(6)
+  dout, din, r, eps = 8, 6, 2, 1e-6
+  b, a = rng.standard_normal((dout, r)), rng.standard_normal((r, din))
+  gb, ga = rng.standard_normal((dout, r)), rng.standard_normal((r, din))
+  with jax.enable_x64(True):
+    mt = gb @ a + b @ ga
+    iaat = np.linalg.inv(a @ a.T + eps * np.eye(r))
+    pa = a.T @ iaat @ a
+    ref = np.asarray(polar_newton_schulz(jnp.asarray(mt @ pa))) @ a.T @ iaat
+    tx = imuon_lora(1.0, adjust_lr=False, eps=eps)
+    p = FactorPair(jnp.asarray(b), jnp.asarray(a))
+    u, _ = tx.update(FactorPair(jnp.asarray(gb), jnp.asarray(ga)), tx.init(p), p)
+  np.testing.assert_allclose(-np.asarray(u.B), ref, atol=1e-8)
+
+
+def test_imuon_lora_zero_b_init_moves_only_b():
+  p = FactorPair(jnp.zeros((5, 2)), jax.random.normal(jax.random.PRNGKey(0), (2, 4)))
+  g = FactorPair(jnp.ones((5, 2)), jnp.ones((2, 4)))
+  tx = imuon_lora(0.1)
+  u, _ = tx.update(g, tx.init(p), p)
+  assert np.all(np.isfinite(np.asarray(u.B))) and np.abs(np.asarray(u.B)).max() > 0
+  np.testing.assert_allclose(np.asarray(u.A), 0.0, atol=1e-7)
+
+
+# ---------------------------------------------------------------- SPD
+def _spd(n, seed, cond=10.0):
+  rng = np.random.default_rng(seed)
+  q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+  return q @ np.diag(np.logspace(0, np.log10(cond), n)) @ q.T
+
+
+def test_spd_direction_retraction_and_dual_norm():
+  """Claim: <sym grad, xi> = ||H||_* (spectral), ||H||_F, ||H||_2; exp retraction matches
+  X^{1/2} expm(-eta Z) X^{1/2} (scipy), float64."""
+  n = 6
+  x = _spd(n, 7)
+  g = np.random.default_rng(8).standard_normal((n, n))
+  xh = sla.sqrtm(x).real
+  h = xh @ (0.5 * (g + g.T)) @ xh
+  lam, p = np.linalg.eigh(h)
+  z = {"spectral": np.sign(lam), "frobenius": lam / np.linalg.norm(lam),
+       "nuclear": np.sign(lam) * (np.abs(lam) == np.abs(lam).max())}
+  dual = {"spectral": np.abs(lam).sum(), "frobenius": np.linalg.norm(lam),
+          "nuclear": np.abs(lam).max()}
+  with jax.enable_x64(True):
+    for norm in NORMS:
+      zm = (p * z[norm]) @ p.T
+      xi = np.asarray(spd_direction(jnp.asarray(g), jnp.asarray(x), norm))
+      np.testing.assert_allclose(xi, xh @ zm @ xh, atol=1e-10)
+      assert np.sum(0.5 * (g + g.T) * xi) == pytest.approx(dual[norm], rel=1e-10)
+      xn = np.asarray(spd_exp_retraction(jnp.asarray(g), jnp.asarray(x), 0.7, norm))
+      np.testing.assert_allclose(xn, xh @ sla.expm(-0.7 * zm) @ xh, rtol=1e-9, atol=1e-10)
+
+
+def test_claim_spd_feasibility_large_steps():
+  """Claim: iterates stay positive definite for any step (exp retraction), float64."""
+  n = 5
+  s_target = _spd(n, 9, cond=1e3)
+  f = lambda x: jnp.trace(jnp.linalg.solve(x, s_target)) + jnp.linalg.slogdet(x)[1]
+  with jax.enable_x64(True):
+    for norm in NORMS:
+      tx = imuon_spd(3.0, norm)
+
+      def body(carry, _, tx=tx, norm=norm):
+        x, s = carry
+        u, s = tx.update(jax.grad(f)(x), s, x)
+        xn = optax.apply_updates(x, u)
+        gap = jnp.max(jnp.abs(xn - spd_exp_retraction(jax.grad(f)(x), x, 3.0, norm)))
+        return (xn, s), (jnp.linalg.eigvalsh(xn)[0], gap / jnp.max(jnp.abs(xn)))
+
+      x0 = jnp.eye(n)
+      _, (lmin, gap) = jax.jit(lambda x0, tx=tx, body=body: jax.lax.scan(
+          body, (x0, tx.init(x0)), None, length=25))(x0)
+      assert np.all(np.asarray(lmin) > 0), norm
+      assert np.asarray(gap).max() <= 1e-12
+
+
+# ---------------------------------------------------------------- Stiefel
+def _stiefel_point(n, p, seed):
+  q, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal((n, p)))
+  return q
+
+
+def test_stiefel_direction_numpy_tangent_and_dual():
+  """Claim: <grad, xi> = ||Omega||_* + ||K||_* (spectral) exactly; xi is tangent."""
+  n, p = 9, 4
+  x = _stiefel_point(n, p, 10)
+  g = np.random.default_rng(11).standard_normal((n, p))
+  xtg = x.T @ g
+  om, k = 0.5 * (xtg - xtg.T), g - x @ xtg
+  skew = lambda m: 0.5 * (m - m.T)
+  with jax.enable_x64(True):
+    for norm in NORMS:
+      xi = np.asarray(stiefel_direction(jnp.asarray(g), jnp.asarray(x), norm))
+      if norm == "frobenius":
+        rg = g - x @ (0.5 * (xtg + xtg.T))
+        ref = rg / np.linalg.norm(rg)
+        dual = np.linalg.norm(rg)
+      else:
+        ref = x @ skew(np_lmo(om, norm)) + np_lmo(k, norm)
+        so, sk = np.linalg.svd(om, compute_uv=False), np.linalg.svd(k, compute_uv=False)
+        dual = so.sum() + sk.sum() if norm == "spectral" else so[0] + sk[0]
+      np.testing.assert_allclose(xi, ref, atol=1e-10)
+      assert np.sum(g * xi) == pytest.approx(dual, rel=1e-10)
+      np.testing.assert_allclose(x.T @ xi + xi.T @ x, 0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("retraction", ["polar", "qr"])
+def test_claim_stiefel_feasibility(retraction):
+  """Claim: ||X^T X - I|| <= 1e-10 after every retraction (float64)."""
+  n, p = 10, 3
+  c = np.diag(np.arange(n, 0, -1.0))
+  f = lambda x: -0.5 * jnp.trace(x.T @ c @ x)
+  with jax.enable_x64(True):
+    tx = imuon_stiefel(lambda t: 0.8 * 0.9 ** t, retraction=retraction)
+
+    def body(carry, _):
+      x, s = carry
+      u, s = tx.update(jax.grad(f)(x), s, x)
+      x = optax.apply_updates(x, u)
+      return (x, s), jnp.linalg.norm(x.T @ x - jnp.eye(p))
+
+    x0 = jnp.asarray(_stiefel_point(n, p, 12))
+    (x, _), err = jax.jit(lambda x0: jax.lax.scan(body, (x0, tx.init(x0)), None, length=40))(x0)
+    assert np.asarray(err).max() <= 1e-10
+    assert float(f(x)) < -0.5 * (10 + 9 + 8) * 0.95
+
+
+# ---------------------------------------------------------------- Grassmann
+def test_grassmann_direction_numpy_equivariance_and_dual():
+  """The balanced direction is equivariant (Y -> YM gives xi M), horizontal, attains ||H||_*."""
+  n, p = 8, 3
+  rng = np.random.default_rng(13)
+  y = rng.standard_normal((n, p))
+  g = rng.standard_normal((n, p))
+  c = y.T @ y
+  pig = g - y @ np.linalg.solve(c, y.T @ g)
+  s = np_psd_pow(c, 0.5)
+  m = _cond_matrix(p, 50.0, 14)
+  with jax.enable_x64(True):
+    for norm in NORMS:
+      xi = np.asarray(grassmann_direction(jnp.asarray(g), jnp.asarray(y), norm))
+      np.testing.assert_allclose(xi, np_lmo(pig @ s, norm) @ s, atol=1e-10)
+      np.testing.assert_allclose(y.T @ xi, 0.0, atol=1e-10)
+      # gradient of a GL(p)-invariant f at YM is grad(Y) M^{-T}
+      xi2 = np.asarray(grassmann_direction(jnp.asarray(g @ np.linalg.inv(m).T),
+                                           jnp.asarray(y @ m), norm))
+      np.testing.assert_allclose(xi2, xi @ m, atol=1e-9 * np.abs(xi @ m).max())
+    sv = np.linalg.svd(pig @ s, compute_uv=False)
+    xi = np.asarray(grassmann_direction(jnp.asarray(g), jnp.asarray(y)))
+    assert np.sum(g * xi) == pytest.approx(sv.sum(), rel=1e-10)
+    xe = np.asarray(grassmann_direction(jnp.asarray(g), jnp.asarray(y), metric="euclidean"))
+    np.testing.assert_allclose(xe, np_polar(pig), atol=1e-10)
+
+
+def test_imuon_grassmann_qr_retraction_lands_on_orthonormal_point():
+  n, p = 7, 2
+  c = np.diag(np.arange(n, 0, -1.0))
+  f = lambda y: -0.5 * jnp.trace(jnp.linalg.solve(y.T @ y, y.T @ c @ y))
+  with jax.enable_x64(True):
+    tx = imuon_grassmann(lambda t: 0.5 * 0.93 ** t, retraction="qr")
+
+    def body(carry, _):
+      y, s = carry
+      u, s = tx.update(jax.grad(f)(y), s, y)
+      return (optax.apply_updates(y, u), s), None
+
+    y0 = jnp.asarray(np.random.default_rng(15).standard_normal((n, p)))
+    (y, _), _ = jax.jit(lambda y0: jax.lax.scan(body, (y0, tx.init(y0)), None, length=60))(y0)
+    np.testing.assert_allclose(np.asarray(y.T @ y), np.eye(p), atol=1e-10)
+    assert float(f(y)) == pytest.approx(-0.5 * (7 + 6), rel=1e-3)
