@@ -160,8 +160,8 @@ def moment_step(kind: str, h, lr, mom, nvar, A, X, M):
 
     Example:
         >>> import jax.numpy as jnp
-        >>> [float(v) for v in moment_step("none", 1.0, 0.5, 0.0, 0.2, 1.0, 0.0, 0.0)]
-        [0.30000001192092896, 0.0, 0.0]
+        >>> [round(float(v), 6) for v in moment_step("none", 1.0, 0.5, 0.0, 0.2, 1.0, 0.0, 0.0)]
+        [0.3, 0.0, 0.0]
     """
     if kind == "none":
         q = 1 - lr * h

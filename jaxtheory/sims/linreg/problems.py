@@ -81,7 +81,7 @@ def spectrum(kind: str, dim: int, params) -> jnp.ndarray:
     Example:
         >>> import numpy as np
         >>> lam = spectrum("power_law", 3, {"a": 1.0})
-        >>> np.round(np.asarray(lam) * 11 / 6, 4).tolist()           # 1, 1/2, 1/3 over 11/6
+        >>> [round(v, 4) for v in (np.asarray(lam, np.float64) * 11 / 6).tolist()]  # 1, 1/2, 1/3 over 11/6
         [1.0, 0.5, 0.3333]
         >>> lam = spectrum("two_scale", 4, {"kappa": 10.0, "frac": 0.5})
         >>> float(lam[0] / lam[-1])

@@ -37,6 +37,7 @@ METHODS = {
 }
 
 #: Default of every parameter ``run`` reads.
+#: Default parameters of the completion :func:`run`: condition number, step size, ε.
 DEFAULT_PARAMS = {"kappa": 10.0, "lr": 0.3, "eps": 1e-8}
 
 

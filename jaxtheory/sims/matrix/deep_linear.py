@@ -30,6 +30,7 @@ from jaxtheory.optim._schatten import scale_by_schatten_p
 __all__ = ["DeepLinearSpec", "DEFAULT_PARAMS", "run"]
 
 #: Default of every parameter ``run`` reads.
+#: Default parameters of the deep-linear :func:`run`.
 DEFAULT_PARAMS = {"lr": 0.01, "alpha": 1.0, "sv_momentum": 0.9}
 
 

@@ -36,8 +36,10 @@ from jaxtheory.optim._imuon import (
 __all__ = ["ManifoldSpec", "DEFAULT_PARAMS", "METHOD_NORMS", "run"]
 
 #: method name -> norm of the LMO (``'muon'`` is Euclidean Muon on Grassmann).
+#: The norm each method's LMO step uses.
 METHOD_NORMS = {"rgd": "frobenius", "imuon": "spectral", "imuon_nu": "nuclear", "muon": "spectral"}
 #: Default of every parameter ``run`` reads.
+#: Default parameters of the manifold :func:`run`.
 DEFAULT_PARAMS = {"lr": 0.3, "kappa": 10.0}
 
 
