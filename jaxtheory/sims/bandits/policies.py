@@ -86,7 +86,6 @@ __all__ = [
 ]
 
 #: Policy names accepted by :func:`make_policy` (see the module docstring).
-#: The registered BAI policies by name: pure (init, act, update, stop, refresh) tuples.
 POLICIES = (
     "ism_theory",
     "ism_practical",
