@@ -21,7 +21,7 @@ import math
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +43,14 @@ __all__ = [
 ]
 
 
-def _atomic(path: Path, writer) -> None:
+def _atomic_to(path: Path, write: Callable[[str], None]) -> None:
+    """Run ``write(tmp)`` on a temporary name beside ``path``, then rename it into place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as f:
-            writer(f)
-            f.flush()
-            os.fsync(f.fileno())
+        write(tmp)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -59,6 +58,16 @@ def _atomic(path: Path, writer) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _atomic(path: Path, writer) -> None:
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            writer(f)
+            f.flush()
+            os.fsync(f.fileno())
+
+    _atomic_to(path, write)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -168,19 +177,7 @@ def package_versions() -> dict:
 
 def write_dataset(path: Path, ds) -> None:
     """Write an xarray Dataset to netCDF (h5netcdf engine) atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        ds.to_netcdf(tmp, engine="h5netcdf")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    _atomic_to(path, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf"))
 
 
 def open_results(run_dir: Path):
