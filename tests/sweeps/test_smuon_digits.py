@@ -71,7 +71,7 @@ def test_adamw_lane_matches_handwritten_optax_loop():
 
 
 # Compile-bound: four optimizers compiled separately, 2-4 min on the shared 2-core CPU under
-# load (the same reason test_smuon_deep_linear's smoke is slow); run with -m slow.
+# load (the same reason the matrix experiments' smoke tests are slow); run with -m slow.
 @pytest.mark.slow
 def test_smoke_runs_and_claims_evaluate(tmp_path):
     run = EXPERIMENT.sweep("smoke", out=tmp_path, quiet=True)
