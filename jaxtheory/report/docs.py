@@ -380,26 +380,6 @@ def _space_rows(manifest: dict) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-_TIMINGS_SIDECAR = "docs_timings.json"
-
-
-def _compute_record(run_dir: Path, before: dict | None, after: dict) -> dict | None:
-    """Timings of the run that computed the results (a resume only reassembles them)."""
-    side = run_dir / _TIMINGS_SIDECAR
-    for m in (after, before):
-        if m and m.get("chunks_run", 0) > 0:
-            rec = {k: m.get(k) for k in ("timings", "devices", "created", "chunks_run",
-                                         "compiles", "chunk_size")}
-            _write_if_changed(side, json.dumps(rec, indent=1))
-            return rec
-    if side.exists():
-        try:
-            return json.loads(side.read_text())
-        except (OSError, ValueError):
-            return None
-    return None
-
-
 def _draw_each_figure(exp: Any, run_dir: Path) -> dict[str, str]:
     """Draw figures one by one (after :func:`write_figures` failed); errors by figure."""
     import matplotlib
@@ -434,19 +414,13 @@ def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
     """Run or reuse the preset and draw its figures; never raises for the experiment's
     own failures (they are returned under ``"errors"``)."""
     from jaxtheory.report.runs import write_figures
-    from jaxtheory.sweep import store
+    from jaxtheory.sweep import compute_timings, store
 
     rec: dict[str, Any] = {"errors": [], "figure_errors": {}, "claims": [], "manifest": {},
                            "run_dir": None, "compute": None, "wall_s": None}
     try:
         spec, params, space = exp.resolve(preset)
         run_dir = runs / exp.name / exp.run_id(preset, spec, params, space)
-        before = None
-        if (run_dir / "manifest.json").exists():
-            try:
-                before = store.read_json(run_dir / "manifest.json")
-            except Exception:  # noqa: BLE001 - a torn manifest is rewritten by the run
-                before = None
         t0 = time.perf_counter()
         result = exp.sweep(preset, out=runs, quiet=True)
         rec["wall_s"] = time.perf_counter() - t0
@@ -455,7 +429,7 @@ def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
         rec["manifest"] = store.read_json(run_dir / "manifest.json")
         rec["claims"] = [c.to_json() | ({"error": c.error} if c.error else {})
                          for c in result.claims]
-        rec["compute"] = _compute_record(run_dir, before, rec["manifest"])
+        rec["compute"] = compute_timings(rec["manifest"])
     except Exception:  # noqa: BLE001 - the page says so; the site still builds
         rec["errors"].append(f"The `{preset}` run failed:\n\n" + _fence(traceback.format_exc(limit=8)))
         return rec
@@ -574,10 +548,13 @@ def _render_page(exp: Any, preset: str, rec: dict, fig_dir: Path, page_dir: Path
         comp = rec.get("compute")
         if comp and comp.get("timings"):
             t = comp["timings"]
-            facts.append(f"- **Runtime:** {t.get('total_s', 0):.1f} s (compile "
+            calls = comp.get("calls", 1)
+            over = f" over {calls} calls (interrupted and resumed)" if calls > 1 else ""
+            facts.append(f"- **Runtime:** {t.get('total_s', 0):.1f} s{over} (compile "
                          f"{t.get('compile_s', 0):.1f} s, run {t.get('run_s', 0):.1f} s, store "
-                         f"{t.get('store_s', 0):.1f} s), {comp.get('compiles', '?')} compile(s), "
-                         f"chunks of {comp.get('chunk_size', '?')} lanes.")
+                         f"{t.get('store_s', 0) + t.get('results_write_s', 0):.1f} s), "
+                         f"{comp.get('compiles', '?')} compile(s), "
+                         f"chunks of {m.get('chunk_size', '?')} lanes.")
             d = comp.get("devices") or m.get("devices") or {}
         else:
             t = m.get("timings") or {}

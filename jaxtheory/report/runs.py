@@ -132,8 +132,19 @@ def summarize(run_dir: str | Path) -> str:
                  f"processes {d['process_count']}")
     t = m["timings"]
     lines.append(f"timings    total {t['total_s']:.2f} s: compile {t['compile_s']:.2f} s, "
-                 f"run {t['run_s']:.2f} s, store {t['store_s']:.2f} s; {m['compiles']} compile(s), "
+                 f"run {t['run_s']:.2f} s, store {t['store_s']:.2f} s"
+                 + (f" + results {t['results_write_s']:.2f} s" if "results_write_s" in t else "")
+                 + f"; {m['compiles']} compile(s), "
                  f"chunk {m['chunk_size']} lanes ({m['chunks_run']} run, {m['chunks_resumed']} resumed)")
+    hist = m.get("history") or []
+    if len(hist) > 1:
+        from jaxtheory.sweep import compute_timings
+
+        comp = compute_timings(m)
+        lines.append(f"history    {len(hist)} calls wrote this run"
+                     + (f"; computing took {comp['timings']['total_s']:.2f} s over {comp['calls']} "
+                        f"call(s), {comp['chunks_run']} chunk(s), {comp['compiles']} compile(s)"
+                        if comp else ""))
     sc = m["status_counts"]
     lines.append(f"lanes      {m['lanes']}: {sc['ok']} ok, {sc['diverged']} diverged")
     if run.claims:

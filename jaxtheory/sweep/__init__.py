@@ -7,6 +7,7 @@ both.
 from jaxtheory.sweep.engine import (
     SweepResult,
     clear_compile_cache,
+    compute_timings,
     default_chunk_size,
     lane_key_data,
     make_key,
@@ -36,6 +37,7 @@ __all__ = [
     "SpaceError",
     "SweepResult",
     "clear_compile_cache",
+    "compute_timings",
     "default_chunk_size",
     "lane_key_data",
     "lin",

@@ -34,7 +34,7 @@ from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
 from jaxtheory.sweep.space import BoundSpace, Space, SpaceError
 
 __all__ = ["sweep", "SweepResult", "lane_key_data", "make_key", "default_chunk_size",
-           "clear_compile_cache"]
+           "clear_compile_cache", "compute_timings"]
 
 STATUS_OK = 0
 STATUS_DIVERGED = 1
@@ -134,6 +134,62 @@ def clear_compile_cache() -> None:
     _COMPILED.clear()
 
 
+_HISTORY_MAX = 100
+
+
+def _previous_history(run_path: Path | None) -> list[dict]:
+    """The calls recorded by earlier sweeps into this run directory, oldest first."""
+    if run_path is None or not (run_path / "manifest.json").exists():
+        return []
+    try:
+        old = store.read_json(run_path / "manifest.json")
+    except Exception:  # noqa: BLE001 - a torn or foreign manifest starts a new history
+        return []
+    hist = old.get("history")
+    if isinstance(hist, list):
+        return [h for h in hist if isinstance(h, dict)]
+    keys = ("created", "chunks_run", "chunks_resumed", "compiles", "chunk_size", "timings")
+    return [{k: old.get(k) for k in keys}] if "timings" in old else []
+
+
+def compute_timings(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Time spent computing a run's results, summed over every call that ran chunks.
+
+    A run interrupted and resumed computes its chunks over several calls; a call that
+    found every chunk done only reassembles them. This sums ``compile_s``, ``run_s``,
+    ``store_s`` and ``total_s`` over the calls of ``manifest["history"]`` that ran at
+    least one chunk.
+
+    Args:
+        manifest: a run's ``manifest.json`` as a dict.
+
+    Returns:
+        ``{"calls": n, "chunks_run": c, "compiles": k, "timings": {...}, "devices": {...}}``
+        (devices of the latest computing call), or ``None`` when no recorded call ran a
+        chunk.
+
+    Example:
+        >>> m = {"history": [
+        ...     {"chunks_run": 3, "compiles": 1, "timings": {"run_s": 2.0, "total_s": 3.0}},
+        ...     {"chunks_run": 0, "compiles": 0, "timings": {"run_s": 0.0, "total_s": 0.1}},
+        ...     {"chunks_run": 1, "compiles": 1, "timings": {"run_s": 1.0, "total_s": 1.5}}]}
+        >>> c = compute_timings(m)
+        >>> c["calls"], c["chunks_run"], c["timings"]["run_s"], c["timings"]["total_s"]
+        (2, 4, 3.0, 4.5)
+    """
+    hist = manifest.get("history")
+    if not isinstance(hist, list):
+        hist = [manifest]
+    runs = [h for h in hist if (h.get("chunks_run") or 0) > 0]
+    if not runs:
+        return None
+    keys = ("compile_s", "run_s", "store_s", "results_write_s", "total_s")
+    tim = {k: float(sum((h.get("timings") or {}).get(k, 0.0) or 0.0 for h in runs)) for k in keys}
+    return {"calls": len(runs), "chunks_run": int(sum(h["chunks_run"] for h in runs)),
+            "compiles": int(sum(h.get("compiles") or 0 for h in runs)), "timings": tim,
+            "devices": runs[-1].get("devices") or manifest.get("devices")}
+
+
 @dataclasses.dataclass
 class SweepResult:
     """What :func:`sweep` returns.
@@ -143,7 +199,10 @@ class SweepResult:
             variables for every metric plus ``status`` (0 ok, 1 diverged) and
             ``diverged_step`` (-1 when finite).
         run_dir: where it was stored, or ``None`` for an in-memory sweep.
-        manifest: space, spec, versions, devices, timings, status counts.
+        manifest: space, spec, versions, devices, this call's timings, status counts,
+            and ``history``: one record per call that wrote this run directory (its
+            timings, chunks run and resumed, devices), oldest first; see
+            :func:`compute_timings`.
     """
 
     dataset: Any
@@ -417,11 +476,17 @@ def sweep(
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **dict(meta or {}),
     }
+    history = _previous_history(run_path)
+    history.append({k: manifest[k] for k in ("created", "chunks_run", "chunks_resumed", "compiles",
+                                             "chunk_size", "timings")}
+                   | {"devices": {k: manifest["devices"].get(k) for k in
+                                  ("count", "platform", "kinds", "process_count")}})
+    manifest["history"] = history[-_HISTORY_MAX:]
     ds.attrs["manifest"] = json.dumps(store.to_jsonable({k: manifest[k] for k in ("label", "space", "spec", "params")}))
     if run_path is not None:
         t1 = time.perf_counter()
         store.write_dataset(run_path / "results.nc", ds)
-        timings["store_s"] += time.perf_counter() - t1
+        timings["results_write_s"] = time.perf_counter() - t1
         timings["total_s"] = time.perf_counter() - t_start
         store.atomic_write_json(run_path / "manifest.json", manifest)
     if multi:

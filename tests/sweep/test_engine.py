@@ -16,7 +16,10 @@ import xarray as xr
 from jax import monitoring
 
 from jaxtheory.divergence import guarded_scan
-from jaxtheory.sweep import Space, clear_compile_cache, lane_key_data, log, make_key, open_results, static, sweep, values
+from jaxtheory.sweep import (
+    Space, clear_compile_cache, compute_timings, lane_key_data, log, make_key, open_results, static, sweep,
+    values,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +166,17 @@ def test_store_writes_results_and_manifest_and_resumes(tmp_path):
     m = first.manifest
     for k in ("space", "spec", "versions", "git", "devices", "timings", "status_counts"):
         assert k in m
+    # every call is kept in the history; computing time sums the calls that ran chunks
+    hist = third.manifest["history"]
+    assert [h["chunks_run"] for h in hist] == [6, 0, 6]
+    assert [h["chunks_resumed"] for h in hist] == [0, 6, 0]
+    comp = compute_timings(third.manifest)
+    assert comp["calls"] == 2 and comp["chunks_run"] == 12
+    want = first.manifest["timings"]["run_s"] + third.manifest["timings"]["run_s"]
+    assert comp["timings"]["run_s"] == pytest.approx(want)
+    assert compute_timings(again.manifest)["calls"] == 1
+    assert sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, chunk=2, quiet=True
+                 ).manifest["history"][0]["chunks_run"] == 6  # in memory: this call only
 
 
 SCRIPT = textwrap.dedent("""
