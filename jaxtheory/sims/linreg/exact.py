@@ -82,7 +82,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import jax
 import jax.numpy as jnp
 
 from jaxtheory.divergence import guarded_scan
