@@ -1,9 +1,12 @@
-"""Batched GP bandits on finite candidate sets: GP-UCB, GP-BUCB, GP-BTS, uncertainty sampling.
+"""Batched GP bandits on finite candidate sets and the cube: GP-UCB, GP-BUCB, GP-BTS, uncertainty sampling.
 
 * :mod:`~jaxtheory.sims.gp_bandits.kernels`: squared exponential and Matérn kernels.
 * :mod:`~jaxtheory.sims.gp_bandits.posterior`: the exact posterior on the candidate set
   with bordered (rank-one) updates in a fixed-size buffer, hallucinated variance, and
   Matheron's-rule posterior draws.
+* :mod:`~jaxtheory.sims.gp_bandits.pathwise`: random-Fourier-feature prior draws, the
+  pathwise (Matheron) posterior update on the continuous cube, and a fixed-shape
+  maximizer (candidates plus projected gradient ascent).
 * :mod:`~jaxtheory.sims.gp_bandits.objectives`: candidate sets (grid, Sobol) and test
   functions (Branin, Hartmann-3/-6, Currin) with known maxima.
 * :mod:`~jaxtheory.sims.gp_bandits.runner`: :class:`GPBanditSpec`, :func:`run` for the
@@ -21,5 +24,6 @@ References:
 from jaxtheory.sims.gp_bandits.analysis import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.kernels import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.objectives import *  # noqa: F401,F403
+from jaxtheory.sims.gp_bandits.pathwise import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.posterior import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.runner import *  # noqa: F401,F403

@@ -28,6 +28,22 @@ The model is well specified for ``objective="gp"``: :math:`f \\sim N(0, K + cI)`
 Test functions are standardized to zero mean and unit variance over :math:`X` before
 the GP sees them; regrets are in those units.
 
+**Continuous domain** (``spec.domain = "continuous"``, test functions only): the
+policies act on the whole cube :math:`[0,1]^d`. The data sit in a fixed-size buffer of
+points (:class:`~jaxtheory.sims.gp_bandits.pathwise.PathState`) with model noise
+:math:`\\sigma^2 + c` (the nugget becomes a jitter). GP-BTS draws each batch member's
+function by pathwise conditioning of its own random-Fourier-feature prior draw
+(``spec.features`` frequencies; :func:`~jaxtheory.sims.gp_bandits.pathwise.pathwise_sample`);
+every acquisition (a draw, :math:`\\mu + \\beta^{1/2}\\sigma`, or :math:`\\sigma` for
+uncertainty sampling) is maximized by
+:func:`~jaxtheory.sims.gp_bandits.pathwise.maximize_on_cube` over ``spec.n`` fresh
+uniform candidates plus the evaluated points, then ``spec.ascent_steps`` projected
+gradient steps from the ``spec.ascent_starts`` best (first step :math:`\\ell/2`).
+Regret is measured against the function's known maximum on the cube; the test
+function is standardized by its mean and standard deviation over a Sobol reference set
+of :data:`REFERENCE_POINTS` points; uniform random search is one Monte Carlo path per
+lane (paired: the same lane key), and :math:`\\beta`'s :math:`|X|` is ``spec.n``.
+
 Randomness (:func:`lane_normals`): every normal a run uses comes from one draw on the
 lane key, except the objective's when ``fn_seed >= 0``: those come from
 ``fold_in(key(OBJECTIVE_ROOT), fn_seed)``, so every lane with the same ``fn_seed`` sees
@@ -44,6 +60,7 @@ References:
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -51,15 +68,24 @@ import numpy as np
 
 from jaxtheory.sims.gp_bandits.kernels import KERNELS, kernel_matrix, kernel_row
 from jaxtheory.sims.gp_bandits.objectives import TEST_FUNCTIONS, candidates
+from jaxtheory.sims.gp_bandits.pathwise import (init_path_state, maximize_on_cube, path_add_point,
+                                                 path_add_value, path_eval, path_posterior,
+                                                 pathwise_sample, rff_normals_per_feature, rff_prior)
 from jaxtheory.sims.gp_bandits.posterior import add_point, add_value, init_state, matheron_sample
 
-__all__ = ["GPBanditSpec", "DEFAULT_PARAMS", "POLICIES", "BETAS", "OBJECTIVE_ROOT", "beta_t",
-           "lane_normals", "random_search_simple_regret", "run"]
+__all__ = ["GPBanditSpec", "DEFAULT_PARAMS", "POLICIES", "BETAS", "DOMAINS", "OBJECTIVE_ROOT",
+           "REFERENCE_POINTS", "beta_t", "lane_normals", "random_search_simple_regret",
+           "test_function_moments", "run"]
 
 #: Policy names accepted by :class:`GPBanditSpec`.
 POLICIES = ("bts", "bucb", "ucb", "random")
 #: Exploration-multiplier rules.
 BETAS = ("theory", "scaled", "constant")
+#: Domains: finite candidate sets (``"grid"``, ``"sobol"``) or the cube ``"continuous"``.
+DOMAINS = ("grid", "sobol", "continuous")
+#: Size of the Sobol reference set that standardizes test functions on the continuous
+#: domain (its first 512 points also measure posterior coverage there).
+REFERENCE_POINTS = 4096
 #: Root of the shared objective keys (``fn_seed >= 0``).
 OBJECTIVE_ROOT = 20_020_602
 
@@ -87,8 +113,10 @@ class GPBanditSpec:
         kernel: one of :data:`~jaxtheory.sims.gp_bandits.kernels.KERNELS`.
         objective: ``"gp"`` (a prior draw) or a key of
             :data:`~jaxtheory.sims.gp_bandits.objectives.TEST_FUNCTIONS`.
-        domain: candidate set, ``"grid"`` or ``"sobol"``.
-        n: number of candidates :math:`|X|`.
+        domain: one of :data:`DOMAINS`: candidate set ``"grid"`` or ``"sobol"``, or
+            ``"continuous"`` (the cube, pathwise samples; test functions only).
+        n: number of candidates :math:`|X|` (continuous: fresh uniform candidates per
+            maximization).
         dim: dimension :math:`d` (must match a test function's).
         beta: one of :data:`BETAS`.
         nugget: :math:`c` added to the prior covariance's diagonal; it keeps the prior
@@ -105,6 +133,9 @@ class GPBanditSpec:
             computed once for all lanes and the prior draws of GP-BTS become one large
             matrix product (much faster for large ``n`` on an accelerator).
         variance: likewise for the signal variance.
+        features: random Fourier frequencies per pathwise draw (continuous domain).
+        ascent_starts: starting points of the projected gradient ascent (continuous).
+        ascent_steps: projected gradient steps per maximization (continuous).
 
     Example:
         >>> GPBanditSpec(q=4, budget=64).budget // GPBanditSpec(q=4, budget=64).q
@@ -125,6 +156,9 @@ class GPBanditSpec:
     record_trace: bool = False
     lengthscale: float | None = None
     variance: float | None = None
+    features: int = 256
+    ascent_starts: int = 4
+    ascent_steps: int = 10
 
     def __post_init__(self):
         if self.policy not in POLICIES:
@@ -145,6 +179,15 @@ class GPBanditSpec:
             raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
         if not self.nugget > 0:
             raise ValueError("nugget must be positive")
+        if self.domain not in DOMAINS:
+            raise ValueError(f"unknown domain {self.domain!r}; expected one of {DOMAINS}")
+        if self.domain == "continuous":
+            if self.objective == "gp":
+                raise ValueError("domain='continuous' needs a test-function objective "
+                                 f"(one of {tuple(TEST_FUNCTIONS)}), not 'gp'")
+            if not 1 <= self.ascent_starts <= self.n or self.features < 1 or self.ascent_steps < 0:
+                raise ValueError("continuous domain: need 1 <= ascent_starts <= n, features >= 1 "
+                                 "and ascent_steps >= 0")
 
     @property
     def rounds(self) -> int:
@@ -261,6 +304,132 @@ def random_search_simple_regret(f, m):
     return fs[-1] - (cdf - cdf_prev) @ fs
 
 
+@functools.cache
+def test_function_moments(name: str) -> tuple[float, float, float]:
+    """Mean, standard deviation and maximum of a test function over the Sobol reference set.
+
+    The set is the first :data:`REFERENCE_POINTS` unscrambled Sobol points of the cube;
+    the continuous domain standardizes the function by the first two.
+
+    Args:
+        name: a key of :data:`~jaxtheory.sims.gp_bandits.objectives.TEST_FUNCTIONS`.
+
+    Returns:
+        ``(mean, std, max)`` as Python floats.
+
+    Example:
+        >>> m, s, top = test_function_moments("branin")
+        >>> s > 0, top <= TEST_FUNCTIONS["branin"][2] + 1e-4
+        (True, True)
+    """
+    fn, dim, _, _ = TEST_FUNCTIONS[name]
+    with jax.ensure_compile_time_eval():
+        v = np.asarray(fn(jnp.asarray(candidates("sobol", REFERENCE_POINTS, dim), jnp.float32)),
+                       np.float64)
+    return float(v.mean()), float(v.std()), float(v.max())
+
+
+def _run_continuous(spec: GPBanditSpec, params: dict, key) -> dict:
+    """:func:`run` on the cube: pathwise GP-BTS, GP-(B)UCB, US, random search."""
+    dt = jnp.float64 if spec.dtype == "float64" else jnp.float32
+    p = {k: jnp.asarray(v) for k, v in params.items()}
+    ls = jnp.asarray(spec.lengthscale, dt) if spec.lengthscale is not None else p["lengthscale"].astype(dt)
+    amp = jnp.asarray(spec.variance, dt) if spec.variance is not None else p["variance"].astype(dt)
+    noise = jnp.maximum(p["noise_var"].astype(dt), 0.0)
+    s2 = noise + jnp.asarray(spec.nugget, dt)  # model noise: observation noise + jitter
+    init_evals = p["init_evals"].astype(jnp.int32)
+    Q, N, C, T, d, M = spec.q, spec.budget, spec.n, spec.rounds, spec.dim, spec.features
+    fn, _, fmax_known, _ = TEST_FUNCTIONS[spec.objective]
+    mu0, sd0, _ = test_function_moments(spec.objective)
+    f_dom = jnp.asarray((fmax_known - mu0) / sd0, dt)
+
+    def f(x):
+        return ((fn(x) - mu0) / sd0).astype(dt)
+
+    # one block of normals: per (round, member) the prior draw, pseudo-noise, candidates
+    # (uniform through the normal CDF) and observation noise; then random search's path
+    nf = rff_normals_per_feature(d)
+    width = M * nf + N + C * d + 1
+    key = jnp.asarray(key) if not hasattr(key, "dtype") else key
+    if not jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        key = jax.random.wrap_key_data(jnp.asarray(key, jnp.uint32))
+    block = jax.random.normal(key, (T * Q * width + N * d,), dt)
+    z_rounds = block[:T * Q * width].reshape(T, Q, width)
+    u_random = jax.scipy.special.ndtr(block[T * Q * width:].reshape(N, d))
+    X_cov = jnp.asarray(candidates("sobol", 512, d), dt)
+    kname = spec.kernel
+
+    def one_round(st, tz):
+        t, zt = tz
+
+        def pick(st, q):
+            e = t * Q + q
+            zq = zt[q]
+            cands = jax.scipy.special.ndtr(zq[M * nf + N:M * nf + N + C * d].reshape(C, d))
+            if spec.policy == "random":
+                x = cands[0]
+            else:
+                if spec.policy == "bts":
+                    prior = rff_prior(kname, zq[:M * nf].reshape(M, nf))
+                    g = pathwise_sample(st0_round, prior, zq[M * nf:M * nf + N], ls, amp, s2)
+                    acq = lambda X: path_eval(g, X, kname, ls, amp)  # noqa: E731
+                else:
+                    sb = jnp.sqrt(beta_t(spec.beta, e + 1, C, p).astype(dt))
+
+                    def acq(X):
+                        m, v = path_posterior(st, X, kname, ls, amp)
+                        return m + sb * jnp.sqrt(v + 1e-30)
+
+                def objective(X):
+                    sd = jnp.sqrt(path_posterior(st, X, kname, ls, amp)[1] + 1e-30)
+                    return jnp.where(e < init_evals, sd, acq(X))
+
+                allc = jnp.concatenate([cands, st.X], axis=0)
+                mask = jnp.concatenate([jnp.ones((C,), bool), st.used])
+                x, _ = maximize_on_cube(objective, allc, mask, starts=spec.ascent_starts,
+                                        steps=spec.ascent_steps, step0=0.5 * ls)
+            v_before = path_posterior(st, x[None], kname, ls, amp)[1][0]
+            st = path_add_point(st, e, x, kname, ls, amp, s2)
+            return st, (x, v_before)
+
+        st0_round = st  # GP-BTS draws from the round-start posterior (no hallucination)
+        st, (xq, vq) = jax.lax.scan(pick, st, jnp.arange(Q))
+        fq = f(xq)
+        yq = fq + jnp.sqrt(noise) * zt[:, -1]
+
+        def feed(st, qy):
+            q, y = qy
+            return path_add_value(st, t * Q + q, y), None
+
+        st, _ = jax.lax.scan(feed, st, (jnp.arange(Q), yq))
+        m, v = path_posterior(st, X_cov, kname, ls, amp)
+        cov = jnp.mean(jnp.abs(f(X_cov) - m) <= 2.0 * jnp.sqrt(v)).astype(dt)
+        return st, {"x": xq, "v": vq, "f": fq, "coverage": cov}
+
+    st, outs = jax.lax.scan(one_round, init_path_state(N, d, dt), (jnp.arange(T), z_rounds))
+    fx = outs["f"].reshape(N)
+    vb = outs["v"].reshape(N)
+    regret = f_dom - fx
+    cum = jnp.cumsum(regret)
+    simple = f_dom - jax.lax.cummax(fx)
+    res = {
+        "regret": regret,
+        "cum_regret": cum,
+        "simple_regret": simple,
+        "info_gain": jnp.cumsum(0.5 * jnp.log1p(vb / s2)),
+        "random_simple_regret": f_dom - jax.lax.cummax(f(u_random)),
+        "cum_regret_round": cum[Q - 1::Q],
+        "simple_regret_round": simple[Q - 1::Q],
+        "coverage_round": outs["coverage"],
+        "random_regret": f_dom,  # the standardized mean over the reference set is 0
+        "f_max": f_dom,
+        "f_max_domain": f_dom,
+    }
+    if spec.record_trace:
+        res.update(x_points=st.X, y_obs=st.y, used=st.used.astype(jnp.int8))
+    return res
+
+
 def run(spec: GPBanditSpec, params: dict, key) -> dict:
     """One batched GP bandit run; pure, jittable, vmappable over ``params`` and ``key``.
 
@@ -285,6 +454,14 @@ def run(spec: GPBanditSpec, params: dict, key) -> dict:
         (per evaluation), ``post_mean`` and ``post_var`` (per round and candidate) and
         ``f_values`` (the objective on the candidates).
 
+        On the continuous domain the same metrics are returned, with these meanings:
+        :math:`f^*` is the known maximum on the cube (``f_max = f_max_domain``);
+        ``random_simple_regret`` is one Monte Carlo path of uniform random search on
+        the cube (average over lanes for the expectation); ``random_regret`` is
+        :math:`f^*` minus the function's mean over the reference set; ``coverage_round``
+        is over the first 512 reference points. The trace has ``x_points`` (the
+        evaluated points, ``(N, d)``), ``y_obs`` and ``used``.
+
     Example:
         >>> import jax
         >>> out = run(GPBanditSpec(q=2, budget=8, n=16), dict(DEFAULT_PARAMS), jax.random.key(0))
@@ -293,6 +470,8 @@ def run(spec: GPBanditSpec, params: dict, key) -> dict:
         >>> bool((out["simple_regret"][1:] <= out["simple_regret"][:-1]).all())
         True
     """
+    if spec.domain == "continuous":
+        return _run_continuous(spec, params, key)
     dt = jnp.float64 if spec.dtype == "float64" else jnp.float32
     p = {k: jnp.asarray(v) for k, v in params.items()}
     ls = jnp.asarray(spec.lengthscale, dt) if spec.lengthscale is not None else p["lengthscale"].astype(dt)
