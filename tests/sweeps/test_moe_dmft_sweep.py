@@ -1,0 +1,71 @@
+"""The moe-dmft experiment: its claims judge synthetic results correctly, and (slow) the
+smoke preset runs with every claim passing."""
+
+import json
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from jaxtheory.sims.moe import dmft as D
+from sweeps import moe_dmft as E
+from sweeps.moe_dmft import EXPERIMENT
+
+WIDTHS = [D.DMFT_WIDTH, 64, 256, 1024]
+
+
+def _fake(gap_of_width, seeds=32, steps=21, residual=1e-6, dmft_noise=1e-5):
+    """Results shaped like the sweep's: the DMFT curve plus seed noise of size gap(N)."""
+    rng = np.random.default_rng(0)
+    t = np.arange(steps)
+    curve = 0.3 * np.exp(-t / 5) + 0.01
+    loss = np.empty((len(WIDTHS), seeds, steps))
+    for i, n in enumerate(WIDTHS):
+        scale = dmft_noise if n == D.DMFT_WIDTH else gap_of_width(n)
+        loss[i] = curve + scale * rng.standard_normal((seeds, steps))
+    res = np.full((len(WIDTHS), seeds), np.nan)
+    res[0] = residual
+    its = np.where(np.isnan(res), np.nan, 12.0)
+    ds = xr.Dataset(
+        {"loss": (("width", "seed", "step"), loss),
+         "residual": (("width", "seed"), res), "iterations": (("width", "seed"), its),
+         "status": (("width", "seed"), np.zeros((len(WIDTHS), seeds), np.int8))},
+        coords={"width": WIDTHS, "seed": np.arange(seeds), "step": t})
+    ds.attrs["manifest"] = json.dumps({"params": dict(D.DEFAULT_PARAMS)})
+    return ds
+
+
+def _verdicts(ds):
+    return {c.name: c.evaluate(ds, EXPERIMENT.spec) for c in EXPERIMENT.claims}
+
+
+def test_claims_pass_on_inverse_sqrt_gaps():
+    v = _verdicts(_fake(lambda n: 0.05 / np.sqrt(n)))
+    assert all(c.error is None for c in v.values())
+    assert all(c.passed for c in v.values()), {k: c.measured for k, c in v.items()}
+    assert v["gap-exponent"].measured == pytest.approx(-0.5, abs=0.05)
+
+
+def test_claims_fail_on_a_gap_that_does_not_vanish_or_an_unconverged_solve():
+    v = _verdicts(_fake(lambda n: 0.004 * (1 + 0.01 * np.sin(n)), residual=1e-3))
+    assert not v["gap-exponent"].passed and abs(v["gap-exponent"].measured) < 0.1
+    assert not v["dmft-fixed-point"].passed
+    v = _verdicts(_fake(lambda n: 0.05 / np.sqrt(n), dmft_noise=2e-3))   # noisy reference
+    assert not v["dmft-reference-precise"].passed
+
+
+def test_gaps_recover_the_injected_sizes():
+    widths, g, se, _, _ = E.gaps(_fake(lambda n: 0.05 / np.sqrt(n))["loss"])
+    assert widths.tolist() == [64, 256, 1024]
+    np.testing.assert_allclose(g, 0.05 / np.sqrt(widths), rtol=0.1)
+    assert (se > 0).all() and (se < 0.1 * g).all()
+
+
+@pytest.mark.slow  # ~20-30 s of CPU here: 4 compiles (DMFT + 3 widths)
+def test_smoke_preset_runs_and_claims_pass(tmp_path):
+    res = EXPERIMENT.sweep("smoke", out=tmp_path, quiet=True)
+    assert [c.error for c in res.claims] == [None] * len(res.claims)
+    assert res.passed, [(c.name, c.measured) for c in res.claims]
+    ds = res.results
+    assert np.isfinite(ds["loss"].values).all()
+    assert (tmp_path / EXPERIMENT.name).exists()
