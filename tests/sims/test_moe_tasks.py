@@ -33,6 +33,7 @@ def test_moe_teacher_is_the_mlp_moe_forward_with_unit_output_variance():
 def test_digits_split_and_batches():
     t = make_task("digits", seed=0)
     x_tr, y_tr = t.consts["x"], t.consts["y"]
+    np.testing.assert_array_equal(y_tr.sum(-1), 1.0)  # one-hot
     assert x_tr.shape == (1438, 64) and t.eval_x.shape == (359, 64)  # 1797 images, 20% held out
     np.testing.assert_allclose(x_tr.mean(axis=0), 0.0, atol=1e-5)
     np.testing.assert_array_equal(t.eval_y.argmax(-1), t.labels)
