@@ -333,13 +333,18 @@ EXPERIMENT = Experiment(
                         "4 LRs (×2 grid) × 2 seeds, μP and MSSP side by side.",
         ),
         "full": Preset(
-            Space(width=static(128, 256, 512, 1024, 2048), regime=static("I", "II", "III"),
+            # The authors' MLP runs: M = N/16 and regime-III widths up to 1024. At N = 1024
+            # regime III holds 2·M·N·N_e = 134M expert weights per rule; with three rules,
+            # Adam's moments and the init copy that is ~8 GB a lane, so pass --chunk 8 on
+            # one 80-140 GB accelerator (the engine sizes chunks by outputs only).
+            Space(width=static(128, 256, 512, 1024), regime=static("I", "II", "III"),
                   optimizer=static("sgd", "adam"),
                   lr_scale=values(*[2.0 ** k for k in range(-6, 3)]), seeds=4),
             spec={"steps": 1000, "batch_size": 50, "n_eval": 2048, "n_probe": 128,
-                  "num_log": 24, "rules": ("sp", "mup", "mssp")},
-            description="One accelerator: N = 128…2048, regimes I–III × SGD/Adam, T = 1000, "
-                        "batch 50, 9 LRs (×2 grid) × 4 seeds, SP, μP and MSSP.",
+                  "num_log": 24, "rules": ("sp", "mup", "mssp"), "m_ratio": 16},
+            description="One accelerator (run with --chunk 8): N = 128…1024, M = N/16, "
+                        "regimes I–III × SGD/Adam, T = 1000, batch 50, 9 LRs (×2 grid) × 4 "
+                        "seeds, SP, μP and MSSP.",
         ),
     },
     claims=[
