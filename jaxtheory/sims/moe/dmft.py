@@ -575,8 +575,8 @@ def initial_ntk(Kx, z0, act: str = "tanh", order: int = 40):
         \\Phi_0(\\mu,\\nu) = \\mathbb E\\,\\phi(u_\\mu)\\phi(u_\\nu), \\;
         G_0(\\mu,\\nu) = \\mathbb E\\,\\phi'(u_\\mu)\\phi'(u_\\nu), \\; u \\sim N(0, K_x),
 
-    with :math:`g_{m,0} = \\sigma(z_{m,0})`; each pair's 2×2 Gaussian average uses an
-    ``order``²-point tensor Gauss–Hermite rule on its Cholesky factor.
+    with :math:`g_{m,0} = \\sigma(z_{m,0})`; each pair's 2×2 Gaussian average uses a
+    tensor Gauss–Hermite rule with ``order`` points per dimension on its Cholesky factor.
 
     Args:
         Kx: input kernel ``(P, P)``.
