@@ -1,6 +1,7 @@
 """The docs: docstring coverage, docstring and guide examples, experiment pages, the build.
 
-* every public symbol has a docstring (the same check the Sphinx build runs);
+* every public symbol has a docstring (the same check the Sphinx build runs), and every
+  public docstring is valid reStructuredText (what Sphinx ``-W`` would reject);
 * the examples in every module's docstrings run (doctest), and so do the Python code
   blocks of the landing page and the guides;
 * experiment pages are generated from the noisy-quadratic smoke run, and an experiment
@@ -14,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import importlib
+import inspect
 import pkgutil
 import re
 import shutil
@@ -81,6 +83,56 @@ def test_made_up_docstrings_do_not_count():
     assert D._own_doc(Spec, "class") is None
     assert D._own_doc(Documented, "class") == "Has one."
     assert D._kind(3) == "data" and D._own_doc({"a": 1}, "data") is None
+
+
+def _rest_problems(text: str) -> str:
+    """docutils' warnings for a Google-style docstring, after napoleon's conversion;
+    Sphinx's own roles and directives are stand-ins that accept anything."""
+    import io
+
+    import docutils.core
+    import docutils.nodes
+    from docutils.parsers.rst import Directive, directives, roles
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import GoogleDocstring
+    from sphinx.util.docutils import docutils_namespace
+
+    class _Any(Directive):
+        has_content, optional_arguments, final_argument_whitespace = True, 10, True
+        option_spec = type("Opts", (dict,), {"__getitem__": lambda self, k: directives.unchanged,
+                                              "__contains__": lambda self, k: True})()
+
+        def run(self):
+            node = docutils.nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    rst = str(GoogleDocstring(text, Config(napoleon_use_param=True, napoleon_use_rtype=True)))
+    err = io.StringIO()
+    with docutils_namespace():  # the stand-ins are undone on exit
+        for r in ("func", "class", "mod", "data", "attr", "meth", "ref", "doc", "obj", "exc",
+                  "term"):
+            roles.register_generic_role(r, docutils.nodes.literal)
+        for d in ("attribute", "method", "data", "function", "class", "rubric", "seealso",
+                  "note", "warning", "code-block"):
+            directives.register_directive(d, _Any)
+        docutils.core.publish_doctree(rst, settings_overrides={
+            "warning_stream": err, "report_level": 2, "halt_level": 5})
+    return err.getvalue().strip()
+
+
+def test_public_docstrings_are_valid_restructuredtext():
+    """A fast stand-in for the (slow) Sphinx ``-W`` build: e.g. an inline literal glued
+    to the next character (````n``²``) fails there, and here."""
+    assert "Inline literal start-string" in _rest_problems("An ``n``²-point rule.")
+    assert _rest_problems("An ``n``-point rule, :math:`x^2`, :func:`f`.\n\nArgs:\n    x: a.") == ""
+    api = D.public_api("jaxtheory")
+    docs = [(m, d) for m, d in api.modules.items() if d]
+    docs += [(f"{s.module}.{s.name}", s.doc) for s in api.symbols if s.doc]
+    bad = {name: p for name, doc in docs
+           if (p := _rest_problems(inspect.cleandoc(doc)))}
+    assert not bad, "\n\n".join(f"{k}:\n{v}" for k, v in bad.items())
+    assert len(docs) > 300
 
 
 # -- examples in docstrings and guides -------------------------------------------------
