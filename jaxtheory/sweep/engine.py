@@ -135,6 +135,7 @@ def clear_compile_cache() -> None:
 
 
 _HISTORY_MAX = 100
+_HISTORY_KEYS = ("created", "chunks_run", "chunks_resumed", "compiles", "chunk_size", "timings")
 
 
 def _previous_history(run_path: Path | None) -> list[dict]:
@@ -148,8 +149,7 @@ def _previous_history(run_path: Path | None) -> list[dict]:
     hist = old.get("history")
     if isinstance(hist, list):
         return [h for h in hist if isinstance(h, dict)]
-    keys = ("created", "chunks_run", "chunks_resumed", "compiles", "chunk_size", "timings")
-    return [{k: old.get(k) for k in keys}] if "timings" in old else []
+    return [{k: old.get(k) for k in _HISTORY_KEYS}] if "timings" in old else []
 
 
 def compute_timings(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -477,8 +477,7 @@ def sweep(
         **dict(meta or {}),
     }
     history = _previous_history(run_path)
-    history.append({k: manifest[k] for k in ("created", "chunks_run", "chunks_resumed", "compiles",
-                                             "chunk_size", "timings")}
+    history.append({k: manifest[k] for k in _HISTORY_KEYS}
                    | {"devices": {k: manifest["devices"].get(k) for k in
                                   ("count", "platform", "kinds", "process_count")}})
     manifest["history"] = history[-_HISTORY_MAX:]
