@@ -6,6 +6,7 @@ grid as one compiled program per shape (:mod:`jaxtheory.sweep`), and experiments
 check a paper's claims on the results (:class:`Experiment`).
 """
 
+from jaxtheory.claims import NotApplicable
 from jaxtheory.experiment import (
     Claim,
     ClaimResult,
@@ -25,6 +26,7 @@ __all__ = [
     "Experiment",
     "ExperimentRun",
     "Figure",
+    "NotApplicable",
     "Paper",
     "Preset",
     "evaluate_claims",

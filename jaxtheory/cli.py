@@ -8,7 +8,7 @@ Examples::
     jaxtheory run noisy-quadratic --coordinator host0:1234 --num-processes 2 --process-id 0
     jaxtheory report runs/noisy-quadratic/smoke-<hash>
 
-Exit status: 0 on success, 1 when ``run --check`` finds a failed claim, 2 for bad
+Exit status: 0 on success, 1 when ``run --check`` finds a failed claim (``--strict``: a failed or inconclusive one), 2 for bad
 input (unknown experiment or preset, a malformed ``--set``, a missing run directory).
 """
 
@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="join a multi-process run that JAX detects (SLURM, Cloud TPU)")
     r.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     r.add_argument("--check", action="store_true", help="exit 1 when a claim fails")
+    r.add_argument("--strict", action="store_true",
+                   help="exit 1 when a claim fails or is inconclusive")
 
     s = sub.add_parser("show", help="space, devices, timings, lane statuses and claims of a run")
     s.add_argument("run_dir")
@@ -114,9 +116,11 @@ def _cmd_run(a) -> int:
     except (SpaceError, ValueError) as e:
         return _err(str(e))
     print(result.run_dir)
-    if a.check and not result.passed:
-        failed = [c.name for c in result.claims if not c.passed]
-        print(f"jaxtheory: claims failed: {', '.join(failed)}", file=sys.stderr)
+    if (a.check or a.strict) and result.failed:
+        print(f"jaxtheory: claims failed: {', '.join(result.failed)}", file=sys.stderr)
+        return 1
+    if a.strict and result.inconclusive:
+        print(f"jaxtheory: claims inconclusive: {', '.join(result.inconclusive)}", file=sys.stderr)
         return 1
     return 0
 

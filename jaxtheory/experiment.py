@@ -18,8 +18,8 @@ minimal one::
         ...
         return {"loss": losses}  # a dict of arrays; here losses has shape (steps,)
 
-    def final_loss(ds, spec):   # a claim's measurement: a number from the results
-        return float(ds["loss"].isel(step=-1).mean())
+    def final_loss(ds, spec):   # a claim's sample: the final loss of every seed
+        return ds["loss"].isel(step=-1)                # dims (seed, lr)
 
     EXPERIMENT = Experiment(
         name="my-experiment",
@@ -34,8 +34,8 @@ minimal one::
             "full": Preset(Space(lr=log(1e-4, 1.0, num=64), seeds=64),
                            spec={"steps": 10_000}),                    # one accelerator
         },
-        claims=[Claim.at_most("final-loss", "The loss falls below 0.1.",
-                              final_loss, bound=0.1)],
+        claims=[Claim.at_most("final-loss", "The loss falls below 0.1 at every lr.",
+                              final_loss, 0.1, source="proposed")],
         figures=[Figure("loss", draw_loss)],     # draw_loss(ds, spec, fig)
         description="What is simulated and how, in Markdown with $math$.",
     )
@@ -45,13 +45,14 @@ minimal one::
 and writes ``claims.json`` next to ``results.nc``; rerunning it resumes. The command
 line does the same: ``jaxtheory run my-experiment --preset smoke``.
 
-A claim is a named, falsifiable check: the paper's value (``expected``), the value
-measured on the results (``measured``), a ``tolerance`` and a verdict (``passed``).
-The constructors :meth:`Claim.close`, :meth:`Claim.within`, :meth:`Claim.at_most`,
-:meth:`Claim.at_least` and :meth:`Claim.equals` cover the usual shapes; for anything
-else give ``Claim(name, statement, expected, tolerance, check)`` with ``check(ds, spec)``
-returning ``(measured, passed)``. A claim that fails stays failing: it is a finding,
-reported with its measured value.
+A claim (:mod:`jaxtheory.claims`) is a named, falsifiable check with a computed
+verdict: ``pass``, ``fail``, ``inconclusive`` (the statistic's 95% interval, bootstrapped
+over seeds, contains the decision boundary: the preset cannot decide) or
+``not-applicable``. Its constructors (:meth:`Claim.at_most`, :meth:`Claim.slope`,
+:meth:`Claim.ordering`, :meth:`Claim.close`, :meth:`Claim.identity`,
+:meth:`Claim.fraction`, ...) take the per-seed sample the statistic is computed from, the
+paper's value and tolerance (the very values the verdict uses) and a ``source``. A
+claim that fails stays failing: it is a finding, reported with its interval.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
+from jaxtheory.claims import Claim, ClaimResult, evaluate_claims
 from jaxtheory.sweep import store
 from jaxtheory.sweep.engine import SweepResult, sweep
 from jaxtheory.sweep.space import Axis, Space
@@ -80,6 +81,7 @@ __all__ = [
     "Experiment",
     "ExperimentRun",
     "evaluate_claims",
+    "verdict_summary",
 ]
 
 
@@ -125,124 +127,6 @@ class Preset:
 
 
 @dataclasses.dataclass(frozen=True)
-class ClaimResult:
-    """A claim's verdict on one run: what ``claims.json`` holds, one object per claim."""
-
-    name: str
-    statement: str
-    expected: Any
-    measured: Any
-    tolerance: Any
-    passed: bool
-    error: str | None = None
-
-    def to_json(self) -> dict:
-        """The JSON object written to ``claims.json``."""
-        d = {
-            "name": self.name,
-            "statement": self.statement,
-            "expected": store.to_jsonable(self.expected),
-            "measured": store.to_jsonable(self.measured),
-            "tolerance": store.to_jsonable(self.tolerance),
-            "passed": bool(self.passed),
-        }
-        if self.error:
-            d["error"] = self.error
-        return d
-
-
-def _num(x: Any) -> float:
-    return float(np.asarray(x))
-
-
-@dataclasses.dataclass(frozen=True)
-class Claim:
-    """A named, falsifiable check of a paper's statement on an experiment's results.
-
-    Attributes:
-        name: short identifier (kebab-case).
-        statement: the paper's claim in words.
-        expected: the paper's value, interval or ordering.
-        tolerance: how far the measurement may be from ``expected`` (a number, or words).
-        check: ``check(ds, spec) -> (measured, passed)``, on the assembled results.
-    """
-
-    name: str
-    statement: str
-    expected: Any
-    tolerance: Any
-    check: Callable[[Any, Any], tuple[Any, bool]]
-
-    def evaluate(self, ds: Any, spec: Any) -> ClaimResult:
-        """Evaluate the claim; an exception in ``check`` is a failed verdict, not a crash."""
-        try:
-            measured, passed = self.check(ds, spec)
-            err = None
-        except Exception as e:  # noqa: BLE001 - a broken measurement is reported
-            measured, passed, err = None, False, f"{type(e).__name__}: {e}"
-        return ClaimResult(self.name, self.statement, self.expected, measured,
-                           self.tolerance, bool(passed), err)
-
-    # -- common shapes -----------------------------------------------------------
-    @classmethod
-    def close(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
-              expected: float, *, rtol: float = 0.0, atol: float = 0.0) -> Claim:
-        """Passes when ``|measure - expected| <= atol + rtol * |expected|``."""
-        tol = {"rtol": rtol, "atol": atol}
-
-        def check(ds, spec):
-            m = _num(measure(ds, spec))
-            return m, bool(abs(m - expected) <= atol + rtol * abs(expected))
-
-        return cls(name, statement, expected, tol, check)
-
-    @classmethod
-    def within(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
-               low: float, high: float) -> Claim:
-        """Passes when ``low <= measure <= high``."""
-
-        def check(ds, spec):
-            m = _num(measure(ds, spec))
-            return m, bool(low <= m <= high)
-
-        return cls(name, statement, [low, high], "inclusive interval", check)
-
-    @classmethod
-    def at_most(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
-                bound: float, *, tolerance: float = 0.0) -> Claim:
-        """Passes when ``measure <= bound + tolerance``."""
-
-        def check(ds, spec):
-            m = _num(measure(ds, spec))
-            return m, bool(m <= bound + tolerance)
-
-        return cls(name, statement, f"<= {bound}", tolerance, check)
-
-    @classmethod
-    def at_least(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
-                 bound: float, *, tolerance: float = 0.0) -> Claim:
-        """Passes when ``measure >= bound - tolerance``."""
-
-        def check(ds, spec):
-            m = _num(measure(ds, spec))
-            return m, bool(m >= bound - tolerance)
-
-        return cls(name, statement, f">= {bound}", tolerance, check)
-
-    @classmethod
-    def equals(cls, name: str, statement: str, measure: Callable[[Any, Any], Any],
-               expected: Any) -> Claim:
-        """Passes when ``measure == expected`` exactly (counts, orderings, labels)."""
-
-        def check(ds, spec):
-            m = measure(ds, spec)
-            m = store.to_jsonable(m)
-            return m, bool(m == store.to_jsonable(expected))
-
-        return cls(name, statement, expected, "exact", check)
-
-
-@dataclasses.dataclass(frozen=True)
 class Figure:
     """A figure drawn from an experiment's results.
 
@@ -257,11 +141,6 @@ class Figure:
     draw: Callable[[Any, Any, Any], None]
     caption: str = ""
     size: tuple[float, float] = (6.4, 4.0)
-
-
-def evaluate_claims(claims: Sequence[Claim], ds: Any, spec: Any) -> list[ClaimResult]:
-    """Evaluate every claim on ``ds``."""
-    return [c.evaluate(ds, spec) for c in claims]
 
 
 @dataclasses.dataclass
@@ -290,6 +169,24 @@ class ExperimentRun:
     def passed(self) -> bool:
         """True when every claim passed."""
         return all(c.passed for c in self.claims)
+
+    @property
+    def failed(self) -> list[str]:
+        """Names of the claims whose verdict is ``fail``."""
+        return [c.name for c in self.claims if c.verdict == "fail"]
+
+    @property
+    def inconclusive(self) -> list[str]:
+        """Names of the claims whose verdict is ``inconclusive``."""
+        return [c.name for c in self.claims if c.verdict == "inconclusive"]
+
+
+def verdict_summary(claims: Sequence[ClaimResult]) -> str:
+    """``"5 pass, 1 fail, 2 inconclusive of 8 claims"`` (verdicts that occur, in order)."""
+    from jaxtheory.claims import VERDICTS
+
+    counts = [(v, sum(c.verdict == v for c in claims)) for v in VERDICTS]
+    return ", ".join(f"{n} {v}" for v, n in counts if n) + f" of {len(claims)} claims"
 
 
 def _stable_hash(obj: Any) -> str:
@@ -408,7 +305,6 @@ class Experiment:
         if run_dir is not None and jax.process_index() == 0:
             store.atomic_write_json(run_dir / "claims.json", [c.to_json() for c in claims])
         if not quiet and claims:
-            n_ok = sum(c.passed for c in claims)
-            print(f"{self.name}/{preset}: {n_ok}/{len(claims)} claims passed", file=sys.stderr)
+            print(f"{self.name}/{preset}: {verdict_summary(claims)}", file=sys.stderr)
         return ExperimentRun(self, preset, run_dir, res.dataset, claims, res.manifest, spec)
 

@@ -15,6 +15,7 @@ from it and the docs build fails on any symbol without a docstring
 from __future__ import annotations
 
 import dataclasses
+import html
 import importlib
 import inspect
 import json
@@ -28,6 +29,8 @@ import traceback
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+from jaxtheory.claims import VERDICTS, describe_interval, describe_rule
 
 __all__ = [
     "PublicSymbol",
@@ -272,6 +275,7 @@ class ExperimentPage:
         ok: whether the run, the claims and every figure succeeded.
         claims_passed: claims that passed.
         claims_total: claims evaluated.
+        verdicts: how many claims have each verdict.
         errors: what went wrong in the run or a figure (empty when ``ok``).
         run_dir: the run directory used.
     """
@@ -281,6 +285,7 @@ class ExperimentPage:
     ok: bool
     claims_passed: int = 0
     claims_total: int = 0
+    verdicts: dict = dataclasses.field(default_factory=dict)
     errors: list[str] = dataclasses.field(default_factory=list)
     run_dir: Path | None = None
 
@@ -306,6 +311,69 @@ def _write_if_changed(path: Path, text: str | bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
     tmp.replace(path)
+
+
+_VERDICT_MARK = {"pass": "✔ pass", "fail": "✘ FAIL", "inconclusive": "? inconclusive",
+                 "not-applicable": "– n/a"}
+
+
+def _verdict(c: dict) -> str:
+    return c.get("verdict") or ("pass" if c.get("passed") else "fail")
+
+
+def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> list[str]:
+    """The claims as an HTML table: name, verdict, measured, interval, expected, source on
+    one row and the statement on the row beneath (so the verdict never scrolls away)."""
+    rows = ['<table class="claims">',
+            "<thead><tr><th>Claim</th><th>Verdict</th><th>Measured</th><th>95% interval</th>"
+            "<th>Expected</th><th>Source</th></tr></thead>", "<tbody>"]
+    for c in claims:
+        v = _verdict(c)
+        measured = _fmt_value(c.get("measured"))
+        interval = describe_interval(c)
+        if c.get("error"):
+            measured = f"error: {c['error']}"
+        elif c.get("reason"):
+            measured = f"not applicable: {c['reason']}"
+        elif isinstance(c.get("measured"), dict) or len(measured) > LONG_CELL:
+            details.append(c)
+            n = len(c["measured"]) if isinstance(c.get("measured"), (dict, list)) else 1
+            measured = f'<a href="#measured-{exp_name}-{c["name"]}">{n} cells</a>'
+            interval = "per cell"
+        else:
+            measured = html.escape(measured)
+        if c.get("n"):
+            interval += f" (n={c['n']})"
+        rows.append(f'<tr class="claim-head verdict-{v}"><td><strong>{html.escape(c["name"])}</strong></td>'
+                    f'<td class="verdict">{_VERDICT_MARK.get(v, v)}</td><td>{measured}</td>'
+                    f"<td>{html.escape(interval)}</td><td>{html.escape(describe_rule(c))}</td>"
+                    f"<td>{html.escape(str(c.get('source', '')))}</td></tr>")
+        rows.append(f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""))}'
+                    "</td></tr>")
+    rows += ["</tbody>", "</table>", ""]
+    return rows
+
+
+def _cells_text(c: dict) -> str:
+    """Per-cell measured value, interval and verdict of a claim, as aligned text."""
+    m = c.get("measured")
+    if not isinstance(m, dict):
+        return _fmt_value(m)
+    iv = c.get("interval") if isinstance(c.get("interval"), dict) else {}
+    ex = c.get("expected") if isinstance(c.get("expected"), dict) else {}
+    cv = c.get("cells") or {}
+    width = max((len(str(k)) for k in m), default=0)
+    out = []
+    for k, v in m.items():
+        i = iv.get(k)
+        line = f"{str(k):<{width}}  {_fmt_value(v):>12}"
+        line += f"  [{_fmt_value(i[0])}, {_fmt_value(i[1])}]" if i else "  exact"
+        if k in ex:
+            line += f"  expected {_fmt_value(ex[k])}"
+        if k in cv:
+            line += f"  {cv[k]}"
+        out.append(line)
+    return "\n".join(out)
 
 
 def _md_cell(text: Any) -> str:
@@ -466,13 +534,15 @@ def _render_page(exp: Any, preset: str, rec: dict, fig_dir: Path, page_dir: Path
     lines += [meta[0], ""]
 
     claims = rec["claims"]
-    n_ok = sum(bool(c.get("passed")) for c in claims)
     if rec["run_dir"] is None:
         lines += [":::{error}", f"This experiment's `{preset}` run failed, so its claims were "
                   "not evaluated and it has no figures.", ":::", ""]
     elif claims:
-        verdict = "All claims pass" if n_ok == len(claims) else f"{len(claims) - n_ok} claim(s) FAIL"
-        lines += [f"**Verdict ({preset} preset).** {verdict}: {n_ok} of {len(claims)} passed.", ""]
+        counts = {v: sum(_verdict(c) == v for c in claims) for v in VERDICTS}
+        summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        lines += [f"**Verdicts ({preset} preset).** {summary} of {len(claims)} claims. A verdict is "
+                  "computed from the statistic's 95% interval: *inconclusive* means the interval "
+                  "contains the decision boundary, so this preset cannot decide.", ""]
     else:
         lines += [f"**Verdict ({preset} preset).** This experiment states no claims.", ""]
     for err in rec["errors"]:
@@ -485,31 +555,10 @@ def _render_page(exp: Any, preset: str, rec: dict, fig_dir: Path, page_dir: Path
     lines += ["## Claims", ""]
     details: list[dict] = []  # claims whose measurement is too long for a table cell
     if claims:
-        lines += ["| Claim | Paper value | Measured | Tolerance | Verdict |",
-                  "| --- | --- | --- | --- | --- |"]
-        for c in claims:
-            verdict = "✔ pass" if c.get("passed") else "✘ **FAIL**"
-            claim = f"**{_md_cell(c['name'])}**: {_md_cell(c.get('statement', ''))}"
-            measured = _fmt_value(c.get("measured"))
-            if c.get("error"):
-                measured = f"error: {c['error']}"
-            elif len(measured) > LONG_CELL:
-                details.append(c)
-                measured = (f"{{ref}}`{len(c['measured'])} values <measured-{exp.name}-"
-                            f"{c['name']}>`" if isinstance(c["measured"], (dict, list))
-                            else measured[:LONG_CELL] + " …")
-            lines.append(f"| {claim} | {_md_cell(_fmt_value(c.get('expected')))} | "
-                         f"{_md_cell(measured)} | {_md_cell(_fmt_tolerance(c.get('tolerance')))} "
-                         f"| {verdict} |")
-        lines.append("")
+        lines += _claims_table(claims, exp.name, details)
         for c in details:
-            lines += [f"(measured-{exp.name}-{c['name']})=", f"### Measured: {c['name']}", ""]
-            m = c["measured"]
-            rows = m.items() if isinstance(m, dict) else enumerate(m)
-            width = max(len(str(k)) for k, _ in rows) if m else 0
-            rows = m.items() if isinstance(m, dict) else enumerate(m)
-            lines += [_fence("\n".join(f"{str(k):<{width}}  {_fmt_value(v)}" for k, v in rows),
-                             "text"), ""]
+            lines += [f"(measured-{exp.name}-{c['name']})=", f"### Cells: {c['name']}", ""]
+            lines += [_fence(_cells_text(c), "text"), ""]
     elif exp.claims:
         lines += ["Not evaluated (the run failed). The claims:", ""]
         lines += [f"- **{c.name}**: {c.statement}" for c in exp.claims]
@@ -601,16 +650,14 @@ def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str]
                   preset: str) -> str:
     lines: list[str] = []
     if pages:
-        lines += ["| Experiment | Paper | Claims passed | Status |", "| --- | --- | --- | --- |"]
+        lines += ["| Experiment | Paper | Verdicts | Status |", "| --- | --- | --- | --- |"]
         for pg in pages:
             from jaxtheory.registry import experiments
 
             exp = experiments()[pg.name]
             paper = _md_cell(exp.paper.title) + (f" (arXiv:{exp.paper.arxiv})" if exp.paper.arxiv else "")
             status = "ok" if pg.ok else "✘ run or figure failed"
-            claims = f"{pg.claims_passed} / {pg.claims_total}" if pg.claims_total else "–"
-            if pg.claims_total and pg.claims_passed < pg.claims_total:
-                claims += " ✘"
+            claims = ", ".join(f"{n} {v}" for v, n in pg.verdicts.items()) if pg.claims_total else "–"
             lines.append(f"| {{ref}}`{pg.name} <experiment-{pg.name}>` | {paper} | {claims} | {status} |")
         lines += ["", f"Every page is built from the `{preset}` preset.", ""]
     else:
@@ -704,10 +751,13 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
         page = ExperimentPage(name, path, ok=not rec["errors"],
                               claims_passed=sum(bool(c.get("passed")) for c in claims),
                               claims_total=len(claims), errors=list(rec["errors"]),
+                              verdicts={v: sum(_verdict(c) == v for c in claims) for v in VERDICTS
+                                        if any(_verdict(c) == v for c in claims)},
                               run_dir=rec["run_dir"])
         pages.append(page)
         state = "ok" if page.ok else "FAILED: " + rec["errors"][0].splitlines()[0]
-        say(f"docs: {name}: {page.claims_passed}/{page.claims_total} claims passed; {state}")
+        say(f"docs: {name}: " + (", ".join(f"{n} {v}" for v, n in page.verdicts.items()) or "no claims")
+            + f"; {state}")
     errs = import_errors()
     for mod, err in errs.items():
         say(f"docs: sweeps.{mod} failed to import: {err}")
@@ -744,8 +794,9 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
         strict: warnings are errors (``-W --keep-going``).
 
     Returns:
-        The exit status: 0 when the site built (an experiment whose run failed has a
-        page that says so and does not fail the build), 1 when Sphinx failed.
+        The exit status: 0 when the site built and every experiment ran; 1 when Sphinx
+        failed or any experiment's run, claims or figures raised (its page says so and
+        the rest of the site is still built).
 
     Raises:
         KeyError: when ``only`` names an unregistered experiment.
@@ -757,7 +808,7 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     print(f"docs: wrote {len(pages)} experiment page(s) in {time.perf_counter() - t0:.1f} s"
           + (f"; with failures: {', '.join(failed)}" if failed else ""), file=sys.stderr)
     if not sphinx:
-        return 0
+        return 1 if failed else 0
     t1 = time.perf_counter()
     out = Path(out)
     status = _run_sphinx(src, out, strict=strict)
@@ -765,4 +816,7 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     print(f"docs: sphinx {'succeeded' if status == 0 else 'FAILED'} in "
           f"{time.perf_counter() - t1:.1f} s" + (f": {where}" if status == 0 else ""),
           file=sys.stderr)
-    return 0 if status == 0 else 1
+    if failed:
+        print(f"docs: FAILED: experiment(s) whose run, claims or figures raised: {', '.join(failed)}",
+              file=sys.stderr)
+    return 0 if status == 0 and not failed else 1

@@ -107,6 +107,11 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def _verdict(c: dict) -> str:
+    """A stored claim's verdict (claims.json written before verdicts existed has ``passed``)."""
+    return c.get("verdict") or ("pass" if c.get("passed") else "fail")
+
+
 def summarize(run_dir: str | Path) -> str:
     """A plain-text summary: space, devices, timings, lane statuses and claim verdicts."""
     run = load_run(run_dir)
@@ -148,12 +153,27 @@ def summarize(run_dir: str | Path) -> str:
     sc = m["status_counts"]
     lines.append(f"lanes      {m['lanes']}: {sc['ok']} ok, {sc['diverged']} diverged")
     if run.claims:
-        n_ok = sum(c["passed"] for c in run.claims)
-        lines.append(f"claims     {n_ok}/{len(run.claims)} passed")
+        from jaxtheory.claims import describe_interval, describe_rule
+
+        counts = {}
         for c in run.claims:
-            verdict = "PASS" if c["passed"] else "FAIL"
-            lines.append(f"  [{verdict}] {c['name']}: expected {_fmt(c['expected'])}, "
-                         f"measured {_fmt(c['measured'])} (tolerance {_fmt(c['tolerance'])})")
+            v = _verdict(c)
+            counts[v] = counts.get(v, 0) + 1
+        lines.append(f"claims     {len(run.claims)}: "
+                     + ", ".join(f"{n} {v}" for v, n in counts.items()))
+        for c in run.claims:
+            v = _verdict(c).upper()
+            lines.append(f"  [{v}] {c['name']} ({c.get('source', '?')}): expected "
+                         f"{describe_rule(c)}, measured {_fmt(c.get('measured'))}, "
+                         f"interval {describe_interval(c)}"
+                         + (f", n={c['n']}" if c.get("n") else ""))
+            if isinstance(c.get("cells"), dict):
+                bad = [f"{k} ({cv})" for k, cv in c["cells"].items() if cv != "pass"]
+                if bad:
+                    lines.append("         not passing: " + ", ".join(bad[:8])
+                                 + (" ..." if len(bad) > 8 else ""))
+            if c.get("reason"):
+                lines.append(f"         not applicable: {c['reason']}")
             if c.get("error"):
                 lines.append(f"         error: {c['error']}")
     return "\n".join(lines)

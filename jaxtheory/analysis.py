@@ -1,0 +1,654 @@
+"""Statistics of sweep results, with intervals: one implementation for every experiment.
+
+Every slope, rate, crossing and tuning choice an experiment reports comes from here, so
+that all claims follow one protocol (DESIGN §6):
+
+* **Aggregate over seeds first, then choose or fit.** A log-log slope is the slope of
+  the seed-mean (or seed-median) curve; a best learning rate is the argmin of the
+  seed-mean loss, never the median of per-seed argmins (which is optimistic).
+* **Intervals by bootstrap over the sample dimension.** The seeds (or instances) are
+  resampled with replacement, jointly for every point of a curve and every method of a
+  comparison (paired), and the statistic is recomputed on each resample; the interval
+  is the percentile interval. The resampling RNG is fixed, so a verdict is a function
+  of the results alone.
+* **Ties.** In a tuning over a grid, every value whose seed-mean lies within one
+  standard error of the best counts as tied with it.
+
+The functions take :class:`xarray.DataArray` objects with named dimensions (a sample
+dimension such as ``seed``, a coordinate dimension such as ``horizon``, and any number
+of further dimensions, which become *cells*: one estimate each) or plain numpy arrays.
+An :class:`Estimate` is a value with its interval; a statistic over several cells is a
+:class:`dict` from a cell label such as ``"p=1.5,algorithm=sgd"`` to its
+:class:`Estimate`.
+
+Only numpy and xarray are used: this module sits below ``sweeps/`` and beside
+:mod:`jaxtheory.plots` in the layers (DESIGN §1) and never imports jax.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Estimate",
+    "Best",
+    "bootstrap",
+    "mean",
+    "proportion",
+    "from_se",
+    "loglog_slope",
+    "semilog_rate",
+    "local_slopes",
+    "power_law_with_floor",
+    "first_crossing",
+    "at_equal_cost",
+    "best_over",
+    "spearman",
+    "monotone_violations",
+    "select",
+    "cells",
+    "cell_label",
+    "DEFAULT_BOOT",
+    "DEFAULT_LEVEL",
+]
+
+#: Bootstrap resamples used by default: enough for a stable 95% percentile interval.
+DEFAULT_BOOT = 2000
+#: Default confidence level of an interval.
+DEFAULT_LEVEL = 0.95
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """A statistic with its interval.
+
+    Attributes:
+        value: the statistic computed on the whole sample.
+        low: lower end of the interval (``None`` for an exact quantity).
+        high: upper end of the interval (``None`` for an exact quantity).
+        n: the sample size it was computed from (seeds, instances), or ``None``.
+        method: how the interval was computed (``"bootstrap"``, ``"se"``, ``"wilson"``,
+            ``"exact"``).
+        level: the interval's confidence level.
+    """
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+    n: int | None = None
+    method: str = "exact"
+    level: float | None = None
+
+    @property
+    def exact(self) -> bool:
+        """True when the quantity carries no sampling interval."""
+        return self.low is None or self.high is None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """``(low, high)``, or ``None`` for an exact quantity."""
+        return None if self.exact else (self.low, self.high)
+
+    def to_json(self) -> dict:
+        """A JSON-able dict."""
+        d = {"value": _f(self.value), "low": _f(self.low), "high": _f(self.high),
+             "n": self.n, "method": self.method}
+        if self.level is not None:
+            d["level"] = self.level
+        return d
+
+    def __format__(self, spec: str) -> str:
+        spec = spec or ".4g"
+        if self.exact:
+            return format(self.value, spec)
+        return f"{format(self.value, spec)} [{format(self.low, spec)}, {format(self.high, spec)}]"
+
+
+def _f(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else (None if math.isnan(x) else x)
+
+
+@dataclasses.dataclass(frozen=True)
+class Best:
+    """The result of a tuning over a grid (:func:`best_over`).
+
+    Attributes:
+        value: the best seed-aggregated value.
+        at: the grid coordinate where it is reached.
+        ties: every grid coordinate whose aggregate lies within one standard error of
+            the best (``at`` included), in grid order.
+        se: the standard error of the best value over the sample dimension.
+        curve: the aggregated value at every grid point, in grid order.
+        grid: the grid coordinates, in order.
+    """
+
+    value: float
+    at: Any
+    ties: tuple
+    se: float
+    curve: tuple
+    grid: tuple
+
+    def to_json(self) -> dict:
+        """A JSON-able dict."""
+        return {"value": _f(self.value), "at": _py(self.at), "ties": [_py(t) for t in self.ties],
+                "se": _f(self.se)}
+
+
+def _py(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+# -- cells ---------------------------------------------------------------------------
+
+def cell_label(coords: Mapping[str, Any]) -> str:
+    """The label of a cell: ``"p=1.5,algorithm=sgd"``; ``""`` for a single cell.
+
+    Example:
+        >>> cell_label({"p": 1.5, "algorithm": "sgd"})
+        'p=1.5,algorithm=sgd'
+    """
+    parts = []
+    for k, v in coords.items():
+        v = _py(v)
+        parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
+    return ",".join(parts)
+
+
+def cells(da: Any, keep: Iterable[str]) -> list[tuple[dict, Any]]:
+    """Split ``da`` into cells over every dimension not in ``keep``.
+
+    Returns a list of ``(coords, sub)`` with ``coords`` the cell's coordinate values by
+    dimension name (empty for one cell) and ``sub`` the DataArray of that cell, in the
+    order of the dimensions and their coordinates.
+    """
+    keep = set(keep)
+    dims = [d for d in da.dims if d not in keep]
+    if not dims:
+        return [({}, da)]
+    stacked = da.stack(__cell=dims)
+    out = []
+    for i in range(stacked.sizes["__cell"]):
+        sub = stacked.isel(__cell=i)
+        coords = {d: _py(sub[d].values.item()) for d in dims}
+        out.append((coords, sub.drop_vars(["__cell", *dims], errors="ignore")))
+    return out
+
+
+def select(ds: Any, **sel: Any) -> Any:
+    """``ds.sel(...)`` for the dimensions ``ds`` has; the others are ignored.
+
+    A preset that does not sweep an axis has no dimension for it; selecting the default
+    value there is a no-op rather than an error.
+
+    Example:
+        >>> import xarray as xr
+        >>> da = xr.DataArray([1.0, 2.0], dims=["lr"], coords={"lr": [0.1, 0.2]})
+        >>> float(select(da, lr=0.2, width=64))
+        2.0
+    """
+    return ds.sel({k: v for k, v in sel.items() if k in ds.dims})
+
+
+# -- intervals -------------------------------------------------------------------------
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([0x6A78, seed]))
+
+
+def _percentile(reps: np.ndarray, level: float) -> tuple[float, float]:
+    reps = reps[np.isfinite(reps)]
+    if reps.size == 0:
+        return float("nan"), float("nan")
+    a = (1.0 - level) / 2.0
+    lo, hi = np.quantile(reps, [a, 1.0 - a])
+    return float(lo), float(hi)
+
+
+def bootstrap(sample: np.ndarray, stat: Callable[[np.ndarray], np.ndarray], *,
+              n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate:
+    """Percentile bootstrap interval of ``stat`` over axis 0 of ``sample``.
+
+    Args:
+        sample: array whose axis 0 is the sample (seeds or instances); other axes are
+            carried along, resampled jointly (so a curve or a set of methods is resampled
+            as a whole: a paired bootstrap).
+        stat: maps an array of shape ``(B, n, ...)`` (``B`` resamples) to ``(B,)``; it
+            must be vectorised over the leading axis.
+        n_boot: resamples.
+        level: confidence level.
+        seed: seed of the resampling RNG (fixed, so an interval is reproducible).
+
+    Returns:
+        The :class:`Estimate` with ``value = stat(sample[None])[0]``.
+
+    Example:
+        >>> x = np.arange(100.0)
+        >>> e = bootstrap(x, lambda s: s.mean(axis=1))
+        >>> e.value, bool(e.low < 49.5 < e.high)
+        (49.5, True)
+    """
+    sample = np.asarray(sample, dtype=float)
+    n = sample.shape[0]
+    value = float(np.asarray(stat(sample[None]))[0])
+    if n < 2:
+        return Estimate(value, float("nan"), float("nan"), n, "bootstrap", level)
+    idx = _rng(seed).integers(0, n, size=(n_boot, n))
+    reps = np.asarray(stat(sample[idx]), dtype=float)
+    lo, hi = _percentile(reps, level)
+    return Estimate(value, lo, hi, n, "bootstrap", level)
+
+
+def from_se(value: float, se: float, n: int | None = None, *, level: float = DEFAULT_LEVEL) -> Estimate:
+    """An :class:`Estimate` from a value and a stated standard error (normal interval).
+
+    Example:
+        >>> e = from_se(1.0, 0.1)
+        >>> round(e.low, 3), round(e.high, 3)
+        (0.804, 1.196)
+    """
+    z = _z(level)
+    return Estimate(float(value), float(value - z * se), float(value + z * se), n, "se", level)
+
+
+def _z(level: float) -> float:
+    # inverse normal CDF by bisection on erf (numpy only)
+    target = 0.5 + level / 2.0
+    lo, hi = 0.0, 10.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if 0.5 * (1.0 + math.erf(mid / math.sqrt(2.0))) < target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _sample_axis(da: Any, over: str | None) -> tuple[np.ndarray, list[str]]:
+    """Values of ``da`` with the sample dim first; returns (array, other dims)."""
+    if over is None:
+        return np.asarray(da.values, dtype=float)[None], list(da.dims)
+    if over not in da.dims:
+        raise ValueError(f"sample dimension {over!r} is not among {tuple(da.dims)}")
+    other = [d for d in da.dims if d != over]
+    return np.asarray(da.transpose(over, *other).values, dtype=float), other
+
+
+def _aggregate(s: np.ndarray, how: str) -> np.ndarray:
+    """Aggregate axis 1 of a ``(B, n, ...)`` resample array."""
+    if how == "mean":
+        return np.nanmean(s, axis=1)
+    if how == "median":
+        return np.nanmedian(s, axis=1)
+    raise ValueError(f"aggregate must be 'mean' or 'median', not {how!r}")
+
+
+def _per_cell(da: Any, keep: Sequence[str], fn: Callable[[dict, Any], Estimate]) -> Estimate | dict:
+    out = {}
+    for coords, sub in cells(da, keep):
+        out[cell_label(coords)] = fn(coords, sub)
+    if list(out) == [""]:
+        return out[""]
+    return out
+
+
+def mean(da: Any, over: str | None = "seed", *, stat: str = "mean", n_boot: int = DEFAULT_BOOT,
+         level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """Seed-mean (or median) with a bootstrap interval, per cell.
+
+    Args:
+        da: a DataArray with the sample dimension ``over``; every other dimension is a
+            cell.
+        over: the sample dimension; ``None`` treats ``da`` as exact values.
+        stat: ``"mean"`` or ``"median"``.
+
+    Returns:
+        An :class:`Estimate` (one cell) or a dict of them by cell label.
+
+    Example:
+        >>> import xarray as xr
+        >>> da = xr.DataArray(np.arange(8.0), dims=["seed"])
+        >>> mean(da).value
+        3.5
+    """
+    def one(coords, sub):
+        if over is None:
+            return Estimate(float(np.asarray(sub.values, dtype=float)))
+        x = np.asarray(sub.values, dtype=float)
+        return bootstrap(x, lambda s: _aggregate(s, stat), n_boot=n_boot, level=level, seed=seed)
+
+    return _per_cell(da, [over] if over else [], one)
+
+
+def proportion(successes: int, n: int, *, level: float = DEFAULT_LEVEL) -> Estimate:
+    """A fraction with its Wilson score interval.
+
+    Example:
+        >>> e = proportion(50, 100)
+        >>> round(e.low, 3), round(e.high, 3)
+        (0.404, 0.596)
+    """
+    if n <= 0:
+        raise ValueError("proportion of an empty sample")
+    z = _z(level)
+    p = successes / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson", level)
+
+
+# -- slopes and rates ------------------------------------------------------------------
+
+def _ls_slope(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Least-squares slope of y (..., m) on x (m,), vectorised over leading axes."""
+    xc = x - x.mean()
+    yc = y - y.mean(axis=-1, keepdims=True)
+    return (yc * xc).sum(axis=-1) / (xc * xc).sum()
+
+
+def _x_mask(x: np.ndarray, xmin: float | None, xmax: float | None) -> np.ndarray:
+    m = np.ones(x.shape, bool)
+    if xmin is not None:
+        m &= x >= xmin
+    if xmax is not None:
+        m &= x <= xmax
+    if m.sum() < 2:
+        raise ValueError(f"fewer than two points of x = {x.tolist()} lie in [{xmin}, {xmax}]")
+    return m
+
+
+def _slope_estimate(da: Any, x: str, over: str | None, *, logx: bool, logy: bool, stat: str,
+                    xmin, xmax, xvalues, n_boot, level, seed) -> Estimate | dict:
+    if x not in da.dims:
+        raise ValueError(f"dimension {x!r} to fit along is not among {tuple(da.dims)}")
+
+    def one(coords, sub):
+        xv = np.asarray(sub[x].values if xvalues is None else xvalues, dtype=float)
+        m = _x_mask(xv, xmin, xmax)
+        xv = np.log(xv[m]) if logx else xv[m]
+        if over is None:
+            y = np.asarray(sub.transpose(x).values, dtype=float)[m]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ly = np.log(y) if logy else y
+            return Estimate(float(_ls_slope(xv, ly)))
+        arr = np.asarray(sub.transpose(over, x).values, dtype=float)[:, m]
+
+        def stat_fn(s):
+            agg = _aggregate(s, stat)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return _ls_slope(xv, np.log(agg) if logy else agg)
+
+        return bootstrap(arr, stat_fn, n_boot=n_boot, level=level, seed=seed)
+
+    return _per_cell(da, [d for d in (over, x) if d], one)
+
+
+def loglog_slope(da: Any, x: str, over: str | None = "seed", *, stat: str = "mean",
+                 xmin: float | None = None, xmax: float | None = None, xvalues: Any = None,
+                 n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL,
+                 seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """Slope of ``log(aggregate over seeds of y)`` against ``log x``, with a bootstrap interval.
+
+    The seeds are aggregated first (``stat``) and the aggregate curve is fitted by least
+    squares on log-log axes; the interval resamples whole seeds (every point of a curve
+    together) and refits.
+
+    Args:
+        da: DataArray with dims ``over``, ``x`` and any cell dims.
+        x: the dimension to fit along (its coordinate is the abscissa, unless
+            ``xvalues`` is given).
+        over: the sample dimension (``None``: exact values, no interval).
+        stat: ``"mean"`` or ``"median"`` over seeds.
+        xmin, xmax: fit only over ``xmin <= x <= xmax`` (the asymptotic range).
+        xvalues: abscissa values to use instead of the coordinate (e.g. ``E[Z²]/Δ²``).
+
+    Returns:
+        An :class:`Estimate`, or a dict of them by cell label.
+
+    Example:
+        >>> import xarray as xr
+        >>> T = np.array([10.0, 100.0, 1000.0])
+        >>> rng = np.random.default_rng(0)
+        >>> y = T ** -0.5 * np.exp(0.01 * rng.standard_normal((64, 3)))
+        >>> da = xr.DataArray(y, dims=["seed", "T"], coords={"T": T})
+        >>> e = loglog_slope(da, "T")
+        >>> round(e.value, 2), bool(e.high - e.low < 0.01), e.n
+        (-0.5, True, 64)
+    """
+    return _slope_estimate(da, x, over, logx=True, logy=True, stat=stat, xmin=xmin, xmax=xmax,
+                           xvalues=xvalues, n_boot=n_boot, level=level, seed=seed)
+
+
+def semilog_rate(da: Any, x: str, over: str | None = "seed", *, stat: str = "mean",
+                 xmin: float | None = None, xmax: float | None = None,
+                 n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL,
+                 seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """Slope of ``log(aggregate y)`` against linear ``x``: an exponential rate per unit x.
+
+    ``y ∝ exp(-r x)`` gives ``-r``; ``y ∝ ρ^x`` gives ``log ρ``.
+
+    Example:
+        >>> import xarray as xr
+        >>> t = np.arange(10.0)
+        >>> da = xr.DataArray(0.5 ** t, dims=["t"], coords={"t": t})
+        >>> round(semilog_rate(da, "t", over=None).value, 4)
+        -0.6931
+    """
+    return _slope_estimate(da, x, over, logx=False, logy=True, stat=stat, xmin=xmin, xmax=xmax,
+                           xvalues=None, n_boot=n_boot, level=level, seed=seed)
+
+
+def local_slopes(x: Any, y: Any) -> np.ndarray:
+    """Successive log-log slopes ``Δ log y / Δ log x`` between neighbouring points.
+
+    A power law has constant local slopes; a pre-asymptotic curve shows them drifting,
+    which says over which range a global fit is meaningful.
+
+    Example:
+        >>> local_slopes([1, 10, 100], [1.0, 0.1, 0.01]).round(6).tolist()
+        [-1.0, -1.0]
+    """
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    return np.diff(ly, axis=-1) / np.diff(lx)
+
+
+def power_law_with_floor(x: Any, y: Any, *, floors: int = 200) -> dict[str, float]:
+    """Fit ``y = a x^b + c`` with ``0 <= c < min(y)`` by profile least squares in log space.
+
+    For each candidate floor ``c`` on a grid the best ``(a, b)`` is the log-log least
+    squares fit of ``y - c``; the floor with the smallest log residual wins.
+
+    Returns:
+        ``{"a": a, "b": b, "c": c, "rss": residual}``.
+
+    Example:
+        >>> x = np.array([1.0, 2, 4, 8, 16, 32, 64])
+        >>> fit = power_law_with_floor(x, 3 * x ** -1.0 + 0.05)
+        >>> round(fit["b"], 2), round(fit["c"], 3)
+        (-1.0, 0.05)
+    """
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError("power_law_with_floor needs x and y of one shape with at least 3 points")
+    lx = np.log(x)
+    ymin = float(np.min(y))
+    if ymin <= 0:
+        raise ValueError("power_law_with_floor needs positive y")
+    def fit(c):
+        ly = np.log(y - c)
+        b = float(_ls_slope(lx, ly))
+        la = float(ly.mean() - b * lx.mean())
+        return {"a": math.exp(la), "b": b, "c": float(c), "rss": float(((ly - la - b * lx) ** 2).sum())}
+
+    # a coarse grid of floors in [0, ymin), then golden-section refinement around the best
+    cs = np.concatenate([[0.0], ymin * (1.0 - np.geomspace(1.0, 1e-4, floors))[1:]])
+    rss = [fit(c)["rss"] for c in cs]
+    i = int(np.argmin(rss))
+    lo, hi = cs[max(i - 1, 0)], cs[min(i + 1, len(cs) - 1)]
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(60):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        if fit(a)["rss"] < fit(b)["rss"]:
+            hi = b
+        else:
+            lo = a
+    best = min((fit(cs[i]), fit(0.5 * (lo + hi))), key=lambda f: f["rss"])
+    return best
+
+
+def first_crossing(x: Any, y: Any, level: float, *, below: bool = True) -> float:
+    """The first abscissa where ``y`` crosses ``level`` (``nan`` if it never does).
+
+    Between the two grid points that bracket the crossing, ``x`` is interpolated
+    linearly in ``log y`` (or ``y`` where not positive).
+
+    Example:
+        >>> first_crossing([1, 2, 3, 4], [1.0, 0.5, 0.2, 0.1], 0.2)
+        3.0
+    """
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    hit = y <= level if below else y >= level
+    if not hit.any():
+        return float("nan")
+    i = int(np.argmax(hit))
+    if i == 0:
+        return float(x[0])
+    y0, y1 = y[i - 1], y[i]
+    if y0 > 0 and y1 > 0 and level > 0:
+        y0, y1, lv = math.log(y0), math.log(y1), math.log(level)
+    else:
+        lv = level
+    t = 0.0 if y1 == y0 else (lv - y0) / (y1 - y0)
+    return float(x[i - 1] + t * (x[i] - x[i - 1]))
+
+
+def at_equal_cost(cost_a: Any, y_a: Any, cost_b: Any, y_b: Any, at: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Two curves read at the same costs: ``(y_a(at), y_b(at))``, log-log interpolated.
+
+    Methods that spend compute differently (steps, workers, oracle calls) are compared
+    at equal cost, never at equal iteration. ``at`` outside either curve's range gives
+    ``nan`` there.
+
+    Example:
+        >>> a, b = at_equal_cost([1, 10], [1.0, 0.1], [2, 20], [1.0, 0.1], [10])
+        >>> round(float(a[0]), 3), round(float(b[0]), 3)
+        (0.1, 0.2)
+    """
+    at = np.asarray(at, float)
+
+    def read(c, y):
+        lc, ly = np.log(np.asarray(c, float)), np.log(np.asarray(y, float))
+        out = np.exp(np.interp(np.log(at), lc, ly, left=np.nan, right=np.nan))
+        return out
+
+    return read(cost_a, y_a), read(cost_b, y_b)
+
+
+# -- tuning ------------------------------------------------------------------------------
+
+def best_over(da: Any, dim: str, over: str | None = "seed", *, minimize: bool = True,
+              stat: str = "mean") -> Best | dict[str, Best]:
+    """Tune over the grid ``dim``: aggregate over seeds first, then choose.
+
+    The protocol (DESIGN §6): the seed-mean (or median) of every grid value is
+    computed; the best is its min (or max); every grid value whose aggregate is within
+    one standard error of the best (the SE over seeds at the best value) is a tie.
+    Non-finite aggregates (a diverged learning rate) are never best.
+
+    Args:
+        da: DataArray with dims ``dim``, ``over`` and any cell dims.
+        dim: the grid (a learning rate, a step size...).
+        over: the sample dimension (``None``: exact values, ties only at equality).
+        minimize: choose the smallest (a loss) or the largest (an accuracy).
+        stat: ``"mean"`` or ``"median"`` over seeds.
+
+    Returns:
+        A :class:`Best`, or a dict of them by cell label.
+
+    Example:
+        >>> import xarray as xr
+        >>> loss = xr.DataArray([[3.0, 1.0, 1.05, 4.0], [3.2, 1.08, 1.0, 4.1]],
+        ...                     dims=["seed", "lr"], coords={"lr": [0.01, 0.1, 0.3, 1.0]})
+        >>> b = best_over(loss, "lr")
+        >>> b.at, b.ties
+        (0.3, (0.1, 0.3))
+    """
+    if dim not in da.dims:
+        raise ValueError(f"grid dimension {dim!r} is not among {tuple(da.dims)}")
+
+    def one(coords, sub):
+        grid = tuple(_py(v) for v in sub[dim].values)
+        if over is None:
+            agg = np.asarray(sub.transpose(dim).values, float)
+            se = np.zeros_like(agg)
+        else:
+            arr = np.asarray(sub.transpose(over, dim).values, float)
+            agg = np.nanmean(arr, axis=0) if stat == "mean" else np.nanmedian(arr, axis=0)
+            n = np.sum(np.isfinite(arr), axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                se = np.nanstd(arr, axis=0, ddof=1) / np.sqrt(n)
+        score = np.where(np.isfinite(agg), agg if minimize else -agg, np.inf)
+        if not np.isfinite(score).any():
+            return Best(float("nan"), None, (), float("nan"), tuple(agg.tolist()), grid)
+        i = int(np.argmin(score))
+        s = float(se[i]) if np.isfinite(se[i]) else 0.0
+        ties = tuple(g for g, v in zip(grid, score) if v <= score[i] + s)
+        return Best(float(agg[i]), grid[i], ties, s, tuple(agg.tolist()), grid)
+
+    return _per_cell(da, [d for d in (dim, over) if d], one)
+
+
+# -- orderings ---------------------------------------------------------------------------
+
+def _ranks(a: np.ndarray) -> np.ndarray:
+    """Ranks of a 1-d array, ties given their average rank."""
+    order = np.argsort(a, kind="mergesort")
+    ranks = np.empty(a.size, float)
+    ranks[order] = np.arange(a.size, dtype=float)
+    for v in np.unique(a):
+        tied = a == v
+        if tied.sum() > 1:
+            ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def spearman(x: Any, y: Any) -> float:
+    """Spearman's rank correlation of two equal-length sequences (ties averaged).
+
+    Example:
+        >>> spearman([1, 2, 3, 4], [10, 20, 25, 100])
+        1.0
+    """
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+        raise ValueError("spearman needs two 1-d sequences of one length >= 2")
+    rx, ry = _ranks(x), _ranks(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    den = math.sqrt(float((rx * rx).sum() * (ry * ry).sum()))
+    return float((rx * ry).sum() / den) if den > 0 else float("nan")
+
+
+def monotone_violations(y: Any, *, increasing: bool = False, tol: float = 0.0) -> int:
+    """How many neighbouring pairs of ``y`` break monotonicity by more than ``tol``.
+
+    Example:
+        >>> monotone_violations([3.0, 2.0, 2.5, 1.0])
+        1
+    """
+    d = np.diff(np.asarray(y, float))
+    bad = d < -tol if increasing else d > tol
+    return int(np.sum(bad | ~np.isfinite(d)))

@@ -1,0 +1,726 @@
+"""Claims: a paper's statement, the statistic that tests it, its interval, and a verdict.
+
+A claim names what it tests (``statement``), where its number comes from (``source``),
+the statistic measured on the results (``measure``) and the region of values that
+agrees with the statement (built by a constructor from the paper's ``expected`` value
+and a ``tolerance``: the very values the verdict is computed from, so what the docs
+print is what was checked). The verdict is computed, never chosen:
+
+``pass``
+    the statistic's interval lies inside the region (for every cell);
+``fail``
+    the interval lies outside the region (for some cell);
+``inconclusive``
+    the interval contains a boundary of the region: the preset is too small to decide;
+``not-applicable``
+    the preset lacks what the claim needs (its ``requires`` says so).
+
+Intervals are 95% percentile-bootstrap intervals over the sample dimension (``over``,
+``"seed"`` by default) computed by :mod:`jaxtheory.analysis`, or what the measure
+returns as an :class:`~jaxtheory.analysis.Estimate`. An exact quantity (a closed form,
+a residual, a count) has no interval and passes or fails on its value. A claim over
+several *cells* (every dimension of the measured DataArray that is not the sample or
+the fitted dimension) is judged cell by cell, with the 5% error split over the cells
+(Bonferroni), so that a true claim over twelve cells is not failed by chance in one.
+The claim fails when any cell fails, is inconclusive when none fails and some is
+undecided, and passes when every cell passes.
+
+Constructors (every one takes ``source=``, one of :data:`SOURCES`):
+
+* :meth:`Claim.at_most`, :meth:`Claim.at_least`, :meth:`Claim.within`,
+  :meth:`Claim.close`: a statistic (a seed-mean by default) against a bound;
+* :meth:`Claim.slope`: a log-log (or semi-log) slope along a dimension;
+* :meth:`Claim.ordering`: methods ordered by a statistic, each neighbouring pair
+  decided by a paired bootstrap of its difference;
+* :meth:`Claim.identity`: an exact identity to a tolerance (a residual);
+* :meth:`Claim.fraction`: a fraction of lanes, with a Wilson interval;
+* :meth:`Claim.equals`: an exact equality of counts, labels or orderings.
+
+A measure is ``measure(ds, spec)`` and returns a :class:`xarray.DataArray` (with the
+sample dimension: the framework computes the statistic and its interval per cell; or
+without: exact values per cell), an :class:`~jaxtheory.analysis.Estimate`, a dict of
+them (or of numbers) by cell label, or a number.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from jaxtheory import analysis
+from jaxtheory.analysis import Estimate
+
+__all__ = [
+    "Claim",
+    "ClaimResult",
+    "NotApplicable",
+    "VERDICTS",
+    "SOURCES",
+    "evaluate_claims",
+    "describe_rule",
+    "describe_interval",
+]
+
+#: The verdicts a claim can have.
+VERDICTS = ("pass", "fail", "inconclusive", "not-applicable")
+
+#: Where a claim's statement and number come from: a statement of the paper, a number
+#: printed in the paper or its code, a closed form or identity derived here, classical
+#: literature, a threshold proposed here with no paper behind it, a sanity check, a toy.
+SOURCES = ("paper", "paper-number", "derived", "lit", "proposed", "sanity", "toy")
+
+_INF = math.inf
+
+
+class NotApplicable(Exception):  # noqa: N818 - a verdict, not an error
+    """Raised by a measure (or ``requires``) when the preset lacks what the claim needs."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimResult:
+    """A claim's verdict on one run: what ``claims.json`` holds, one object per claim.
+
+    Attributes:
+        name: the claim's name.
+        statement: the claim in words.
+        source: one of :data:`SOURCES`.
+        verdict: one of :data:`VERDICTS`.
+        expected: the paper's value the region is built from (per cell, where it varies).
+        tolerance: the tolerance around it (or ``None``).
+        rule: how the region is formed (``"at_most"``, ``"close"``, ``"slope"``...).
+        measured: the statistic (per cell for several cells).
+        interval: its interval ``[low, high]`` (per cell), ``None`` where exact.
+        n: the sample size the statistic is computed from (smallest over cells).
+        cells: per-cell verdicts, for a claim over several cells.
+        error: the exception, when the measurement raised.
+        reason: why the claim is not applicable.
+    """
+
+    name: str
+    statement: str
+    source: str
+    verdict: str
+    expected: Any = None
+    tolerance: Any = None
+    rule: str = ""
+    measured: Any = None
+    interval: Any = None
+    n: int | None = None
+    cells: Mapping[str, str] | None = None
+    error: str | None = None
+    reason: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True iff the verdict is ``pass``."""
+        return self.verdict == "pass"
+
+    def to_json(self) -> dict:
+        """The JSON object written to ``claims.json``."""
+        from jaxtheory.sweep import store
+
+        d = {
+            "name": self.name,
+            "statement": self.statement,
+            "source": self.source,
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "rule": self.rule,
+            "expected": store.to_jsonable(self.expected),
+            "tolerance": store.to_jsonable(self.tolerance),
+            "measured": store.to_jsonable(self.measured),
+            "interval": store.to_jsonable(self.interval),
+            "n": self.n,
+        }
+        if self.cells:
+            d["cells"] = dict(self.cells)
+        if self.error:
+            d["error"] = self.error
+        if self.reason:
+            d["reason"] = self.reason
+        return d
+
+
+def _judge(est: Estimate, low: float, high: float) -> str:
+    """Verdict of one estimate against the acceptance region ``[low, high]``."""
+    v = est.value
+    if v is None or not np.isfinite(v):
+        return "fail"
+    if est.exact:
+        return "pass" if low <= v <= high else "fail"
+    a, b = est.low, est.high
+    if not (np.isfinite(a) and np.isfinite(b)):
+        return "inconclusive"  # no interval could be formed (e.g. one seed)
+    if low <= a and b <= high:
+        return "pass"
+    if b < low or a > high:
+        return "fail"
+    return "inconclusive"
+
+
+def _combine(verdicts: Sequence[str]) -> str:
+    if any(v == "fail" for v in verdicts):
+        return "fail"
+    if any(v == "inconclusive" for v in verdicts):
+        return "inconclusive"
+    return "pass"
+
+
+def _r(x: Any, digits: int = 6) -> Any:
+    if x is None:
+        return None
+    x = float(x)
+    if not math.isfinite(x):
+        return x
+    return float(f"{x:.{digits}g}")
+
+
+def _is_dataarray(x: Any) -> bool:
+    return hasattr(x, "dims") and hasattr(x, "values") and hasattr(x, "coords")
+
+
+def _level(m: int, family: bool) -> float:
+    return 1.0 - (1.0 - analysis.DEFAULT_LEVEL) / (m if family else 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Cell:
+    label: str
+    coords: Mapping[str, Any]
+    est: Estimate
+
+
+def _to_cells(x: Any, *, over: str | None, stat: str, family: bool, seed: int) -> list[_Cell]:
+    """Turn what a measure returned into cells with estimates."""
+    if isinstance(x, Estimate):
+        return [_Cell("", {}, x)]
+    if _is_dataarray(x):
+        if over is not None and over in x.dims:
+            parts = analysis.cells(x, [over])
+            lv = _level(len(parts), family)
+            return [_Cell(analysis.cell_label(c), c,
+                          analysis.bootstrap(np.asarray(sub.values, float),
+                                             lambda s: analysis._aggregate(s, stat), level=lv, seed=seed))
+                    for c, sub in parts]
+        return [_Cell(analysis.cell_label(c), c, Estimate(float(np.asarray(sub.values, float))))
+                for c, sub in analysis.cells(x, [])]
+    if isinstance(x, Mapping):
+        out = []
+        for k, v in x.items():
+            e = v if isinstance(v, Estimate) else Estimate(float(np.asarray(v, float)))
+            out.append(_Cell(str(k), {}, e))
+        if not out:
+            raise ValueError("the measure returned no cells")
+        return out
+    return [_Cell("", {}, Estimate(float(np.asarray(x, float))))]
+
+
+def _per_cell_value(v: Any, cell: _Cell) -> Any:
+    """A per-cell parameter: a constant, a dict by cell label, or a function of the cell's coords."""
+    if callable(v):
+        return v(cell.coords) if cell.coords else v(cell.label)
+    if isinstance(v, Mapping):
+        if cell.label not in v:
+            raise KeyError(f"no value for cell {cell.label!r} in {sorted(v)}")
+        return v[cell.label]
+    return v
+
+
+def _pack(cells: list[_Cell], f: Callable[[_Cell], Any]) -> Any:
+    if len(cells) == 1 and cells[0].label == "":
+        return f(cells[0])
+    return {c.label: f(c) for c in cells}
+
+
+def _seed_of(name: str) -> int:
+    return int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % (2**31)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Claim:
+    """A named, falsifiable check of a paper's statement, with a computed verdict.
+
+    Build claims with the constructors (:meth:`at_most`, :meth:`slope`,
+    :meth:`ordering`...); the fields are what they record.
+
+    Attributes:
+        name: short identifier (kebab-case).
+        statement: the claim in words, and why it is encoded this way where that is
+            not obvious.
+        source: one of :data:`SOURCES`.
+        measure: ``measure(ds, spec)``, the statistic's sample (see the module docs).
+        rule: the kind of region: ``"at_most"``, ``"at_least"``, ``"within"``,
+            ``"close"``, ``"equals"``, ``"ordering"``, ``"fraction"``.
+        expected: the paper's value the region is built from: a number, a dict by cell
+            label, or a function of the cell's coordinates.
+        tolerance: the half-width of a ``close`` region (absolute, or ``{"rtol": r}``),
+            or ``None``.
+        low: lower end of the region for ``within`` (per cell like ``expected``).
+        high: upper end of the region for ``within``.
+        over: the sample dimension the framework bootstraps over.
+        stat: ``"mean"`` or ``"median"`` over the sample dimension.
+        family: split the 5% error over the cells (Bonferroni); default True.
+        requires: ``requires(ds, spec) -> str | None``: a reason the claim does not
+            apply to this preset, or ``None`` when it does.
+        evaluate_fn: a custom evaluation returning a :class:`ClaimResult` (for
+            :meth:`ordering` and :meth:`fraction`).
+    """
+
+    name: str
+    statement: str
+    source: str
+    measure: Callable[[Any, Any], Any]
+    rule: str = "close"
+    expected: Any = None
+    tolerance: Any = None
+    low: Any = None
+    high: Any = None
+    over: str | None = "seed"
+    stat: str = "mean"
+    family: bool = True
+    requires: Callable[[Any, Any], str | None] | None = None
+    evaluate_fn: Callable[[Claim, Any, Any], ClaimResult] | None = None
+
+    def __post_init__(self):
+        if self.source not in SOURCES:
+            raise ValueError(f"claim {self.name!r}: source must be one of {SOURCES}, not {self.source!r}")
+        if self.rule not in ("at_most", "at_least", "within", "close", "equals", "ordering", "fraction"):
+            raise ValueError(f"claim {self.name!r}: unknown rule {self.rule!r}")
+        if self.stat not in ("mean", "median"):
+            raise ValueError(f"claim {self.name!r}: stat must be 'mean' or 'median'")
+
+    # -- evaluation --------------------------------------------------------------------
+    def _region(self, cell: _Cell) -> tuple[float, float]:
+        if self.rule == "at_most":
+            return -_INF, float(_per_cell_value(self.expected, cell))
+        if self.rule == "at_least":
+            return float(_per_cell_value(self.expected, cell)), _INF
+        if self.rule == "within":
+            return float(_per_cell_value(self.low, cell)), float(_per_cell_value(self.high, cell))
+        if self.rule == "close":
+            e = float(_per_cell_value(self.expected, cell))
+            tol = self.tolerance
+            if isinstance(tol, Mapping):
+                t = float(tol.get("atol", 0.0)) + float(tol.get("rtol", 0.0)) * abs(e)
+            else:
+                t = float(_per_cell_value(tol, cell))
+            return e - t, e + t
+        raise AssertionError(self.rule)
+
+    def _base(self, verdict: str, **kw) -> ClaimResult:
+        return ClaimResult(self.name, self.statement, self.source, verdict, rule=self.rule, **kw)
+
+    def evaluate(self, ds: Any, spec: Any) -> ClaimResult:
+        """The verdict on ``ds``; a measurement that raises is a failed verdict, not a crash."""
+        try:
+            if self.requires is not None:
+                reason = self.requires(ds, spec)
+                if reason:
+                    return self._base("not-applicable", reason=str(reason),
+                                      expected=None if callable(self.expected) else self.expected,
+                                      tolerance=self.tolerance)
+            if self.evaluate_fn is not None:
+                return self.evaluate_fn(self, ds, spec)
+            raw = self.measure(ds, spec)
+            if self.rule == "equals":
+                from jaxtheory.sweep import store
+
+                m = store.to_jsonable(raw)
+                ok = m == store.to_jsonable(self.expected)
+                return self._base("pass" if ok else "fail", expected=self.expected, measured=m)
+            cells = _to_cells(raw, over=self.over, stat=self.stat, family=self.family,
+                              seed=_seed_of(self.name))
+            regions = {c.label: self._region(c) for c in cells}
+            verdicts = {c.label: _judge(c.est, *regions[c.label]) for c in cells}
+            return self._result(cells, regions, verdicts)
+        except NotApplicable as e:
+            return self._base("not-applicable", reason=str(e))
+        except Exception as e:  # noqa: BLE001 - a broken measurement is reported
+            return self._base("fail", error=f"{type(e).__name__}: {e}",
+                              expected=None if callable(self.expected) else self.expected,
+                              tolerance=self.tolerance)
+
+    def _result(self, cells: list[_Cell], regions: Mapping[str, tuple[float, float]],
+                verdicts: Mapping[str, str]) -> ClaimResult:
+        def expected_of(c):
+            if self.rule == "within":
+                return [_r(x) for x in regions[c.label]]
+            return _r(_per_cell_value(self.expected, c))
+
+        ns = [c.est.n for c in cells if c.est.n is not None]
+        return self._base(
+            _combine(list(verdicts.values())),
+            expected=_pack(cells, expected_of),
+            tolerance=self.tolerance if not callable(self.tolerance) else _pack(
+                cells, lambda c: _r(_per_cell_value(self.tolerance, c))),
+            measured=_pack(cells, lambda c: _r(c.est.value)),
+            interval=_pack(cells, lambda c: None if c.est.exact else [_r(c.est.low), _r(c.est.high)]),
+            n=min(ns) if ns else None,
+            cells=dict(verdicts) if len(cells) > 1 or cells[0].label else None,
+        )
+
+    # -- constructors -------------------------------------------------------------------
+    @classmethod
+    def at_most(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], bound: Any, *,
+                source: str, over: str | None = "seed", stat: str = "mean", family: bool = True,
+                requires: Callable | None = None) -> Claim:
+        """Passes when the statistic's interval lies at or below ``bound``.
+
+        Args:
+            name: the claim's name.
+            statement: the claim in words.
+            measure: ``measure(ds, spec)``: a DataArray with the sample dim ``over``
+                (its ``stat`` per cell is bootstrapped), an Estimate, or exact values.
+            bound: the paper's bound: a number, a dict by cell label, or a function of
+                the cell's coordinates.
+            source: one of :data:`SOURCES`.
+            over: the sample dimension.
+            stat: ``"mean"`` or ``"median"``.
+            family: Bonferroni over cells.
+            requires: ``requires(ds, spec) -> reason or None``.
+
+        Returns:
+            The :class:`Claim`.
+
+        Example:
+            >>> import numpy as np, xarray as xr
+            >>> ds = xr.Dataset({"loss": ("seed", np.full(8, 0.05))})
+            >>> c = Claim.at_most("low-loss", "The loss is below 0.1.", lambda ds, spec: ds["loss"],
+            ...                   0.1, source="proposed")
+            >>> c.evaluate(ds, None).verdict
+            'pass'
+        """
+        return cls(name=name, statement=statement, source=source, measure=measure, rule="at_most",
+                   expected=bound, over=over, stat=stat, family=family, requires=requires)
+
+    @classmethod
+    def at_least(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], bound: Any, *,
+                 source: str, over: str | None = "seed", stat: str = "mean", family: bool = True,
+                 requires: Callable | None = None) -> Claim:
+        """Passes when the statistic's interval lies at or above ``bound`` (see :meth:`at_most`)."""
+        return cls(name=name, statement=statement, source=source, measure=measure, rule="at_least",
+                   expected=bound, over=over, stat=stat, family=family, requires=requires)
+
+    @classmethod
+    def within(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], low: Any, high: Any,
+               *, source: str, over: str | None = "seed", stat: str = "mean", family: bool = True,
+               requires: Callable | None = None) -> Claim:
+        """Passes when the statistic's interval lies inside ``[low, high]`` (see :meth:`at_most`)."""
+        return cls(name=name, statement=statement, source=source, measure=measure, rule="within",
+                   low=low, high=high, over=over, stat=stat, family=family, requires=requires)
+
+    @classmethod
+    def close(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], expected: Any, *,
+              source: str, atol: Any = None, rtol: float | None = None, over: str | None = "seed",
+              stat: str = "mean", family: bool = True, requires: Callable | None = None) -> Claim:
+        """Passes when the interval lies within ``expected ± (atol + rtol·|expected|)``.
+
+        ``expected`` and ``atol`` may vary per cell (a dict by cell label or a function
+        of the cell's coordinates); see :meth:`at_most` for the other arguments.
+
+        Example:
+            >>> import numpy as np, xarray as xr
+            >>> ds = xr.Dataset({"r": ("seed", np.array([0.98, 1.01, 1.0, 1.02]))})
+            >>> Claim.close("r", "r = 1.", lambda ds, s: ds["r"], 1.0, atol=0.1,
+            ...             source="derived").evaluate(ds, None).verdict
+            'pass'
+        """
+        if atol is None and rtol is None:
+            raise ValueError(f"claim {name!r}: close needs atol or rtol")
+        tol = atol if rtol is None else {"atol": 0.0 if atol is None else atol, "rtol": rtol}
+        return cls(name=name, statement=statement, source=source, measure=measure, rule="close",
+                   expected=expected, tolerance=tol, over=over, stat=stat, family=family,
+                   requires=requires)
+
+    @classmethod
+    def slope(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], x: str, *,
+              source: str, expected: Any = None, atol: Any = None, at_most: Any = None,
+              at_least: Any = None, over: str | None = "seed", stat: str = "mean",
+              xmin: float | None = None, xmax: float | None = None, semilog: bool = False,
+              xvalues: Callable[[Any, Any], Any] | None = None, family: bool = True,
+              requires: Callable | None = None) -> Claim:
+        """A log-log slope of the seed-aggregated curve along ``x``, with a bootstrap interval.
+
+        Give exactly one of ``expected`` (with ``atol``), ``at_most`` or ``at_least``;
+        each may vary per cell (a function of the cell's coordinates, e.g.
+        ``lambda c: -(c["p"] - 1) / c["p"]``).
+
+        Args:
+            name: the claim's name.
+            statement: the claim in words.
+            measure: ``measure(ds, spec)`` -> DataArray with dims ``over``, ``x`` and any
+                cell dims (positive values).
+            x: the dimension to fit along.
+            source: one of :data:`SOURCES`.
+            expected: the predicted slope.
+            atol: the tolerance around ``expected``.
+            at_most: the slope is at most this.
+            at_least: the slope is at least this.
+            over: the sample dimension (``None`` for exact curves).
+            stat: aggregate over the sample (``"mean"``/``"median"``) before fitting.
+            xmin: fit over ``x >= xmin`` only (the asymptotic range).
+            xmax: fit over ``x <= xmax`` only.
+            semilog: fit ``log y`` against linear ``x`` (an exponential rate).
+            xvalues: ``xvalues(ds, spec)`` -> abscissa values to fit against instead of
+                the coordinate of ``x``.
+            family: Bonferroni over cells.
+            requires: ``requires(ds, spec) -> reason or None``.
+
+        Returns:
+            The :class:`Claim`.
+
+        Example:
+            >>> import numpy as np, xarray as xr
+            >>> T = np.array([10.0, 100.0, 1000.0])
+            >>> y = T ** -0.5 * np.exp(0.05 * np.random.default_rng(0).standard_normal((32, 3)))
+            >>> ds = xr.Dataset({"err": (("seed", "T"), y)}, coords={"T": T})
+            >>> Claim.slope("rate", "err ∝ T^-1/2.", lambda ds, s: ds["err"], "T", expected=-0.5,
+            ...             atol=0.1, source="paper").evaluate(ds, None).verdict
+            'pass'
+        """
+        given = [k for k, v in (("expected", expected), ("at_most", at_most), ("at_least", at_least))
+                 if v is not None]
+        if len(given) != 1:
+            raise ValueError(f"claim {name!r}: slope needs exactly one of expected/at_most/at_least")
+        if expected is not None and atol is None:
+            raise ValueError(f"claim {name!r}: slope with expected needs atol")
+        rule = {"expected": "close", "at_most": "at_most", "at_least": "at_least"}[given[0]]
+        target = {"close": expected, "at_most": at_most, "at_least": at_least}[rule]
+        fit = analysis.semilog_rate if semilog else analysis.loglog_slope
+
+        def slopes(ds, spec):
+            da = measure(ds, spec)
+            keep = [d for d in (over, x) if d]
+            parts = analysis.cells(da, keep)
+            lv = _level(len(parts), family)
+            xv = None if xvalues is None else np.asarray(xvalues(ds, spec), float)
+            out = []
+            for coords, sub in parts:
+                kw = {} if semilog else {"xvalues": xv}
+                est = fit(sub, x, over, stat=stat, xmin=xmin, xmax=xmax, level=lv,
+                          seed=_seed_of(name), **kw)
+                out.append(_Cell(analysis.cell_label(coords), coords, est))
+            return out
+
+        def evaluate(self, ds, spec):
+            cells = slopes(ds, spec)
+            regions = {c.label: self._region(c) for c in cells}
+            verdicts = {c.label: _judge(c.est, *regions[c.label]) for c in cells}
+            return self._result(cells, regions, verdicts)
+
+        return cls(name=name, statement=statement, source=source, measure=measure, rule=rule,
+                   expected=target, tolerance=atol, over=over, stat=stat, family=family,
+                   requires=requires, evaluate_fn=evaluate)
+
+    @classmethod
+    def ordering(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], dim: str,
+                 order: Sequence[Any], *, source: str, increasing: bool = True, margin: float = 0.0,
+                 over: str | None = "seed", stat: str = "mean", family: bool = True,
+                 requires: Callable | None = None) -> Claim:
+        """The statistic is ordered along ``dim`` as ``order`` says, each step decided by interval.
+
+        For every neighbouring pair ``(a, b)`` of ``order`` the difference
+        ``stat(b) - stat(a)`` (``a - b`` when ``increasing=False``) is bootstrapped
+        over the sample with both methods resampled together (paired: they share seeds,
+        see :class:`~jaxtheory.sweep.Space`'s ``paired``); the pair passes when its
+        interval lies above ``margin``, fails when it lies below, and is undecided
+        otherwise.
+
+        Args:
+            name: the claim's name.
+            statement: the claim in words.
+            measure: ``measure(ds, spec)`` -> DataArray with dims ``over``, ``dim`` and any
+                cell dims.
+            dim: the dimension holding the methods (or values) to order.
+            order: its coordinate values, in the stated order.
+            source: one of :data:`SOURCES`.
+            increasing: the statistic increases along ``order`` (else it decreases).
+            margin: the smallest difference that counts as ordered.
+            over: the sample dimension.
+            stat: ``"mean"`` or ``"median"``.
+            family: Bonferroni over every pair of every cell.
+            requires: ``requires(ds, spec) -> reason or None``.
+
+        Returns:
+            The :class:`Claim`.
+
+        Example:
+            >>> import numpy as np, xarray as xr
+            >>> loss = np.array([[1.0, 2.0, 3.0]]) + 0.1 * np.random.default_rng(0).standard_normal((16, 3))
+            >>> ds = xr.Dataset({"loss": (("seed", "method"), loss)}, coords={"method": ["a", "b", "c"]})
+            >>> Claim.ordering("abc", "a < b < c.", lambda ds, s: ds["loss"], "method", ["a", "b", "c"],
+            ...                source="paper").evaluate(ds, None).verdict
+            'pass'
+        """
+        order = list(order)
+        if len(order) < 2:
+            raise ValueError(f"claim {name!r}: an ordering needs at least two values")
+
+        def evaluate(self, ds, spec):
+            da = measure(ds, spec)
+            if dim not in da.dims:
+                raise ValueError(f"dimension {dim!r} is not among {tuple(da.dims)}")
+            da = da.sel({dim: order})
+            parts = analysis.cells(da, [d for d in (over, dim) if d])
+            pairs = len(parts) * (len(order) - 1)
+            lv = _level(pairs, family)
+            cells = []
+            for coords, sub in parts:
+                if over is None:
+                    arr = np.asarray(sub.transpose(dim).values, float)[None]
+                else:
+                    arr = np.asarray(sub.transpose(over, dim).values, float)
+                for i in range(len(order) - 1):
+                    sign = 1.0 if increasing else -1.0
+
+                    def diff(s, i=i, sign=sign):
+                        agg = analysis._aggregate(s, stat)
+                        return sign * (agg[..., i + 1] - agg[..., i])
+
+                    if over is None:
+                        est = Estimate(float(diff(arr[None])[0]))
+                    else:
+                        est = analysis.bootstrap(arr, diff, level=lv, seed=_seed_of(name))
+                    pair = f"{order[i]}→{order[i + 1]}"
+                    label = ",".join(p for p in (analysis.cell_label(coords), pair) if p)
+                    cells.append(_Cell(label, coords, est))
+            verdicts = {c.label: _judge(c.est, margin, _INF) for c in cells}
+            ns = [c.est.n for c in cells if c.est.n is not None]
+            return self._base(
+                _combine(list(verdicts.values())),
+                expected={"order": [str(o) for o in order], "increasing": increasing},
+                tolerance=margin,
+                measured={c.label: _r(c.est.value) for c in cells},
+                interval={c.label: None if c.est.exact else [_r(c.est.low), _r(c.est.high)]
+                          for c in cells},
+                n=min(ns) if ns else None, cells=dict(verdicts))
+
+        return cls(name=name, statement=statement, source=source, measure=measure, rule="ordering",
+                   expected={"order": [str(o) for o in order], "increasing": increasing},
+                   tolerance=margin, over=over, stat=stat, family=family, requires=requires,
+                   evaluate_fn=evaluate)
+
+    @classmethod
+    def identity(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], tol: float, *,
+                 source: str = "derived", requires: Callable | None = None) -> Claim:
+        """An exact identity holds to ``tol``: ``|residual| <= tol`` in every cell.
+
+        ``measure`` returns the residual(s): exact values (a number, a DataArray without
+        a sample dimension, a dict); the largest absolute residual decides.
+
+        Example:
+            >>> Claim.identity("sum", "1 + 1 = 2.", lambda ds, s: (1.0 + 1.0) - 2.0, 1e-12).evaluate(
+            ...     None, None).verdict
+            'pass'
+        """
+        def residual(ds, spec):
+            raw = measure(ds, spec)
+            if _is_dataarray(raw):
+                vals = np.abs(np.asarray(raw.values, float))
+            elif isinstance(raw, Mapping):
+                vals = np.abs(np.asarray([float(np.asarray(v, float).max()) for v in raw.values()]))
+            else:
+                vals = np.abs(np.asarray(raw, float))
+            return float(np.max(vals)) if vals.size else float("nan")
+
+        return cls(name=name, statement=statement, source=source, measure=residual, rule="at_most",
+                   expected=tol, over=None, requires=requires)
+
+    @classmethod
+    def fraction(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], *, source: str,
+                 at_least: float | None = None, at_most: float | None = None,
+                 requires: Callable | None = None) -> Claim:
+        """The fraction of lanes (or instances) where a condition holds, with a Wilson interval.
+
+        ``measure`` returns a boolean array (every element one lane) or a pair
+        ``(successes, n)``. Give ``at_least`` or ``at_most``.
+
+        Example:
+            >>> import numpy as np
+            >>> Claim.fraction("most", "At least 90% converge.", lambda ds, s: np.ones(200, bool),
+            ...                at_least=0.9, source="proposed").evaluate(None, None).verdict
+            'pass'
+        """
+        if (at_least is None) == (at_most is None):
+            raise ValueError(f"claim {name!r}: fraction needs exactly one of at_least/at_most")
+
+        def estimate(ds, spec):
+            raw = measure(ds, spec)
+            if isinstance(raw, tuple) and len(raw) == 2:
+                k, n = int(raw[0]), int(raw[1])
+            else:
+                a = np.asarray(raw.values if _is_dataarray(raw) else raw).astype(bool).ravel()
+                k, n = int(a.sum()), int(a.size)
+            return analysis.proportion(k, n)
+
+        rule = "at_least" if at_least is not None else "at_most"
+        return cls(name=name, statement=statement, source=source, measure=estimate, rule=rule,
+                   expected=at_least if at_least is not None else at_most, over=None,
+                   requires=requires)
+
+    @classmethod
+    def equals(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], expected: Any, *,
+               source: str, requires: Callable | None = None) -> Claim:
+        """Passes when ``measure == expected`` exactly (counts, labels, orderings: no sampling).
+
+        Example:
+            >>> Claim.equals("none", "No lane diverges.", lambda ds, s: 0, 0,
+            ...              source="paper").evaluate(None, None).verdict
+            'pass'
+        """
+        return cls(name=name, statement=statement, source=source, measure=measure, rule="equals",
+                   expected=expected, over=None, requires=requires)
+
+
+def _fmt_num(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def describe_rule(c: Mapping[str, Any]) -> str:
+    """What a stored claim (a ``claims.json`` object) checks, in a few symbols.
+
+    Example:
+        >>> describe_rule({"rule": "close", "expected": -0.5, "tolerance": 0.08})
+        '= -0.5 ± 0.08'
+    """
+    rule, e, t = c.get("rule"), c.get("expected"), c.get("tolerance")
+    if isinstance(e, Mapping) and rule not in ("ordering",):
+        e = "per cell"
+    if rule == "at_most":
+        return f"≤ {_fmt_num(e)}"
+    if rule == "at_least":
+        return f"≥ {_fmt_num(e)}"
+    if rule == "within":
+        return f"in {e}" if not isinstance(e, list) else f"in [{_fmt_num(e[0])}, {_fmt_num(e[1])}]"
+    if rule == "close":
+        if isinstance(t, Mapping):
+            parts = [f"{k} {_fmt_num(v)}" for k, v in t.items() if v]
+            return f"= {_fmt_num(e)} ({', '.join(parts)})"
+        return f"= {_fmt_num(e)} ± {_fmt_num(t if not isinstance(t, Mapping) else t)}"
+    if rule == "ordering" and isinstance(e, Mapping):
+        sym = " < " if e.get("increasing", True) else " > "
+        return sym.join(str(o) for o in e.get("order", []))
+    if rule == "equals":
+        return f"== {e}"
+    return str(e)
+
+
+def describe_interval(c: Mapping[str, Any]) -> str:
+    """The stored claim's interval as text: ``[lo, hi]``, ``exact``, or ``k cells``."""
+    iv = c.get("interval")
+    if iv is None:
+        return "exact" if c.get("measured") is not None else "–"
+    if isinstance(iv, Mapping):
+        return f"{len(iv)} cells"
+    return f"[{_fmt_num(iv[0])}, {_fmt_num(iv[1])}]"
+
+
+def evaluate_claims(claims: Sequence[Claim], ds: Any, spec: Any) -> list[ClaimResult]:
+    """Evaluate every claim on ``ds``."""
+    return [c.evaluate(ds, spec) for c in claims]
