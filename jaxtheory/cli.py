@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--only", action="append", default=None, metavar="NAME",
                     help="only these experiments (repeatable)")
     db.add_argument("--no-sphinx", action="store_true", help="write the generated pages only")
+    db.add_argument("--verdicts", default=None, metavar="DIR",
+                    help="compare every experiment's verdicts with the snapshots in DIR "
+                         "(tests/verdicts); a difference fails the build")
+    db.add_argument("--update-verdicts", action="store_true",
+                    help="rewrite the snapshots in --verdicts DIR instead of comparing")
     return p
 
 
@@ -154,7 +159,8 @@ def _cmd_docs(a) -> int:
         return _err(f"docs support is unavailable: {e}")
     try:
         return build_docs(preset=a.preset, out=a.out, runs=a.runs, only=a.only,
-                          sphinx=not a.no_sphinx)
+                          sphinx=not a.no_sphinx, verdicts=a.verdicts,
+                          update_verdicts=a.update_verdicts)
     except KeyError as e:
         return _err(e.args[0])
 

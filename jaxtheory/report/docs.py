@@ -676,7 +676,8 @@ def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str]
 def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: str = "smoke",
                            runs: str | os.PathLike = "runs",
                            only: Iterable[str] | None = None,
-                           log: Any = None) -> list[ExperimentPage]:
+                           log: Any = None, verdicts: str | os.PathLike | None = None,
+                           update_verdicts: bool = False) -> list[ExperimentPage]:
     """Run (or reuse) each registered experiment's preset and write its docs page.
 
     Pages go to ``<source>/experiments/_generated/<name>.md`` with the figures beside
@@ -692,6 +693,12 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
         runs: root directory of runs to reuse or write.
         only: experiment names to include (default: all registered).
         log: a callable taking a line of progress (default: print to stderr).
+        verdicts: a directory of verdict snapshots (:mod:`jaxtheory.report.verdicts`):
+            an experiment whose fresh verdicts differ from its snapshot is a failure.
+        update_verdicts: rewrite the snapshots in ``verdicts`` instead of comparing.
+
+    An experiment lacking ``preset`` is built from its default preset (``smoke``), and
+    its page says so: ``--preset medium`` renders medium verdicts where they exist.
 
     Returns:
         One :class:`ExperimentPage` per experiment.
@@ -723,13 +730,23 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
     pages: list[ExperimentPage] = []
     for name in names:
         exp = exps[name]
-        say(f"docs: {name}: running or reusing preset {preset!r} under {runs}/")
-        if preset in exp.presets:
-            rec = _run_experiment(exp, preset, runs)
-        else:
-            rec = {"errors": [f"This experiment has no `{preset}` preset (it has "
-                              f"{', '.join(exp.presets)})."], "figure_errors": {}, "claims": [],
-                   "manifest": {}, "run_dir": None, "compute": None}
+        used = preset if preset in exp.presets else exp.default_preset
+        say(f"docs: {name}: running or reusing preset {used!r} under {runs}/")
+        rec = _run_experiment(exp, used, runs)
+        if verdicts is not None and rec["run_dir"] is not None:
+            from jaxtheory.report import verdicts as vsnap
+
+            path = vsnap.snapshot_path(verdicts, name, used)
+            fresh = vsnap.verdicts_of(rec["claims"])
+            if update_verdicts:
+                vsnap.write_snapshot(path, fresh)
+            else:
+                snap = vsnap.read_snapshot(path)
+                diff = ["no snapshot"] if snap is None else vsnap.compare(fresh, snap)
+                if diff:
+                    rec["errors"].append(f"Verdicts differ from the snapshot `{path}`: "
+                                         + "; ".join(diff) + ". Update the snapshot in the commit "
+                                         "that changes them (`--update-verdicts`).")
         fig_dir = gen / name
         if fig_dir.exists():
             shutil.rmtree(fig_dir)
@@ -744,7 +761,7 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
                    and fd.name not in rec["figure_errors"]]
         for fname in missing:
             rec["errors"].append(f"Figure `{fname}` was not written.")
-        text = _render_page(exp, preset, rec, fig_dir, gen)
+        text = _render_page(exp, used, rec, fig_dir, gen)
         path = gen / f"{name}.md"
         _write_if_changed(path, text)
         claims = rec["claims"]
@@ -781,7 +798,8 @@ def _run_sphinx(source: Path, out: Path, *, strict: bool = True) -> int:
 def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html",
                runs: str | os.PathLike = "runs", only: Iterable[str] | None = None,
                sphinx: bool = True, source: str | os.PathLike | None = None,
-               strict: bool = True) -> int:
+               strict: bool = True, verdicts: str | os.PathLike | None = None,
+               update_verdicts: bool = False) -> int:
     """Write every experiment's page and build the Sphinx site.
 
     Args:
@@ -792,6 +810,9 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
         sphinx: build the site; ``False`` writes the generated pages only.
         source: the Sphinx source directory (default: the checkout's ``docs/``).
         strict: warnings are errors (``-W --keep-going``).
+        verdicts: a directory of verdict snapshots to compare every experiment with (a
+            difference fails the build).
+        update_verdicts: rewrite those snapshots instead.
 
     Returns:
         The exit status: 0 when the site built and every experiment ran; 1 when Sphinx
@@ -803,7 +824,8 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     """
     src = Path(source) if source is not None else docs_source_dir()
     t0 = time.perf_counter()
-    pages = write_experiment_pages(src, preset=preset, runs=runs, only=only)
+    pages = write_experiment_pages(src, preset=preset, runs=runs, only=only, verdicts=verdicts,
+                                   update_verdicts=update_verdicts)
     failed = [p.name for p in pages if not p.ok]
     print(f"docs: wrote {len(pages)} experiment page(s) in {time.perf_counter() - t0:.1f} s"
           + (f"; with failures: {', '.join(failed)}" if failed else ""), file=sys.stderr)
