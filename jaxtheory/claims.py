@@ -354,9 +354,10 @@ class Claim:
             return _r(_per_cell_value(self.expected, c))
 
         ns = [c.est.n for c in cells if c.est.n is not None]
+        constant = not callable(self.expected) and not isinstance(self.expected, Mapping)
         return self._base(
             _combine(list(verdicts.values())),
-            expected=_pack(cells, expected_of),
+            expected=expected_of(cells[0]) if constant and self.rule != "within" else _pack(cells, expected_of),
             tolerance=self.tolerance if not callable(self.tolerance) else _pack(
                 cells, lambda c: _r(_per_cell_value(self.tolerance, c))),
             measured=_pack(cells, lambda c: _r(c.est.value)),

@@ -348,7 +348,7 @@ def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> lis
                     f'<td class="verdict">{_VERDICT_MARK.get(v, v)}</td><td>{measured}</td>'
                     f"<td>{html.escape(interval)}</td><td>{html.escape(describe_rule(c))}</td>"
                     f"<td>{html.escape(str(c.get('source', '')))}</td></tr>")
-        rows.append(f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""))}'
+        rows.append(f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""), quote=False)}'
                     "</td></tr>")
     rows += ["</tbody>", "</table>", ""]
     return rows

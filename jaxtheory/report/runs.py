@@ -163,8 +163,10 @@ def summarize(run_dir: str | Path) -> str:
                      + ", ".join(f"{n} {v}" for v, n in counts.items()))
         for c in run.claims:
             v = _verdict(c).upper()
+            m = c.get("measured")
+            m = f"{len(m)} cells" if isinstance(m, dict) and len(m) > 4 else _fmt(m)
             lines.append(f"  [{v}] {c['name']} ({c.get('source', '?')}): expected "
-                         f"{describe_rule(c)}, measured {_fmt(c.get('measured'))}, "
+                         f"{describe_rule(c)}, measured {m}, "
                          f"interval {describe_interval(c)}"
                          + (f", n={c['n']}" if c.get("n") else ""))
             if isinstance(c.get("cells"), dict):
