@@ -9,7 +9,12 @@ dimensions.
 
 Lane keys derive from the lane's config values and seed index (a hash), never from its
 position, so adding a config, reordering axes, or changing the chunk size or device
-count leaves every other lane's result unchanged.
+count leaves every other lane's key unchanged. Each device runs one batch of
+``chunk_size / device count`` lanes per chunk; its results are bitwise equal wherever
+that batch has the same size (a rerun, a resume, another device or process count at the
+same lanes per device, other configs at the same chunk size), and agree within float32
+round-off otherwise: XLA compiles a batch of another size (or a lane alone) into another
+program, which may round differently.
 """
 
 from __future__ import annotations
@@ -277,8 +282,10 @@ def sweep(
         metric_dims: names of each metric's own dimensions, e.g. ``{"risk": ("step",)}``;
             unnamed ones become ``<metric>_dim<i>``.
         coords: coordinates for metric dimensions, or a function of the spec giving them.
-        chunk: lanes per chunk (rounded up to a multiple of the device count); by default
-            as many as fit memory (:func:`default_chunk_size`).
+        chunk: lanes per chunk, rounded up to a multiple of the device count and capped
+            at a static group's lane count (rounded likewise); by default as many as fit memory
+            (:func:`default_chunk_size`). Results are bitwise reproducible at the same
+            lanes per device, within float32 round-off at another.
         devices: ``"all"``, a count, or a list of devices to shard lanes over.
         quiet: no progress bar and no summary line.
         label: name shown on the progress bar and in the manifest.
