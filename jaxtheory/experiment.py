@@ -70,7 +70,7 @@ from typing import Any
 from jaxtheory.claims import Claim, ClaimResult, evaluate_claims
 from jaxtheory.sweep import store
 from jaxtheory.sweep.engine import SweepResult, sweep
-from jaxtheory.sweep.space import Axis, Space
+from jaxtheory.sweep.space import Axis, Categorical, Space
 
 __all__ = [
     "Paper",
@@ -249,11 +249,13 @@ class Experiment:
         """The (spec, params, space) a preset runs, with ``--set``-style overrides applied.
 
         Overrides map axis names to axes (or lists of values); ``seeds`` sets the seed
-        count.
+        count. A preset may give a categorical parameter's default as a label.
         """
         p = self.preset(preset)
         spec = dataclasses.replace(self.spec, **dict(p.spec)) if p.spec else self.spec
-        params = {**dict(self.params), **dict(p.params)}
+        params = dict(self.params)
+        for k, v in dict(p.params).items():
+            params[k] = params[k].with_default(v) if isinstance(params.get(k), Categorical) else v
         space = p.space
         if overrides:
             ov = dict(overrides)

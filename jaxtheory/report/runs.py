@@ -124,14 +124,21 @@ def summarize(run_dir: str | Path) -> str:
         arx = f", arXiv {paper['arxiv']}" if paper.get("arxiv") else ""
         lines.append(f"paper      {paper['title']}{arx}")
     lines.append("space")
+    params = m.get("params") or {}
     for n, ax in m["space"]["axes"].items():
         if ax["kind"] == "zip":
             desc = "zip(" + ", ".join(f"{k}={_fmt(v['values'])}" for k, v in ax["members"].items()) + ")"
         else:
             vals = ax["values"]
             desc = f"{ax['kind']}{_fmt(ax['args'])} -> {len(vals)} values"
+            cat = params.get(n)
+            if isinstance(cat, dict) and isinstance(cat.get("labels"), list):  # a categorical()
+                desc += " (categorical, codes " + ", ".join(
+                    f"{v}={cat['labels'].index(v)}" for v in vals if v in cat["labels"]) + ")"
         lines.append(f"  {n:<16} {desc}")
     lines.append(f"  {'seeds':<16} {m['space']['seeds']}")
+    if m["space"].get("paired"):
+        lines.append(f"  {'paired':<16} {', '.join(m['space']['paired'])} (same keys across their values)")
     d = m["devices"]
     lines.append(f"devices    {d['count']} x {d['platform']} ({', '.join(d['kinds'])}); "
                  f"processes {d['process_count']}")

@@ -17,8 +17,10 @@ from jaxtheory.sweep.mesh import select_devices
 from jaxtheory.sweep.space import (
     Axis,
     BoundSpace,
+    Categorical,
     Space,
     SpaceError,
+    categorical,
     lin,
     log,
     loguniform,
@@ -33,9 +35,11 @@ from jaxtheory.sweep.store import open_results
 __all__ = [
     "Axis",
     "BoundSpace",
+    "Categorical",
     "Space",
     "SpaceError",
     "SweepResult",
+    "categorical",
     "clear_compile_cache",
     "compute_timings",
     "default_chunk_size",

@@ -14,7 +14,9 @@ count leaves every other lane's key unchanged. Each device runs one batch of
 that batch has the same size (a rerun, a resume, another device or process count at the
 same lanes per device, other configs at the same chunk size), and agree within float32
 round-off otherwise: XLA compiles a batch of another size (or a lane alone) into another
-program, which may round differently.
+program, which may round differently. The values of paired axes (``Space(paired=...)``)
+stay out of the key; a categorical parameter's key hashes its label, while the run
+receives the label's code.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import numpy as np
 
 from jaxtheory.sweep import store
 from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
-from jaxtheory.sweep.space import BoundSpace, Space, SpaceError
+from jaxtheory.sweep.space import BoundSpace, Categorical, Space, SpaceError
 
 __all__ = ["sweep", "SweepResult", "lane_key_data", "make_key", "default_chunk_size",
            "clear_compile_cache", "compute_timings"]
@@ -275,7 +277,9 @@ def sweep(
         spec: frozen dataclass fixing shapes; static axes replace its fields.
         space: the :class:`~jaxtheory.sweep.Space` to sweep.
         params: default value of every parameter ``run`` reads; dynamic axes replace
-            them per lane. Every value reaches ``run`` as a JAX scalar.
+            them per lane. Every value reaches ``run`` as a JAX scalar; a parameter
+            declared :func:`~jaxtheory.sweep.categorical` reaches it as the ``int32``
+            code of its label.
         run_dir: directory to store chunks, ``results.nc`` and ``manifest.json`` in;
             rerunning with the same directory resumes. ``None`` keeps everything in
             memory.
@@ -333,6 +337,9 @@ def sweep(
     lane_params: dict[str, np.ndarray] = {}
     for name, default in params.items():
         vals = table.get(name)
+        if isinstance(default, Categorical):  # labels -> codes; the keys below hash the labels
+            vals = None if vals is None else default.codes(vals)
+            default = default.code(default.default)
         dt = _param_dtype(default, vals)
         if vals is None:
             arr = np.full(n_lanes, np.asarray(default), dtype=dt)
@@ -359,8 +366,14 @@ def sweep(
             except TypeError as e:
                 raise SpaceError(f"cannot set static values {gvals} on the spec: {e}") from None
             group_specs.append(spec_g)
-            keys = np.stack([
+            # ids hash every value (they tell whether a stored chunk is this sweep's);
+            # keys, the lanes' PRNG keys, leave out the paired axes.
+            ids = np.stack([
                 lane_key_data({**gvals, **cfg_rows[c]}, s, bound.space.base_seed)
+                for c in range(n_cfg) for s in range(S)
+            ])
+            keys = ids if not bound.space.paired else np.stack([
+                lane_key_data(bound.space.key_config({**gvals, **cfg_rows[c]}), s, bound.space.base_seed)
                 for c in range(n_cfg) for s in range(S)
             ])
 
@@ -388,7 +401,7 @@ def sweep(
             cache_key = _cache_key(run, spec_g, chunk_size, lane_params, devs)
             compiled = _COMPILED.get(cache_key) if cache_key is not None else None
             chunk_results: list[tuple[int, dict | None]] = []
-            done = _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys)
+            done = _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, ids)
             for ci in range(n_chunks):
                 lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
                 got = done.get(ci)
@@ -418,10 +431,10 @@ def sweep(
                         div = np.where(div >= 0, div, nf).astype(np.int32)
                     else:
                         div = _first_nonfinite_step(out, n)
-                    got = {**out, "diverged_step": div, "__keys": keys[lanes], "__lanes": lanes}
+                    got = {**out, "diverged_step": div, "__keys": ids[lanes], "__lanes": lanes}
                     if run_path is not None:
                         path = store.chunk_path(run_path, gi, chunk_size, ci, jax.process_index())
-                        if _valid_part(store.load_chunk(path), keys) is None:  # never rewrite a good part
+                        if _valid_part(store.load_chunk(path), ids) is None:  # never rewrite a good part
                             store.save_chunk(path, got)
                     timings["store_s"] += time.perf_counter() - t0
                     n_chunks_run += 1
@@ -431,7 +444,7 @@ def sweep(
                     n_chunks_resumed += 1
                 chunk_results.append((ci, got))
                 progress.update(hi - lo, group=f"{gi + 1}/{len(groups)}")
-            pending.append((gi, chunk_size, n_chunks, n_lanes, keys, chunk_results, list(out_shape)))
+            pending.append((gi, chunk_size, n_chunks, n_lanes, ids, chunk_results, list(out_shape)))
     finally:
         progress.close()
 
@@ -540,7 +553,11 @@ def _local_lanes(out: Mapping[str, jax.Array], lo: int, hi: int) -> tuple[np.nda
 
 
 def _valid_part(part: dict | None, keys: np.ndarray) -> dict | None:
-    """A chunk part whose lanes carry the keys this sweep gives them, else ``None``."""
+    """A chunk part whose lanes carry the ids (config hashes) this sweep gives them, else ``None``.
+
+    The ids hash every config value, paired ones too, so a chunk of other values is never
+    served even where the lanes' PRNG keys agree.
+    """
     if part is None or "__lanes" not in part or "__keys" not in part:
         return None
     lanes = part["__lanes"]

@@ -17,8 +17,8 @@ from jax import monitoring
 
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.sweep import (
-    Space, clear_compile_cache, compute_timings, lane_key_data, log, make_key, open_results, static, sweep,
-    values,
+    Space, SpaceError, categorical, clear_compile_cache, compute_timings, lane_key_data, log, make_key,
+    open_results, static, sweep, values, zipped,
 )
 
 
@@ -267,3 +267,117 @@ def test_tuple_valued_static_axis():
     ds = sweep(f, S(), Space(shape=static((2, 3), (4, 5)), a=values(1.0)), {"a": 1.0}, quiet=True).dataset
     assert list(ds["shape"].values) == ["(2, 3)", "(4, 5)"]
     np.testing.assert_array_equal(ds["n"].values.ravel(), [6, 20])  # small integers: exact
+
+
+# -- paired axes (common random numbers) and categorical parameters ---------------------
+
+OPT = categorical("adam", "sgd", "muon")
+
+
+def key_run(spec, params, key):
+    """Outputs that depend only on the lane's key (its raw words, and a draw from it)."""
+    return {"kd": jax.random.key_data(key), "z": jax.random.normal(key, (spec.dim,))}
+
+
+def _key_sweep(space, params=None, **kw):
+    return sweep(key_run, Spec(), space, params or {"lr": 0.1, "scale": 1.0, "opt": OPT},
+                 quiet=True, **kw).dataset
+
+
+def test_paired_axes_share_keys_and_draws_unpaired_ones_do_not():
+    axes = dict(lr=values(0.1, 0.2, 0.3), opt=values("sgd", "adam"), seeds=3)
+    both = _key_sweep(Space(**axes, paired=("lr", "opt")))
+    kd, z = both["kd"].values, both["z"].values  # (lr, opt, seed, ...)
+    # one program, one batch: equal keys give bitwise-equal draws by construction
+    assert (kd == kd[:1, :1]).all() and (z == z[:1, :1]).all()
+    assert len({tuple(kd[0, 0, s]) for s in range(3)}) == 3  # seeds still differ
+    for s in range(3):  # the key is the one of the config without its paired values
+        want = jax.random.key_data(make_key(jnp.asarray(lane_key_data({}, s))))
+        np.testing.assert_array_equal(kd[0, 0, s], np.asarray(want))
+    only_lr = _key_sweep(Space(**axes, paired=("lr",)))["kd"].values
+    assert (only_lr == only_lr[:1]).all()
+    assert not (only_lr[:, 0] == only_lr[:, 1]).all(axis=-1).any()  # opt still enters the key
+    unpaired = _key_sweep(Space(**axes))["kd"].values.reshape(-1, kd.shape[-1])
+    assert len({tuple(r) for r in unpaired}) == unpaired.shape[0]  # every lane its own key
+
+
+def test_paired_lanes_are_unchanged_by_adding_a_value():
+    space = Space(lr=values(0.1, 0.2), scale=values(1.0, 0.5), seeds=2, paired=("lr",))
+    base = _sweep(space)
+    more = _sweep(space.replace(lr=values(0.05, 0.1, 0.3, 0.2), scale=values(0.5, 2.0, 1.0), seeds=3))
+    # keys are compared exactly; results with a float32 tolerance, as the batch shapes differ
+    kb = _key_sweep(space)["kd"]
+    km = _key_sweep(space.replace(lr=values(0.05, 0.1, 0.3, 0.2), scale=values(0.5, 2.0, 1.0), seeds=3))["kd"]
+    np.testing.assert_array_equal(km.sel(lr=[0.1, 0.2], scale=[1.0, 0.5], seed=[0, 1]).values, kb.values)
+    sub = more.sel(lr=[0.1, 0.2], scale=[1.0, 0.5], seed=[0, 1]).transpose(*base["loss"].dims)
+    np.testing.assert_allclose(sub["loss"].values, base["loss"].values, rtol=RTOL)
+    # common random numbers: each paired lane equals the same config run alone with the
+    # key of its unpaired values, whatever its learning rate
+    single = jax.jit(lambda p, kd: run(Spec(), p, make_key(kd)))
+    for lr in (0.1, 0.2):
+        kd = lane_key_data({"scale": 0.5}, 1)
+        alone = single({"lr": jnp.float32(lr), "scale": jnp.float32(0.5)}, jnp.asarray(kd))
+        np.testing.assert_allclose(base["loss"].sel(lr=lr, scale=0.5, seed=1).values,
+                                   np.asarray(alone["loss"]), rtol=RTOL)
+
+
+def test_paired_chunks_of_other_values_are_recomputed_not_served(tmp_path):
+    space = Space(lr=values(0.1, 0.2), seeds=2, paired=("lr",))
+    first = sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, run_dir=tmp_path, chunk=2, quiet=True)
+    assert first.manifest["space"]["paired"] == ["lr"]
+    # same keys lane for lane (lr is paired), other values: must not reuse the chunks
+    other = space.replace(lr=values(0.3, 0.4))
+    second = sweep(run, Spec(), other, PARAMS, metric_dims=DIMS, run_dir=tmp_path, chunk=2, quiet=True)
+    assert second.manifest["chunks_run"] == 2 and second.manifest["chunks_resumed"] == 0
+    assert not np.allclose(second.dataset["final"].values, first.dataset["final"].values)
+    again = sweep(run, Spec(), other, PARAMS, metric_dims=DIMS, run_dir=tmp_path, chunk=2, quiet=True)
+    assert again.manifest["chunks_run"] == 0
+    xr.testing.assert_identical(again.dataset.drop_attrs(), second.dataset.drop_attrs())
+
+
+def code_run(spec, params, key):
+    x = jnp.float32(3.0)
+    y = OPT.switch(params["opt"], {"adam": lambda v: 2 * v, "sgd": lambda v: -v, "muon": lambda v: v * v}, x)
+    return {"code": params["opt"], "y": y, "kd": jax.random.key_data(key)}
+
+
+def test_categorical_axis_hands_the_run_codes_and_the_results_labels(tmp_path):
+    params = {"lr": 0.1, "opt": OPT}
+    res = sweep(code_run, Spec(), Space(opt=values("muon", "adam"), lr=values(0.1, 0.2), seeds=2),
+                params, run_dir=tmp_path, quiet=True)
+    ds = res.dataset
+    assert ds["code"].dtype == np.int32
+    for label, y in (("muon", 9.0), ("adam", 6.0)):
+        assert (ds["code"].sel(opt=label) == OPT.code(label)).all()
+        assert (ds["y"].sel(opt=label) == y).all()
+    back = open_results(tmp_path)
+    assert back["opt"].values.tolist() == ["muon", "adam"]
+    assert (back["code"].sel(opt="adam") == 0).all()
+    assert res.manifest["params"]["opt"] == {"labels": ["adam", "sgd", "muon"], "default": "adam"}
+    # the key hashes the label: reordering the labels moves no lane's key
+    swapped = sweep(code_run, Spec(), Space(lr=values(0.2, 0.1), opt=values("adam", "muon", "sgd"),
+                                            seeds=2), params, quiet=True).dataset
+    np.testing.assert_array_equal(
+        swapped["kd"].sel(opt=["muon", "adam"], lr=[0.1, 0.2]).transpose(*ds["kd"].dims).values,
+        ds["kd"].values)
+    want = lane_key_data({"opt": "adam", "lr": 0.2}, 1)
+    np.testing.assert_array_equal(ds["kd"].sel(opt="adam", lr=0.2, seed=1).values,
+                                  np.asarray(jax.random.key_data(make_key(jnp.asarray(want)))))
+    # unswept, it is the default's code; zipped, labels become a member coordinate
+    plain = sweep(code_run, Spec(), Space(lr=values(0.1)), {"lr": 0.1, "opt": OPT.with_default("muon")},
+                  quiet=True)
+    assert int(plain.dataset["code"].item()) == 2
+    zds = sweep(code_run, Spec(), Space(p=zipped(opt=["sgd", "muon"], lr=[0.1, 0.2])), params,
+                quiet=True).dataset
+    assert zds["opt"].values.tolist() == ["sgd", "muon"] and zds["code"].values.ravel().tolist() == [1, 2]
+
+
+def test_label_mistakes_fail_before_compiling():
+    before = COUNTER.n
+    with pytest.raises(SpaceError, match="unknown label 'rmsprop'"):
+        sweep(code_run, Spec(), Space(opt=values("adam", "rmsprop")), {"opt": OPT}, quiet=True)
+    with pytest.raises(SpaceError, match="has the label 'adam' as its default"):
+        sweep(code_run, Spec(), Space(lr=values(0.1)), {"lr": 0.1, "opt": "adam"}, quiet=True)
+    with pytest.raises(SpaceError, match="paired names 'opt', which is not an axis"):
+        sweep(code_run, Spec(), Space(lr=values(0.1), paired=("opt",)), {"lr": 0.1, "opt": OPT}, quiet=True)
+    assert COUNTER.n == before
