@@ -141,11 +141,12 @@ def _cmd_show(a) -> int:
 
 
 def _cmd_report(a) -> int:
+    from jaxtheory.plots import EmptyFigureError
     from jaxtheory.report import write_figures
 
     try:
         paths = write_figures(a.run_dir)
-    except (FileNotFoundError, LookupError) as e:
+    except (FileNotFoundError, LookupError, EmptyFigureError) as e:
         return _err(str(e))
     for p in paths:
         print(p)

@@ -278,6 +278,8 @@ class ExperimentPage:
         verdicts: how many claims have each verdict.
         errors: what went wrong in the run or a figure (empty when ``ok``).
         run_dir: the run directory used.
+        empty_figures: figures that drew no data (:func:`jaxtheory.plots.check_drawn`);
+            any of them fails :func:`build_docs`.
     """
 
     name: str
@@ -288,6 +290,7 @@ class ExperimentPage:
     verdicts: dict = dataclasses.field(default_factory=dict)
     errors: list[str] = dataclasses.field(default_factory=list)
     run_dir: Path | None = None
+    empty_figures: list[str] = dataclasses.field(default_factory=list)
 
 
 def docs_source_dir() -> Path:
@@ -448,17 +451,19 @@ def _space_rows(manifest: dict) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def _draw_each_figure(exp: Any, run_dir: Path) -> dict[str, str]:
-    """Draw figures one by one (after :func:`write_figures` failed); errors by figure."""
+def _draw_each_figure(exp: Any, run_dir: Path) -> tuple[dict[str, str], list[str]]:
+    """Draw figures one by one (after :func:`write_figures` failed); errors by figure,
+    and the names of the figures that drew no data."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from jaxtheory.plots import EmptyFigureError, check_drawn
     from jaxtheory.report.runs import load_run
 
     run = load_run(run_dir)
-    errs = {}
+    errs, empty = {}, []
     out = run_dir / "figures"
     out.mkdir(parents=True, exist_ok=True)
     for fd in exp.figures:
@@ -467,15 +472,18 @@ def _draw_each_figure(exp: Any, run_dir: Path) -> dict[str, str]:
         fig = plt.figure(figsize=fd.size, layout="constrained")
         try:
             fd.draw(run.results, run.spec, fig)
+            check_drawn(fig, f"{exp.name}/{fd.name}")
             for ext in ("png", "svg"):
                 fig.savefig(out / f"{fd.name}.{ext}", format=ext, dpi=120)
         except Exception as e:  # noqa: BLE001 - reported on the page
             errs[fd.name] = f"{type(e).__name__}: {e}"
+            if isinstance(e, EmptyFigureError):
+                empty.append(fd.name)
             for ext in ("png", "svg"):
                 (out / f"{fd.name}.{ext}").unlink(missing_ok=True)
         finally:
             plt.close(fig)
-    return errs
+    return errs, empty
 
 
 def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
@@ -484,8 +492,8 @@ def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
     from jaxtheory.report.runs import write_figures
     from jaxtheory.sweep import compute_timings, store
 
-    rec: dict[str, Any] = {"errors": [], "figure_errors": {}, "claims": [], "manifest": {},
-                           "run_dir": None, "compute": None, "wall_s": None}
+    rec: dict[str, Any] = {"errors": [], "figure_errors": {}, "empty_figures": [], "claims": [],
+                           "manifest": {}, "run_dir": None, "compute": None, "wall_s": None}
     try:
         spec, params, space = exp.resolve(preset)
         run_dir = runs / exp.name / exp.run_id(preset, spec, params, space)
@@ -505,7 +513,7 @@ def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
         write_figures(run_dir)
     except Exception:  # noqa: BLE001
         try:
-            rec["figure_errors"] = _draw_each_figure(exp, run_dir)
+            rec["figure_errors"], rec["empty_figures"] = _draw_each_figure(exp, run_dir)
         except Exception:  # noqa: BLE001
             rec["figure_errors"] = {fd.name: traceback.format_exc(limit=4) for fd in exp.figures}
     for name, err in rec["figure_errors"].items():
@@ -770,7 +778,8 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
                               claims_total=len(claims), errors=list(rec["errors"]),
                               verdicts={v: sum(_verdict(c) == v for c in claims) for v in VERDICTS
                                         if any(_verdict(c) == v for c in claims)},
-                              run_dir=rec["run_dir"])
+                              run_dir=rec["run_dir"],
+                              empty_figures=list(rec.get("empty_figures", [])))
         pages.append(page)
         state = "ok" if page.ok else "FAILED: " + rec["errors"][0].splitlines()[0]
         say(f"docs: {name}: " + (", ".join(f"{n} {v}" for v, n in page.verdicts.items()) or "no claims")
@@ -829,8 +838,12 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     failed = [p.name for p in pages if not p.ok]
     print(f"docs: wrote {len(pages)} experiment page(s) in {time.perf_counter() - t0:.1f} s"
           + (f"; with failures: {', '.join(failed)}" if failed else ""), file=sys.stderr)
+    empty = [f"{p.name}/{f}" for p in pages for f in p.empty_figures]
+    if empty:
+        print(f"docs: FAILED: {len(empty)} figure(s) draw no data: {', '.join(empty)}",
+              file=sys.stderr)
     if not sphinx:
-        return 1 if failed else 0
+        return 1 if failed or empty else 0
     t1 = time.perf_counter()
     out = Path(out)
     status = _run_sphinx(src, out, strict=strict)
@@ -841,4 +854,4 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     if failed:
         print(f"docs: FAILED: experiment(s) whose run, claims or figures raised: {', '.join(failed)}",
               file=sys.stderr)
-    return 0 if status == 0 and not failed else 1
+    return 0 if status == 0 and not failed and not empty else 1

@@ -68,23 +68,42 @@ def load_run(run_dir: str | Path) -> LoadedRun:
 def write_figures(run_dir: str | Path, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
     """Draw the experiment's figures next to the results, in ``run_dir/figures/``.
 
+    Every figure is checked with :func:`jaxtheory.plots.check_drawn`: one that draws no
+    data is not written (an old file of that name is removed), the others still are,
+    and the error is raised after the last figure.
+
     Returns:
         The paths written.
+
+    Raises:
+        LookupError: the run's experiment is not registered.
+        jaxtheory.plots.EmptyFigureError: a figure drew no data; the message names the
+            experiment and every empty figure.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from jaxtheory.plots import EmptyFigureError, check_drawn
+
     run = load_run(run_dir)
     if run.experiment is None:
         raise LookupError(f"{run_dir}: its experiment is not registered; cannot draw figures")
     out_dir = Path(run_dir) / "figures"
     written = []
+    empty: list[str] = []
     for fig_def in run.experiment.figures:
         fig = plt.figure(figsize=fig_def.size, layout="constrained")
         try:
             fig_def.draw(run.results, run.spec, fig)
+            try:
+                check_drawn(fig, f"{run.experiment.name}/{fig_def.name}")
+            except EmptyFigureError as e:
+                empty.append(str(e))
+                for fmt in formats:
+                    (out_dir / f"{fig_def.name}.{fmt}").unlink(missing_ok=True)
+                continue
             for fmt in formats:
                 path = out_dir / f"{fig_def.name}.{fmt}"
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +113,8 @@ def write_figures(run_dir: str | Path, formats: tuple[str, ...] = ("png", "svg")
                 written.append(path)
         finally:
             plt.close(fig)
+    if empty:
+        raise EmptyFigureError("\n".join(empty))
     return written
 
 
