@@ -2,24 +2,28 @@
 
 In one process, in this order (each reuses its script's functions):
 
-1. ``gpu_sweep``: the engine's noisy-quadratic and matrix-power-iteration sweeps
-   (lanes/s, FLOP/s and fraction of peak), 10⁴ … 10⁶ lanes;
+1. ``gpu_sweep``: the engine's noisy-quadratic and matrix-power-iteration (128 × 128,
+   50 steps) sweeps at 10⁴, 10⁵, 10⁶ lanes: lanes/s, FLOP/s, fraction of peak;
 2. ``moe_sweep``: the MoE LR × seed sweep, one ``jit(vmap(run))`` against a Python loop
    of the jitted single run (``moe_step.bench_sweep``);
 3. ``linreg``: the exact LA recursion over an (η, α) grid against numpy, vmap against
-   a loop, and the Monte Carlo rate (``linreg.bench``), up to the issue's D = 10⁵,
-   10⁴ steps, 32 × 32 grid;
+   a loop, and the Monte Carlo rate (``linreg.bench``), at the CPU sizes and then the
+   issue's D = 10⁵, 10⁴ steps, 32 × 32 grid;
 4. ``gp_bts``: GP-BTS at Q ∈ {1, 4, 16} against the numpy loop
    (``gp_bandits.bench_policy``; BoTorch is left out: its replicates take minutes each).
 
-Each part runs a list of sizes from small to large. Before a size starts, its cost is
-projected from the previous size's (scaled by the work) and the size is skipped when the
-projection exceeds what is left of ``--budget-s``; a part is not started with less than
-its minimum left. Every part that ran is recorded at once as its own ``RESULTS.md``
-section titled ``accelerator: <part> (<device>)``, and a summary section
-``accelerator (<device>)`` says what finished, what was cut short and what was skipped.
-The budget is checked between sizes, not inside one, so a run can overshoot by at most
-one size's misprojection.
+Budget. Each part runs a list of sizes from small to large, within a share of what is
+left of ``--budget-s`` (what is left divided by the parts still to run, so a part that
+finishes early leaves more to the next). Every size carries a guessed cost on an H200
+(compile included; :data:`SIZES`); the guesses are rescaled by how long the previous size
+really took against its guess, and a size whose rescaled cost exceeds what is left of
+the part's share is skipped, with a line saying so. The budget is checked between sizes,
+not inside one, so a run can overshoot by one size's misestimate.
+
+Recording. The section ``accelerator: <part> (<device>)`` of ``RESULTS.md`` is written
+after every size (replaced in place, so a run killed part-way keeps what finished), and
+a summary section ``accelerator (<device>)`` says what finished, what was cut short and
+what was skipped.
 
 Usage: ``python benchmarks/accelerator.py [--budget-s 480] [--parts ...] [--tiny]
 [--no-record]``. ``--tiny`` runs every part at tiny sizes on any device (the tests run
@@ -39,8 +43,24 @@ import _common as C  # noqa: E402
 
 #: The parts in the order they run.
 PARTS = ("gpu_sweep", "moe_sweep", "linreg", "gp_bts")
-#: Seconds a part needs left to start (at full sizes; tiny parts always start).
-MIN_S = {"gpu_sweep": 30.0, "moe_sweep": 30.0, "linreg": 30.0, "gp_bts": 30.0}
+#: Per part, ``(size, guessed seconds on an H200 with compile)`` from small to large, at
+#: full and at tiny sizes. gpu_sweep sizes are ``(kind, lanes)``; moe_sweep ``(width,
+#: steps, LRs, seeds, warm reps)``; linreg a key of ``linreg.SIZES``; gp_bts
+#: ``(candidates, evaluations N, objective draws per noise level: R = 6 x draws)``.
+SIZES = {
+    "gpu_sweep": [(("quadratic", 10_000), 15.0), (("matrix", 10_000), 15.0),
+                  (("quadratic", 100_000), 20.0), (("matrix", 100_000), 20.0),
+                  (("quadratic", 1_000_000), 60.0), (("matrix", 1_000_000), 60.0)],
+    "moe_sweep": [((64, 100, 8, 4, 2), 45.0), ((128, 200, 16, 8, 1), 90.0)],
+    "linreg": [("cpu", 30.0), ("full", 90.0)],
+    "gp_bts": [((225, 128, 32), 45.0), ((1024, 256, 256), 90.0)],
+}
+TINY_SIZES = {
+    "gpu_sweep": [(("quadratic", 256), 1.0), (("matrix", 256), 1.0)],
+    "moe_sweep": [((16, 3, 2, 1, 1), 1.0)],
+    "linreg": [("tiny", 1.0)],
+    "gp_bts": [((16, 8, 2), 1.0)],
+}
 INTRO = {
     "gpu_sweep": C.script("gpu_sweep").INTRO,
     "moe_sweep": ("Peer measured in the same run: the same runs one after another (a Python loop "
@@ -54,104 +74,103 @@ INTRO = {
 }
 
 
-def sizes_within(budget: C.Budget, sizes: Sequence, work: Callable, run_one: Callable,
-                 ) -> tuple[list[str], int]:
-    """Run ``run_one(size)`` for each size while its projected cost fits the budget.
+def sizes_within(budget: C.Budget, sizes: Sequence[tuple], run_one: Callable,
+                 progress: Callable | None = None) -> tuple[list[str], int]:
+    """Run ``run_one(size)`` for each ``(size, guess_s)`` whose rescaled guess fits the budget.
 
-    The cost of a size is projected as the previous size's wall time times the ratio of
-    their ``work``; the first size always runs.
+    A size's guess is multiplied by (seconds the previous size took) / (its guess); a
+    size is skipped when that exceeds ``budget.left()`` (the first one too, on its bare
+    guess), and every later one with it.
+
+    Args:
+        budget: The share of the budget this list may use.
+        sizes: ``(size, guessed seconds)`` pairs, small to large.
+        run_one: ``size -> lines`` (the lines of that size).
+        progress: Called with all lines so far after every size (to record them).
 
     Returns:
         The lines of the sizes that ran (and one saying why the rest did not) and how
         many ran.
     """
     lines: list[str] = []
-    last = None  # (work, seconds) of the previous size
-    for i, size in enumerate(sizes):
-        if last is not None:
-            projected = last[1] * work(size) / last[0]
-            if projected > budget.left():
-                lines.append(f"  stopped before {size}: projected {projected:.0f} s > "
-                             f"{budget.left():.0f} s left of the budget")
-                return lines, i
+    scale = 1.0  # measured / guessed seconds of the previous size
+    for i, (size, guess) in enumerate(sizes):
+        projected = guess * scale
+        if projected > budget.left():
+            lines.append(f"  stopped before {size}: projected {projected:.0f} s > "
+                         f"{max(budget.left(), 0):.0f} s left of this part's share of the budget")
+            if progress is not None:
+                progress(lines)
+            return lines, i
         t0 = time.monotonic()
         lines += run_one(size)
-        last = (work(size), time.monotonic() - t0)
+        scale = (time.monotonic() - t0) / guess
+        if progress is not None:
+            progress(lines)
     return lines, len(sizes)
 
 
-def part_gpu_sweep(tiny: bool, budget: C.Budget) -> tuple[list[str], str]:
-    """The engine's sweeps at 10⁴ … 10⁶ lanes (matrix: 10³, 10⁴ lanes of 128 × 128)."""
+def _status(n: int, total: int) -> str:
+    return "done" if n == total else f"cut short: {n} of {total} sizes"
+
+
+def part_gpu_sweep(sizes, budget: C.Budget, progress=None, tiny=False) -> tuple[list[str], str]:
+    """The engine's sweeps: noisy-quadratic and matrix power iteration rows."""
     gs = C.script("gpu_sweep")
     steps = 50 if tiny else 1000
     mspec = gs.MatSpec(d=16, steps=5) if tiny else gs.MatSpec()
-    qsizes = [256] if tiny else [10_000, 100_000, 1_000_000]
-    msizes = [256] if tiny else [1_000, 10_000]
     rows: list[tuple] = []
-
-    def quadratic(n):
-        rows.append(gs.bench_quadratic(n, steps, tmp))
-        return []
-
-    def matrix(n):
-        rows.append(gs.bench_matrix(n, mspec, tmp))
-        return []
-
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        stop_q, nq = sizes_within(budget, qsizes, lambda n: n, quadratic)
-        stop_m, nm = sizes_within(budget, msizes, lambda n: n, matrix)
-    lines = gs.format_rows(rows) + stop_q + stop_m
-    done = nq == len(qsizes) and nm == len(msizes)
-    return lines, "done" if done else (f"cut short: {nq}/{len(qsizes)} quadratic and "
-                                        f"{nm}/{len(msizes)} matrix sizes")
+
+        def one(size):
+            kind, lanes = size
+            rows.append(gs.bench_quadratic(lanes, steps, tmp) if kind == "quadratic"
+                        else gs.bench_matrix(lanes, mspec, tmp))
+            return []
+
+        stop, n = sizes_within(budget, sizes, one,
+                               None if progress is None else (
+                                   lambda extra: progress(gs.format_rows(rows) + extra)))
+    return gs.format_rows(rows) + stop, _status(n, len(sizes))
 
 
-def part_moe_sweep(tiny: bool, budget: C.Budget) -> tuple[list[str], str]:
-    """The LR × seed sweep: the CPU benchmark's size, then a wider and longer one."""
+def part_moe_sweep(sizes, budget: C.Budget, progress=None, tiny=False) -> tuple[list[str], str]:
+    """The LR × seed sweep, jit(vmap) against a loop of the jitted run, by size."""
     ms = C.script("moe_step")
-    # (width, steps, learning rates, seeds, warm repetitions)
-    sizes = [(16, 3, 2, 1, 1)] if tiny else [(64, 100, 8, 4, 2), (128, 200, 16, 8, 1)]
 
     def one(size):
         w, steps, n_lr, n_seed, reps = size
         return ms.sweep_lines(ms.bench_sweep(w, steps, n_lr, n_seed, reps), n_lr, n_seed, steps)
 
-    lines, n = sizes_within(budget, sizes, lambda s: s[0] ** 2 * s[1] * s[2] * s[3] * (1 + s[4]), one)
-    return lines, "done" if n == len(sizes) else f"cut short: {n}/{len(sizes)} sizes"
+    lines, n = sizes_within(budget, sizes, one, progress)
+    return lines, _status(n, len(sizes))
 
 
-def part_linreg(tiny: bool, budget: C.Budget) -> tuple[list[str], str]:
-    """The exact recursion, vmap vs loop and Monte Carlo: CPU sizes, then the issue's."""
+def part_linreg(sizes, budget: C.Budget, progress=None, tiny=False) -> tuple[list[str], str]:
+    """The exact recursion, vmap vs loop and Monte Carlo, by size."""
     lr = C.script("linreg")
-    sizes = ["tiny"] if tiny else ["cpu", "full"]
 
     def one(size):
-        # at full size the numpy peer runs one sync period (4 steps): about 2 s a step on a CPU
-        np_steps = lr.SIZES[size][1] if size == "tiny" else (20 if size == "cpu" else 4)
-        return [f"[{size}]"] + lr.bench(*lr.SIZES[size], np_steps=np_steps)[1]
+        # at full size the numpy peer runs one sync period (4 steps): seconds a step on a CPU
+        np_steps = {"tiny": lr.SIZES["tiny"][1], "cpu": 20}.get(size, 4)
+        return [f"[{size} sizes]"] + ["  " + x for x in lr.bench(*lr.SIZES[size], np_steps=np_steps)[1]]
 
-    def work(size):
-        D, T, G, mcD, mcT, mcL = lr.SIZES[size]
-        return G * G * D * T + mcL * mcD * mcT
-
-    lines, n = sizes_within(budget, sizes, work, one)
-    return lines, "done" if n == len(sizes) else f"cut short: {n}/{len(sizes)} sizes"
+    lines, n = sizes_within(budget, sizes, one, progress)
+    return lines, _status(n, len(sizes))
 
 
-def part_gp_bts(tiny: bool, budget: C.Budget) -> tuple[list[str], str]:
-    """GP-BTS at the CPU benchmark's size (225 candidates, R = 192), then 1024 and R = 1536."""
+def part_gp_bts(sizes, budget: C.Budget, progress=None, tiny=False) -> tuple[list[str], str]:
+    """GP-BTS at Q = 1, 4, 16 (tiny: Q = 2) against the numpy loop, by size."""
     gp = C.script("gp_bandits")
     cases = [("bts", 2)] if tiny else [("bts", 1), ("bts", 4), ("bts", 16)]
-    # (candidates, evaluations N, objective draws per noise level: R = 6 x draws)
-    sizes = [(16, 8, 2)] if tiny else [(225, 128, 32), (1024, 256, 256)]
 
     def one(size):
-        n, budget_n, fns = size
-        return gp.bench_policy(tiny, n=n, budget=budget_n, cases=cases, fns=fns, botorch=False)[0]
+        n, evals, fns = size
+        return gp.bench_policy(tiny, n=n, budget=evals, cases=cases, fns=fns, botorch=False)[0]
 
-    lines, n = sizes_within(budget, sizes, lambda s: s[2] * s[1] * s[0] * (s[0] + s[1]), one)
-    return lines, "done" if n == len(sizes) else f"cut short: {n}/{len(sizes)} sizes"
+    lines, n = sizes_within(budget, sizes, one, progress)
+    return lines, _status(n, len(sizes))
 
 
 RUNNERS = {"gpu_sweep": part_gpu_sweep, "moe_sweep": part_moe_sweep, "linreg": part_linreg,
@@ -178,19 +197,28 @@ def run(tiny: bool, budget_s: float | None, parts: Sequence[str] = PARTS,
     kind = C.device_kind()
     status: dict[str, str] = {}
     out: dict[str, list[str]] = {}
-    for name in parts:
-        need = 0.0 if tiny else MIN_S[name]
-        if budget.exhausted(need):
-            status[name] = f"skipped: {max(budget.left(), 0):.0f} s left, the part needs {need:.0f} s to start"
+    for i, name in enumerate(parts):
+        sizes = (TINY_SIZES if tiny else SIZES)[name]
+        share = C.Budget(None if budget_s is None else budget.left() / (len(parts) - i))
+        if budget.exhausted():
+            status[name] = "skipped: the budget is spent"
             print(f"== {name}: {status[name]}", flush=True)
             continue
-        print(f"== {name} ({budget.left():.0f} s left)", flush=True)
+        print(f"== {name} ({share.left():.0f} s of {budget.left():.0f} s left)", flush=True)
+
         t0 = time.monotonic()
-        lines, state = RUNNERS[name](tiny, budget)
+
+        def progress(lines, name=name, t0=t0):  # after every size: a kill keeps what finished
+            if results is not None:
+                C.record(f"accelerator: {name} ({kind})", lines, intro=INTRO[name],
+                         notes=f"Part of `benchmarks/accelerator.py`, {time.monotonic() - t0:.0f} s "
+                               "so far.", script="accelerator.py", results=results)
+
+        lines, state = RUNNERS[name](sizes, share, progress, tiny=tiny)
         status[name] = f"{state} in {time.monotonic() - t0:.1f} s"
         out[name] = lines
         print("\n".join(lines), flush=True)
-        if results is not None:
+        if results is not None and lines:
             C.record(f"accelerator: {name} ({kind})", lines, intro=INTRO[name],
                      notes=f"Part of `benchmarks/accelerator.py`: {status[name]}.",
                      script="accelerator.py", results=results)
@@ -209,7 +237,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--budget-s", type=float, default=480.0,
                     help="wall-clock budget in seconds, checked between sizes (default 480)")
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS,
-                    help="parts to run, in the fixed order")
+                    help="parts to run (always in the fixed order)")
     args = ap.parse_args(argv)
     if args.budget_s < 0:
         ap.error(f"--budget-s must be >= 0, got {args.budget_s}")

@@ -195,11 +195,13 @@ def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
     X = gpb.candidates("grid", n, dim)
     K = np.asarray(gpb.kernel_matrix("se", X, X, 0.2, 1.0), np.float64) + 1e-5 * np.eye(n)
     Lk = np.linalg.cholesky(K)
-    tm, why = torch_peers() if botorch else (None, "not asked for")
+    tm, why = torch_peers() if botorch else (None, None)
     lines = [f"(A) {n} candidates, N={budget}, R={R} replicates per case (σ² ∈ {noises}); "
              f"ours: jit(vmap(run)) float32, all R at once; peers one replicate after another, "
              f"timed on {few} replicate(s) (σ² alternating) and scaled to R"]
-    if tm is None:
+    if not botorch:
+        lines.append("  BoTorch peer not run here (benchmarks/gp_bandits.py runs it)")
+    elif tm is None:
         lines.append(f"  BoTorch peer skipped: {why} (pip install -e '.[bench]')")
     else:
         import botorch

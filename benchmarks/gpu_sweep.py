@@ -11,7 +11,8 @@ Two sweeps through the engine (store included), timed warm (compiled program reu
 
 Usage: ``python benchmarks/gpu_sweep.py [--tiny] [--lanes 10000 100000 ...] [--no-record]``.
 ``--tiny`` runs a few hundred lanes on whatever device there is (the tests run it so the
-script cannot rot). On a CPU only correctness is meaningful.
+script cannot rot). On a CPU only correctness is meaningful. A full run records the
+section ``gpu_sweep (<device>)`` of ``benchmarks/RESULTS.md`` (replacing an earlier one).
 """
 
 from __future__ import annotations

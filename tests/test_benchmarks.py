@@ -96,18 +96,23 @@ def test_ratio_is_peer_over_ours():
 def test_budget_and_sizes_within_stop_by_projection():
     acc = _load("accelerator")
     assert C.Budget(None).left() == float("inf")
-    ran = []
+    ran, recorded = [], []
 
     def one(size):
         ran.append(size)
         time.sleep(0.02)
         return [f"size {size}"]
 
-    # the second size is projected at 1000 x the first's time: more than the 5 s left
-    lines, n = acc.sizes_within(C.Budget(5.0), [1, 1000], lambda s: s, one)
+    # guesses 1 s and 1000 s; the first took >= 0.02 s, so the second is projected at
+    # >= 20 s: more than the 5 s left
+    lines, n = acc.sizes_within(C.Budget(5.0), [(1, 1.0), (1000, 1000.0)], one,
+                                progress=lambda ls: recorded.append(list(ls)))
     assert (ran, n) == ([1], 1) and "stopped before 1000" in lines[-1]
-    lines, n = acc.sizes_within(C.Budget(None), [1, 2], lambda s: s, one)
-    assert n == 2 and lines[-1] == "size 2"
+    assert recorded == [["size 1"], lines]  # after the size, then with the reason
+    lines, n = acc.sizes_within(C.Budget(0.5), [(2, 10.0)], one)  # the first guess is too big
+    assert (ran, n) == ([1], 0) and "stopped before 2" in lines[0]
+    lines, n = acc.sizes_within(C.Budget(None), [(1, 1.0), (2, 2.0)], one)
+    assert n == 2 and lines == ["size 1", "size 2"]
 
 
 # -- the scripts -------------------------------------------------------------------------
@@ -145,7 +150,7 @@ def test_accelerator_stops_cleanly_when_the_budget_is_spent(tmp_path, monkeypatc
     acc = _load("accelerator")
     res = tmp_path / "RESULTS.md"
 
-    def slow_part(tiny, budget):
+    def slow_part(sizes, budget, progress=None, tiny=False):
         time.sleep(0.3)
         return ["slow line"], "done"
 
