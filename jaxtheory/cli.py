@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--strict", action="store_true",
                    help="exit 1 when a claim fails or is inconclusive")
 
-    s = sub.add_parser("show", help="space, devices, timings, lane statuses and claims of a run")
+    s = sub.add_parser("show", help="code, space, devices, timings, lane statuses and claims of a run")
     s.add_argument("run_dir")
 
     rep = sub.add_parser("report", help="draw the experiment's figures (PNG and SVG) next to the results")

@@ -633,6 +633,9 @@ def _render_page(exp: Any, preset: str, rec: dict, fig_dir: Path, page_dir: Path
         if g.get("revision"):
             facts.append(f"- **Git:** {_code(g['revision'][:12])}"
                          + (" (uncommitted changes)" if g.get("dirty") else "") + ".")
+        if m.get("fingerprint"):
+            facts.append(f"- **Code fingerprint:** {_code(m['fingerprint'])} (the run function's and "
+                         "the experiment's modules and the jaxtheory modules they import).")
         lines += facts + [""]
     else:
         lines += ["_No run was stored._", ""]

@@ -9,7 +9,7 @@ from typing import Any
 from jaxtheory.experiment import Experiment
 from jaxtheory.sweep import store
 
-__all__ = ["LoadedRun", "load_run", "write_figures", "summarize", "spec_from_json"]
+__all__ = ["LoadedRun", "load_run", "write_figures", "summarize", "spec_from_json", "code_line"]
 
 
 @dataclasses.dataclass
@@ -128,13 +128,46 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def code_line(manifest: dict) -> str:
+    """Which code produced a run, in one line: fingerprint, library versions, git revision.
+
+    Example:
+        >>> code_line({"fingerprint": "0123456789abcdef",
+        ...            "code": {"environment": {"jax": "0.10.2", "x64": False}},
+        ...            "git": {"revision": "89abcdef0123456789", "dirty": True}})
+        'fingerprint 0123456789abcdef (jax 0.10.2, x64 off); git 89abcdef0123 (uncommitted changes)'
+        >>> code_line({})
+        'fingerprint unknown (written before fingerprints); git unknown'
+    """
+    fp = manifest.get("fingerprint")
+    env = (manifest.get("code") or {}).get("environment") or {}
+    if fp is None:
+        text = "fingerprint unknown (written before fingerprints)"
+    else:
+        extra = []
+        if env.get("jax"):
+            extra.append(f"jax {env['jax']}")
+        if "x64" in env:
+            extra.append(f"x64 {'on' if env['x64'] else 'off'}")
+        text = f"fingerprint {fp}" + (f" ({', '.join(extra)})" if extra else "")
+    g = manifest.get("git") or {}
+    if g.get("revision"):
+        state = {True: " (uncommitted changes)", False: " (clean)"}.get(g.get("dirty"), "")
+        text += f"; git {g['revision'][:12]}{state}"
+    elif "git" in manifest:
+        text += "; not in a git checkout"
+    else:
+        text += "; git unknown"
+    return text
+
+
 def _verdict(c: dict) -> str:
     """A stored claim's verdict (claims.json written before verdicts existed has ``passed``)."""
     return c.get("verdict") or ("pass" if c.get("passed") else "fail")
 
 
 def summarize(run_dir: str | Path) -> str:
-    """A plain-text summary: space, devices, timings, lane statuses and claim verdicts."""
+    """A plain-text summary: code, space, devices, timings, lane statuses and claim verdicts."""
     run = load_run(run_dir)
     m = run.manifest
     lines = [f"run        {run.run_dir}"]
@@ -144,6 +177,7 @@ def summarize(run_dir: str | Path) -> str:
     if paper.get("title"):
         arx = f", arXiv {paper['arxiv']}" if paper.get("arxiv") else ""
         lines.append(f"paper      {paper['title']}{arx}")
+    lines.append(f"code       {code_line(m)}")
     lines.append("space")
     params = m.get("params") or {}
     for n, ax in m["space"]["axes"].items():
@@ -178,6 +212,10 @@ def summarize(run_dir: str | Path) -> str:
                      + (f"; computing took {comp['timings']['total_s']:.2f} s over {comp['calls']} "
                         f"call(s), {comp['chunks_run']} chunk(s), {comp['compiles']} compile(s)"
                         if comp else ""))
+        fps = list(dict.fromkeys(h.get("fingerprint") for h in hist if h.get("fingerprint")))
+        if len(fps) > 1:
+            lines.append(f"           {len(fps)} code fingerprints over the history (chunks of earlier "
+                         f"code were recomputed): {', '.join(fps)}")
     sc = m["status_counts"]
     lines.append(f"lanes      {m['lanes']}: {sc['ok']} ok, {sc['diverged']} diverged")
     if run.claims:

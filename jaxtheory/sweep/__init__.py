@@ -14,6 +14,7 @@ from jaxtheory.sweep.engine import (
     sweep,
 )
 from jaxtheory.sweep.mesh import select_devices
+from jaxtheory.sweep.provenance import code_fingerprint, code_provenance
 from jaxtheory.sweep.space import (
     Axis,
     BoundSpace,
@@ -41,6 +42,8 @@ __all__ = [
     "SweepResult",
     "categorical",
     "clear_compile_cache",
+    "code_fingerprint",
+    "code_provenance",
     "compute_timings",
     "default_chunk_size",
     "lane_key_data",
