@@ -122,3 +122,30 @@ def test_bootstrap_is_reproducible_and_handles_one_seed():
     assert one.n == 1 and np.isnan(one.low)
     e = analysis.from_se(2.0, 0.5)
     assert e.low == pytest.approx(2.0 - 1.959964 * 0.5, abs=1e-5)
+
+
+# -- ratio (added with the ef-generalization / linreg migration) -------------------------
+
+def test_ratio_of_means_is_paired_and_covers_the_truth():
+    """analysis.ratio: exact on proportional data, cells by label, nominal coverage."""
+    rng = np.random.default_rng(1)
+    base = xr.DataArray(1.0 + rng.random((16, 2)), dims=["seed", "m"], coords={"m": ["a", "b"]})
+    out = analysis.ratio(1.25 * base, base)
+    assert set(out) == {"m=a", "m=b"}
+    for e in out.values():
+        # proportional numerator: every resample gives 1.25 up to round-off
+        assert abs(e.value - 1.25) < 1e-12 and abs(e.low - 1.25) < 1e-12 and abs(e.high - 1.25) < 1e-12
+    assert analysis.ratio(2.0 * base.isel(seed=0), base.isel(seed=0), over=None)["m=a"].value == 2.0
+    with pytest.raises(ValueError, match="differ"):
+        analysis.ratio(base, base.isel(m=0))
+    # coverage: den ~ U(1, 2) (mean 1.5), num = den + N(0.3, 0.2²): true ratio of means 1.8/1.5
+    hits, reps = 0, 200
+    for r in range(reps):
+        g = np.random.default_rng(100 + r)
+        den = 1.0 + g.random(32)
+        num = den + 0.3 + 0.2 * g.standard_normal(32)
+        e = analysis.ratio(xr.DataArray(num, dims=["seed"]), xr.DataArray(den, dims=["seed"]),
+                           n_boot=1000, seed=r)
+        hits += e.low <= 1.2 <= e.high
+    # binomial(200, 0.95) lies in [180, 197] with probability > 0.99
+    assert 180 <= hits <= 197, hits
