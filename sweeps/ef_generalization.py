@@ -11,240 +11,207 @@ below the seed-to-seed spread.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
+import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.sims import logreg
 from jaxtheory.sweep import Space, static, values
 
-# Claim 1: fitted log-log slope of the compression-induced gap |gap_EF - gap_SGD| in T.
+# Claim 1: log-log slope in T of the seed-mean |gap_EF - gap_SGD|: at most -0.5, a margin
+# for pre-asymptotic horizons above the paper's T^(-3/4) (the sqrt(b_alpha) term).
 SLOPE_MAX = -0.5
 # Claim 1b: gap_EF / gap_SGD after at least one epoch (T >= n), for alpha >= 0.05.
 RATIO_MAX = 1.05
 ALPHA_MIN = 0.05
-# Claim 2: matched-alpha compressors' seed-mean gaps within 10 % or 2 standard errors.
+# Claim 2: matched-alpha compressors' seed-mean gaps within 10% of each other (ratio in 1 ± 0.1).
 REL_TOL = 0.10
-Z_TOL = 2.0
-# Claim 3: slope of DiLoCo-EF excess risk against N = M H T.
-RATE = -0.5
-RATE_TOL = 0.1
+# Claim 3: the O(1/sqrt(MHT)) upper bound: log-log slope of the DiLoCo-EF excess risk against
+# N = M H T at most -0.4 (a margin of 0.1 above -1/2 for the finite grid).
+RATE_MAX = -0.4
+# Claim 3b: DiLoCo-EF / DiLoCo excess risk at the largest T within 1 ± 0.1 (the compression
+# terms are of lower order than the shared leading term).
+DL_RATIO_TOL = 0.10
 
 COMPRESSORS = logreg.EF_METHODS[1:]
+# dims the EF part does not read: their lanes are replicates (or, paired, copies) of it
+_DILOCO_ONLY = ("diloco_lr_scale", "outer_lr")
+# dims the DiLoCo part does not read
+_EF_ONLY = ("dataset", "lr_scale")
 
 
-def _dims(spec):
-    """(n, d) of the EF part's training set."""
-    if spec.dataset == "breast_cancer":
-        x, _ = logreg.load_breast_cancer()
-        return spec.n, x.shape[1]
-    return spec.n, spec.d
+def _first_of(da, dims):
+    """``da`` at the first value of every dim in ``dims`` that it has."""
+    return da.isel({d: 0 for d in dims if d in da.dims})
 
 
-def _cells(ds, spec):
-    """Yield (label, sub-dataset with dims method/horizon/seed, spec) per config."""
-    datasets = ds["dataset"].values if "dataset" in ds.dims else [None]
-    for name in datasets:
-        sub = ds.sel(dataset=name) if name is not None else ds
-        spec_g = spec if name is None else dataclasses.replace(spec, dataset=str(name))
-        extra = [d for d in sub["gap"].dims if d not in ("method", "horizon", "seed")]
-        stacked = sub.stack(cfg=extra) if extra else sub.expand_dims(cfg=[0])
-        for c in range(stacked.sizes["cfg"]):
-            cell = stacked.isel(cfg=c)
-            label = spec_g.dataset + ("" if not extra else f"[{c}]")
-            yield label, cell, spec_g
+def _gap(ds):
+    return _first_of(ds["gap"], _DILOCO_ONLY)
 
 
-def _slope(x, y):
-    x, y = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
-    return float(np.polyfit(x, y, 1)[0])
+def _excess(ds):
+    return _first_of(ds["dl_excess"], _EF_ONLY)
 
 
-def _check_gap_slope(ds, spec):
-    worst, per = -np.inf, {}
-    for label, cell, _ in _cells(ds, spec):
-        gap = cell["gap"].transpose("method", "horizon", "seed").values
-        T = cell["horizon"].values
-        for m, name in enumerate(logreg.EF_METHODS):
-            if name == "sgd":
-                continue
-            delta = np.abs(gap[m] - gap[0]).mean(-1)  # seed mean of the per-seed |delta|
-            s = _slope(T, delta)
-            per[f"{label}/{name}"] = round(s, 3)
-            worst = max(worst, s)
-    return {"max_slope": round(worst, 3), "slopes": per}, bool(worst <= SLOPE_MAX)
+def _datasets(ds, spec):
+    """``(name, sub-results, (n, d))`` per dataset of the preset."""
+    names = [str(v) for v in ds["dataset"].values] if "dataset" in ds.dims else [spec.dataset]
+    for name in names:
+        sub = ds.sel(dataset=name) if "dataset" in ds.dims else ds
+        if name == "breast_cancer":
+            x, _ = logreg.load_breast_cancer()
+            yield name, sub, (spec.n, x.shape[1])
+        else:
+            yield name, sub, (spec.n, spec.d)
 
 
-def _check_gap_ratio(ds, spec):
-    worst, per, alphas = -np.inf, {}, {}
-    for label, cell, spec_g in _cells(ds, spec):
-        n, d = _dims(spec_g)
-        _, al = logreg.matched_compressors(d, spec_g.levels)
-        gap = cell["gap"].transpose("method", "horizon", "seed").values.mean(-1)
-        T = cell["horizon"].values
-        for m, name in enumerate(logreg.EF_METHODS):
-            if name == "sgd" or al[name] < ALPHA_MIN:
-                continue
-            alphas[name] = round(al[name], 4)
-            r = gap[m, T >= n] / gap[0, T >= n]
-            if r.size:
-                per[f"{label}/{name}"] = round(float(r.max()), 4)
-                worst = max(worst, float(r.max()))
-    if not per:
-        return {"checked": 0}, False
-    return {"max_ratio": round(worst, 4), "ratios": per, "alpha": alphas}, bool(worst <= RATIO_MAX)
+def _bonferroni(m):
+    return 1.0 - (1.0 - analysis.DEFAULT_LEVEL) / max(m, 1)
 
 
-def _check_indifference(ds, spec):
-    worst_rel, fails, checked = 0.0, [], 0
-    for label, cell, spec_g in _cells(ds, spec):
-        _, d = _dims(spec_g)
-        _, al = logreg.matched_compressors(d, spec_g.levels)
-        k = al["top_k"] * d  # top-k's alpha is k/d
-        gap = cell["gap"].transpose("method", "horizon", "seed").values
-        T = cell["horizon"].values
-        S = gap.shape[-1]
-        for ti in np.flatnonzero(T >= 10 * d / k):
-            for a in range(1, len(logreg.EF_METHODS)):
-                for b in range(a + 1, len(logreg.EF_METHODS)):
-                    diff = gap[a, ti] - gap[b, ti]
-                    mean_ab = 0.5 * (gap[a, ti].mean() + gap[b, ti].mean())
-                    rel = abs(diff.mean()) / abs(mean_ab)
-                    se = diff.std(ddof=1) / np.sqrt(S) if S > 1 else np.inf
-                    checked += 1
-                    worst_rel = max(worst_rel, rel)
-                    if rel > REL_TOL and abs(diff.mean()) > Z_TOL * se:
-                        fails.append(f"{label}/T={int(T[ti])}/"
-                                     f"{logreg.EF_METHODS[a]}-{logreg.EF_METHODS[b]}")
-    measured = {"max_rel_diff": round(worst_rel, 4), "pairs_checked": checked, "failures": fails}
-    return measured, bool(checked > 0 and not fails)
-
-
-def _diloco_cells(ds):
-    """Yield (label, seed-mean dl_excess with dims dl_method/dl_config/rounds) per config."""
-    exc = ds["dl_excess"]
-    other = [d for d in exc.dims if d not in ("dl_method", "dl_config", "rounds", "seed")]
-    exc = exc.mean("seed")
-    if not other:
-        yield "all", exc
-        return
-    stacked = exc.stack(cfg=other)
-    for c in range(stacked.sizes["cfg"]):
-        cell = stacked.isel(cfg=c)
-        label = ",".join(f"{d}={cell[d].values.item()}" for d in other)
-        yield label, cell
-
-
-def _diloco_points(cell, spec):
-    """(M, H, T, excess per dl_method) over the DiLoCo grid of one config cell."""
-    pts = []
-    for ci, (M, H) in enumerate(logreg.diloco_configs(spec)):
-        for ri, T in enumerate(spec.diloco_rounds):
-            pts.append((M, H, T, cell.isel(dl_config=ci, rounds=ri).values))
-    return pts
-
-
-def _directional_slopes(pts, j):
+def _ratios(parts):
+    """Paired ratios of seed means, one family: ``parts`` is a list of (prefix, num, den)."""
+    m = 0
+    for _, num, _den in parts:
+        m += int(np.prod([num.sizes[d] for d in num.dims if d != "seed"]))
     out = {}
-    for name, idx in (("T", 2), ("M", 0), ("H", 1)):
-        ss = []
-        for key in {tuple(p[i] for i in range(3) if i != idx) for p in pts}:
-            sel = [(p[idx], float(p[3][j])) for p in pts
-                   if tuple(p[i] for i in range(3) if i != idx) == key]
-            if len(sel) >= 2:
-                ss.append(_slope(*zip(*sel)))
-        if ss:
-            out[f"slope_along_{name}"] = round(float(np.mean(ss)), 3)
+    for prefix, num, den in parts:
+        est = analysis.ratio(num, den, level=_bonferroni(m))
+        for label, e in (est.items() if isinstance(est, dict) else [("", est)]):
+            out[",".join(p for p in (prefix, label) if p)] = e
+    if not out:
+        raise ValueError("no cell to compare")
     return out
 
 
-def _check_diloco_rate(ds, spec):
-    j = logreg.DILOCO_METHODS.index("diloco_ef")
-    measured, ok = {}, True
-    for label, cell in _diloco_cells(ds):
-        pts = _diloco_points(cell, spec)
-        N = np.array([M * H * T for M, H, T, _ in pts], float)
-        e = np.array([float(p[3][j]) for p in pts])
-        e0 = np.array([float(p[3][0]) for p in pts])
-        if (e <= 0).any() or (e0 <= 0).any():
-            measured[label] = {"nonpositive_excess": int((e <= 0).sum() + (e0 <= 0).sum())}
-            ok = False
+# -- claim measures ---------------------------------------------------------------------
+def _compression_gap(ds, spec):
+    """Per seed |gap_EF - gap_SGD| per compressor, dims (seed, horizon, method, ...)."""
+    g = _gap(ds)
+    return np.abs(g.sel({"method": list(COMPRESSORS)}) - g.sel({"method": "sgd"}, drop=True))
+
+
+def _after_one_epoch(ds, spec):
+    parts = []
+    for name, sub, (n, d) in _datasets(ds, spec):
+        _, al = logreg.matched_compressors(d, spec.levels)
+        g = _gap(sub)
+        keep = [m for m in COMPRESSORS if al[m] >= ALPHA_MIN]
+        T = [t for t in g["horizon"].values if t >= n]
+        if keep and T:
+            g = g.sel(horizon=T)
+            ef = g.sel({"method": keep})  # (sel's own "method" keyword forbids sel(method=...))
+            parts.append((name if "dataset" in ds.dims else "", ef,
+                          g.sel({"method": "sgd"}, drop=True).broadcast_like(ef)))
+    return _ratios(parts)
+
+
+def _needs_epoch(ds, spec):
+    if not any(t >= spec.n for t in spec.horizons):
+        return f"no horizon T >= n = {spec.n}"
+    return None
+
+
+def _indifference(ds, spec):
+    parts = []
+    for name, sub, (_, d) in _datasets(ds, spec):
+        _, al = logreg.matched_compressors(d, spec.levels)
+        k = al["top_k"] * d  # top-k's alpha is k/d
+        g = _gap(sub)
+        T = [t for t in g["horizon"].values if t >= 10 * d / k]
+        if not T:
             continue
-        slope = _slope(N, e)
-        measured[label] = {"slope": round(slope, 3), "slope_uncompressed": round(_slope(N, e0), 3),
-                           **_directional_slopes(pts, j)}
-        ok = ok and abs(slope - RATE) <= RATE_TOL
-    if len(measured) == 1:
-        measured = next(iter(measured.values()))
-    return measured, bool(ok)
+        g = g.sel(horizon=T)
+        pairs = [(a, b) for i, a in enumerate(COMPRESSORS) for b in COMPRESSORS[i + 1:]]
+        num = xr.concat([g.sel({"method": b}, drop=True) for _, b in pairs], dim="pair")
+        den = xr.concat([g.sel({"method": a}, drop=True) for a, _ in pairs], dim="pair")
+        coord = [f"{b}/{a}" for a, b in pairs]
+        parts.append((name if "dataset" in ds.dims else "", num.assign_coords(pair=coord),
+                      den.assign_coords(pair=coord)))
+    return _ratios(parts)
+
+
+def _dl_points(ds, spec):
+    """dl_excess with (dl_config, rounds) flattened to one dim ``N`` = M·H·T, sorted by N."""
+    e = _excess(ds)
+    N = np.array([[M * H * T for T in spec.diloco_rounds] for M, H in logreg.diloco_configs(spec)],
+                 float)
+    st = e.stack(N=("dl_config", "rounds")).drop_vars(["N", "dl_config", "rounds"])
+    st = st.assign_coords(N=N.ravel())
+    return st.isel(N=np.argsort(N.ravel(), kind="stable"))
+
+
+def _dl_ef_curve(ds, spec):
+    return _dl_points(ds, spec).sel(dl_method="diloco_ef", drop=True)
+
+
+def _dl_ratio(ds, spec):
+    e = _excess(ds).isel(rounds=-1)
+    return _ratios([("", e.sel(dl_method="diloco_ef", drop=True), e.sel(dl_method="diloco", drop=True))])
 
 
 # -- figures -----------------------------------------------------------------------
 def _first_cell(ds, spec):
-    return next(_cells(ds, spec))
+    """The first dataset and first value of every other swept axis: (label, results)."""
+    name, sub, _ = next(_datasets(ds, spec))
+    extra = [d for d in sub["gap"].dims if d not in ("method", "horizon", "seed")]
+    return name, sub.isel({d: 0 for d in extra})
 
 
 def _draw_gap(ds, spec, fig):
-    label, cell, _ = _first_cell(ds, spec)
+    label, cell = _first_cell(ds, spec)
     ax = fig.add_subplot(1, 1, 1)
-    T = cell["horizon"].values
-    for m, name in enumerate(logreg.EF_METHODS):
-        g = cell["gap"].isel(method=m)
-        mean = g.mean("seed")
-        se = g.std("seed") / np.sqrt(g.sizes["seed"])
-        ax.errorbar(T, mean, yerr=se, marker="o", ms=3, capsize=2, label=name)
-    ax.set_xscale("log")
+    plots.curves(ax, cell["gap"], "horizon", hue="method", band="se", log=(True, False), marker="o",
+                 ms=3)
     ax.set_xlabel("horizon T (steps, η = c/√T)")
     ax.set_ylabel("generalization gap (test − train)")
-    ax.set_title(f"{label}: SGD and EF-SGD at matched α")
+    ax.set_title(f"{label}: SGD and EF-SGD at matched α (mean ± SE over seeds)", fontsize=9)
     ax.legend(fontsize=8)
 
 
 def _draw_delta(ds, spec, fig):
-    label, cell, _ = _first_cell(ds, spec)
+    label, cell = _first_cell(ds, spec)
     ax = fig.add_subplot(1, 1, 1)
+    delta = _compression_gap(cell, spec)
+    plots.curves(ax, delta, "horizon", hue="method", band="se", log=(True, True), marker="o", ms=3)
     T = cell["horizon"].values.astype(float)
-    gap = cell["gap"].transpose("method", "horizon", "seed").values
-    for m, name in enumerate(logreg.EF_METHODS[1:], start=1):
-        ax.loglog(T, np.abs(gap[m] - gap[0]).mean(-1), "o-", ms=3, label=name)
-    ref = np.abs(gap[1:] - gap[0]).mean(-1).max() * (T / T[0]) ** SLOPE_MAX
+    ref = float(delta.mean("seed").max()) * (T / T[0]) ** SLOPE_MAX
     ax.loglog(T, ref, "k--", lw=1, label="slope −1/2")
     ax.loglog(T, ref * (T / T[0]) ** -0.25, "k:", lw=1, label="slope −3/4")
     ax.set_xlabel("horizon T")
-    ax.set_ylabel("mean |gap_EF − gap_SGD| over seeds")
+    ax.set_ylabel("|gap_EF − gap_SGD| (mean ± SE over seeds)")
     ax.set_title(f"{label}: compression-induced part of the gap")
     ax.legend(fontsize=8)
 
 
 def _draw_stability(ds, spec, fig):
-    label, cell, _ = _first_cell(ds, spec)
+    label, cell = _first_cell(ds, spec)
     ax = fig.add_subplot(1, 1, 1)
-    T = cell["horizon"].values
-    for m, name in enumerate(logreg.EF_METHODS):
-        ax.loglog(T, cell["stability"].isel(method=m).mean("seed"), "o-", ms=3, label=name)
+    plots.curves(ax, cell["stability"], "horizon", hue="method", band="iqr", log=(True, True),
+                 marker="o", ms=3)
     ax.set_xlabel("horizon T")
-    ax.set_ylabel("ℓ2 on-average model stability ε²")
+    ax.set_ylabel("ℓ2 on-average model stability ε² (median, IQR)")
     ax.set_title(f"{label}: coupled runs on neighbouring datasets")
     ax.legend(fontsize=8)
 
 
 def _draw_diloco(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    label, cell = next(_diloco_cells(ds))
-    pts = _diloco_points(cell, spec)
-    N = np.array([M * H * T for M, H, T, _ in pts], float)
-    order = np.argsort(N)
-    for j, (name, mk) in enumerate(zip(logreg.DILOCO_METHODS, ("s", "o"))):
-        e = np.array([float(p[3][j]) for p in pts])
-        ax.loglog(N, e, mk, ms=4, mfc="none" if j == 0 else None, label=name)
-    e_ef = np.array([float(p[3][1]) for p in pts])
-    ax.loglog(N[order], e_ef[order][0] * (N[order] / N[order][0]) ** RATE, "k--", lw=1,
-              label="(MHT)^(−1/2)")
+    pts = _dl_points(ds, spec)
+    extra = [d for d in pts.dims if d not in ("seed", "N", "dl_method")]
+    pts = pts.isel({d: 0 for d in extra})
+    N = pts["N"].values
+    for name, mk in zip(logreg.DILOCO_METHODS, ("s", "o")):
+        e = pts.sel(dl_method=name)
+        m = e.mean("seed").values
+        se = (e.std("seed", ddof=1) / np.sqrt(e.sizes["seed"])).values
+        slope = analysis.loglog_slope(e, "N")
+        plots.slope_fit(ax, N, m, slope, label=name, yerr=se, marker=mk,
+                        theory=-0.5 if name == "diloco_ef" else None, theory_label="(MHT)^(−1/2)")
     ax.set_xlabel("samples N = M·H·T")
-    ax.set_ylabel("excess risk F(w) − F(w*)")
-    ax.set_title(f"DiLoCo(-EF, top-k), η_l = c/(H√T), averaging ({label})")
-    ax.legend(fontsize=8)
+    ax.set_ylabel("excess risk F(w) − F(w*) (mean ± SE)")
+    ax.set_title("DiLoCo(-EF, top-k), η_l = c/(H√T), averaging", fontsize=9)
+    ax.legend(fontsize=7)
 
 
 DESCRIPTION = r"""
@@ -270,13 +237,29 @@ rounds. Excess risk $F(w) - F(w^\star)$ is measured on a large test set ($w^\sta
 parameter, is the population minimizer). Fresh samples keep $N = MHT$ below any
 sample-size floor.
 
-**Measurements.** Claim 1 fits the log-log slope in $T$ of the seed mean of the per-seed
-$|\mathrm{gap}_{\rm EF} - \mathrm{gap}_{\rm SGD}|$ (the compression-induced part; per-seed
-absolute values so that sign changes cannot fake a decay) and bounds
-$\overline{\mathrm{gap}}_{\rm EF}/\overline{\mathrm{gap}}_{\rm SGD}$ at every $T \ge n$.
-Claim 2 compares the seed-mean gaps of every compressor pair at every $T \ge 10d/k$.
-Claim 3 fits the slope of the seed-mean DiLoCo-EF excess risk against $N = MHT$ over the
-whole $(M, H, T)$ grid (directional slopes are reported too).
+**Measurements.** Every statistic is a seed mean (or a ratio of seed means) with a
+95% bootstrap interval over seeds (Bonferroni over a claim's cells), from
+`jaxtheory.analysis`; methods compared inside a lane share data, index sequence and
+compressor randomness, so ratios are paired. Claim 1 fits the log-log slope in $T$ of the
+seed mean of the per-seed $|\mathrm{gap}_{\rm EF} - \mathrm{gap}_{\rm SGD}|$ (the
+compression-induced part; per-seed absolute values so that sign changes cannot fake a
+decay) and bounds $\overline{\mathrm{gap}}_{\rm EF}/\overline{\mathrm{gap}}_{\rm SGD}$ at
+every $T \ge n$. Claim 2 compares the seed-mean gaps of every compressor pair at every
+$T \ge 10d/k$. Claim 3 fits the slope of the seed-mean DiLoCo-EF excess risk against
+$N = MHT$ over the whole $(M, H, T)$ grid: $O(1/\sqrt{MHT})$ is an upper bound, so the
+claim is slope $\le -0.4$, and, since the leading term is the uncompressed one, the ratio
+DiLoCo-EF / DiLoCo at the largest $T$ is $1 \pm 0.1$.
+
+**Medium preset verdicts (2026-12-01).** `compression-gap-slope` pass: slopes −0.657
+[−0.740, −0.575] (top-k), −0.626 [−0.711, −0.551] (random-k), −0.595 [−0.669, −0.526]
+(QSGD) over $T = 250\dots4000$ (smoke, $T \le 1000$ and 32 seeds: inconclusive); but the
+last local slopes ($T$ = 2000 → 4000) flatten to −0.19, −0.54 and −0.22, so a longer
+horizon may show a floor. `ef-gap-within-5pct` pass (largest ratio 1.018 [1.004, 1.033],
+random-k at $T = n$). `matched-alpha-indifference` pass (every pair within
+[0.983, 1.030]). `diloco-ef-rate` pass: slope −0.617 [−0.627, −0.609] over
+$M \in \{1, 2, 4\}$, $H \in \{1, 4\}$, $T \in \{16, 64, 256\}$ (plain DiLoCo −0.611).
+`diloco-ef-matches-diloco` pass: ratios 0.997–1.009 at $T = 256$, every interval inside
+[0.99, 1.02].
 """
 
 _SMOKE_SPEC = {
@@ -321,9 +304,18 @@ EXPERIMENT = Experiment(
             description="CPU, seconds: d = 50, n = 250, T ∈ {250, 500, 1000}, 8 neighbours, "
                         "32 seeds; DiLoCo-EF at M = H = 2 only (slope along T).",
         ),
+        "medium": Preset(
+            Space(lr_scale=values(0.5), seeds=128),
+            spec={**_SMOKE_SPEC, "horizons": (250, 500, 1000, 2000, 4000),
+                  "diloco_workers": (1, 2, 4), "diloco_local_steps": (1, 4)},
+            description="CPU, about ten minutes: smoke's model with 128 seeds and T up to 4000 "
+                        "(16× the smallest horizon), so the compression-gap slope is decided; "
+                        "DiLoCo-EF over M ∈ {1, 2, 4}, H ∈ {1, 4}, T ∈ {16, 64, 256}.",
+        ),
         "full": Preset(
             Space(dataset=static("synthetic", "breast_cancer"), lr_scale=values(0.25, 0.5, 1.0),
-                  diloco_lr_scale=values(0.5, 1.0), seeds=32),
+                  diloco_lr_scale=values(0.5, 1.0), seeds=32,
+                  paired=("lr_scale", "diloco_lr_scale")),
             spec={
                 "n": 400,
                 "n_test": 20000,
@@ -336,30 +328,40 @@ EXPERIMENT = Experiment(
             },
             description="One accelerator: synthetic and breast cancer (n = 400), 3 step "
                         "scales, 32 seeds × 64 neighbours, T up to 12 800; DiLoCo-EF over "
-                        "M ∈ {1,2,4,8}, H ∈ {1,4,8}, T ∈ {16,…,256}, two inner-step scales.",
+                        "M ∈ {1,2,4,8}, H ∈ {1,4,8}, T ∈ {16,…,256}, two inner-step scales "
+                        "(step scales paired: same data and streams).",
         ),
     },
     claims=[
-        Claim("compression-gap-slope",
-              "The compression-induced part of the generalization gap is transient: "
-              "|gap_EF − gap_SGD| decays in T with fitted log-log slope ≤ −0.5 "
-              "(theory: T^(−3/4) and T^(−1) terms).",
-              expected=f"slope <= {SLOPE_MAX}", tolerance=0.0, check=_check_gap_slope),
-        Claim("ef-gap-within-5pct",
-              "After one epoch (T ≥ n), EF's generalization gap is within 5% of SGD's at "
-              "α ≥ 0.05.",
-              expected=f"gap_EF / gap_SGD <= {RATIO_MAX}", tolerance=0.0,
-              check=_check_gap_ratio),
-        Claim("matched-alpha-indifference",
-              "Top-k, random-k and quantization at matched α give nearly indistinguishable "
-              "generalization-gap curves.",
-              expected="every pair, every T >= 10 d/k",
-              tolerance=f"{REL_TOL:.0%} relative, or {Z_TOL:g} standard errors of the paired "
-                        "seed difference", check=_check_indifference),
-        Claim("diloco-ef-rate",
-              "DiLoCo-EF with inner step Θ(1/(H√T)) has excess risk O(1/√(MHT)): log-log "
-              "slope −0.5 against N = M·H·T before the sample-size floor.",
-              expected=RATE, tolerance=RATE_TOL, check=_check_diloco_rate),
+        Claim.slope("compression-gap-slope",
+                    "The compression-induced part of the generalization gap is transient: the "
+                    "seed mean of the per-seed |gap_EF − gap_SGD| decays in T with log-log slope "
+                    "≤ −0.5 for every compressor (the paper's terms are T^(−3/4) and T^(−1); −0.5 "
+                    "leaves a margin for pre-asymptotic horizons).",
+                    _compression_gap, "horizon", at_most=SLOPE_MAX, source="paper"),
+        Claim.at_most("ef-gap-within-5pct",
+                      "After one epoch (T ≥ n), EF's generalization gap is within 5% of SGD's at "
+                      "α ≥ 0.05: the ratio of seed-mean gaps (paired: same data and index "
+                      "sequence) is ≤ 1.05 for every compressor and horizon.",
+                      _after_one_epoch, RATIO_MAX, source="paper", requires=_needs_epoch),
+        Claim.close("matched-alpha-indifference",
+                    "Top-k, random-k and quantization at matched α give nearly indistinguishable "
+                    "generalization gaps: the ratio of seed-mean gaps of every pair lies in "
+                    "1 ± 0.1 at every T ≥ 10 d/k.",
+                    _indifference, 1.0, atol=REL_TOL, source="paper"),
+        Claim.slope("diloco-ef-rate",
+                    "DiLoCo-EF with inner step Θ(1/(H√T)) has excess risk O(1/√(MHT)): the "
+                    "log-log slope of the seed-mean excess risk against N = M·H·T is at most "
+                    "−0.4. Encoded as the upper bound it is, not as slope = −0.5: plain DiLoCo "
+                    "has the same slope (−0.604, DiLoCo-EF −0.611, at M = H = 2, T ≤ 256) and "
+                    "the local slopes keep steepening (to −0.87 at T = 4096).",
+                    _dl_ef_curve, "N", at_most=RATE_MAX, source="paper"),
+        Claim.close("diloco-ef-matches-diloco",
+                    "Error feedback costs DiLoCo only lower-order terms (the leading "
+                    "O(1/√(MHT)) term is the uncompressed one, and worker averaging damps the "
+                    "compression perturbations): at the largest T the ratio of seed-mean excess "
+                    "risks DiLoCo-EF / DiLoCo (paired: same sample stream) lies in 1 ± 0.1.",
+                    _dl_ratio, 1.0, atol=DL_RATIO_TOL, source="paper"),
     ],
     figures=[
         Figure("gap_curves", _draw_gap,
