@@ -101,7 +101,7 @@ def _after_one_epoch(ds, spec):
         if keep and T:
             g = g.sel(horizon=T)
             ef = g.sel({"method": keep})  # (sel's own "method" keyword forbids sel(method=...))
-            parts.append((name if "dataset" in ds.dims else "", ef,
+            parts.append((f"dataset={name}" if "dataset" in ds.dims else "", ef,
                           g.sel({"method": "sgd"}, drop=True).broadcast_like(ef)))
     return _ratios(parts)
 
@@ -126,7 +126,7 @@ def _indifference(ds, spec):
         num = xr.concat([g.sel({"method": b}, drop=True) for _, b in pairs], dim="pair")
         den = xr.concat([g.sel({"method": a}, drop=True) for a, _ in pairs], dim="pair")
         coord = [f"{b}/{a}" for a, b in pairs]
-        parts.append((name if "dataset" in ds.dims else "", num.assign_coords(pair=coord),
+        parts.append((f"dataset={name}" if "dataset" in ds.dims else "", num.assign_coords(pair=coord),
                       den.assign_coords(pair=coord)))
     return _ratios(parts)
 

@@ -10,7 +10,8 @@ One lane is one point :math:`(\eta, \alpha)` of the grid. It computes, determini
   flat-direction step :math:`\alpha\eta`, for every :math:`k` in ``spec.ks``;
 * F2: LA-DiLoCo(:math:`W`, batch :math:`B`) and LA(batch :math:`WB`) for every
   :math:`(k, W)` in ``spec.ks`` × ``spec.workers`` (one vmapped recursion);
-* SLA with outer heavy ball and Nesterov at ``mu``;
+* SLA with outer heavy ball and Nesterov at ``mu``, and their final risk on the
+  outer-momentum grid ``spec.mus`` (for the tuning over :math:`(\eta, \alpha, \mu)`);
 * Monte Carlo at ``spec.mc_k``, ``spec.mc_workers`` (``spec.mc_seeds`` seeds, vmapped
   inside the lane) for SGD, LA, LA-DiLoCo, SLA-HB, SLA-Nesterov, next to the exact risk;
 * F3 (noiseless, two-scale spectrum :math:`\{1, 1/\kappa\}`, the same in every lane):
@@ -19,6 +20,46 @@ One lane is one point :math:`(\eta, \alpha)` of the grid. It computes, determini
   spectrum :math:`h(\lambda) = 1-(1-\eta\lambda)^k` (Polyak's parameters for heavy
   ball, Lessard–Recht–Packard's for Nesterov), and the measured per-outer-step
   contraction of SLA-HB.
+
+**Tuning.** Every tuned comparison takes the best exact final risk over the lanes' grid
+(:func:`jaxtheory.analysis.best_over`; the lanes are paired, though the recursions are
+deterministic) and requires the optimum to lie strictly inside the grid along every tuned
+axis; otherwise the claim is not applicable (the grid does not bracket it).
+
+**Nesterov against heavy ball.** The paper says the gain of stacking momentum is
+largest for Nesterov. On noiseless quadratics with analytically tuned parameters
+classical theory says the opposite (Polyak's heavy ball contracts at
+:math:`(\sqrt{\kappa_h}-1)/(\sqrt{\kappa_h}+1)`, Nesterov at best at
+:math:`1-2/\sqrt{3\kappa_h+1}`; per outer step at :math:`\kappa = 32\dots256`: Nesterov
+0.611–0.858, heavy ball 0.487–0.778), so the paper's statement is tested where the paper
+makes it: the noisy problem (:math:`\sigma^2 = 0.1`, batch 4) with every method tuned over
+:math:`(\eta, \alpha, \mu)`; the noiseless result is kept as a classical claim.
+
+**Multi-worker excess.** "Suitable hyperparameters can largely remove the excess" is
+tested tuned against tuned: :math:`R_{\rm tuned}` = best LA-DiLoCo over best LA(WB), each
+over the (η, α) grid, against :math:`R_{\rm transfer}` = LA-DiLoCo at LA(WB)'s best (η, α)
+over LA(WB)'s best (the excess of a multi-worker run that keeps the single worker's
+hyperparameters); the share of the excess removed by re-tuning,
+:math:`1 - (R_{\rm tuned}-1)/(R_{\rm transfer}-1)`, must be at least ½.
+
+**Medium preset verdicts (2026-12-01).** The exact claims are the same as on smoke (same
+grid). Pass: ``exact-identities`` (largest residual 2.5e-16), ``multiworker-ratio-one-at-k1``
+(3.8e-6), ``multiworker-ratio-increases-with-k`` (no decrease), ``la-beats-sgd-somewhere``
+(smallest ratio 0.343), ``sla-heavy-ball-polyak-rate`` (1.002–1.006), the three κ
+exponents (LA 0.973, SLA-HB 0.558, SLA-Nesterov 0.561),
+``sla-nesterov-at-least-as-fast-as-heavy-ball`` (tuned final risk LA 0.0425, SLA-HB
+0.0345 / 0.0324, SLA-Nesterov 0.0255 / 0.0241 at k = 2 / 4) and
+``noiseless-heavy-ball-beats-nesterov`` (Nesterov needs 1.265–1.271× heavy ball's steps).
+Inconclusive: ``monte-carlo-matches-recursion`` at 16 384 seeds: 3739 of 3883 comparisons
+pass (ratios 0.990–1.007), none fails; the 144 undecided ones all sit at the edge of
+stability of their algorithm (the largest stable αη of the grid, e.g. SGD at αη = 2),
+where the per-run risk is heavy-tailed and more seeds barely narrow the interval (4096
+seeds left 331 undecided). Fail (the paper's statement refuted in this setting):
+``multiworker-excess-removed-by-tuning``: re-tuning removes 5% of the excess at
+(k, W) = (2, 2) (R_tuned 1.078 against R_transfer 1.083), 0% at (4, 2) (both 1.139: the
+optima coincide on the √2 grid), 63% at (2, 4) (1.122 against 1.332) and 78% at (4, 4)
+(1.184 against 1.842); at the default (η, α) = (0.5, 0.5), a bias-dominated point, the
+excess is only 1e-4 to 3e-4.
 """
 
 from __future__ import annotations
@@ -29,22 +70,41 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy.stats import norm
+import xarray as xr
+from matplotlib.ticker import NullFormatter
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.sims.linreg import exact as ex
 from jaxtheory.sims.linreg import montecarlo as mc
 from jaxtheory.sims.linreg.problems import log_grid
-from jaxtheory.sweep import Space, lin, log
+from jaxtheory.sweep import Space, log
 
 METHODS_F3 = ("gd", "gd_nesterov", "la", "sla_heavy_ball", "sla_nesterov")
 MC_ALGOS = ("sgd", "la", "diloco", "sla_heavy_ball", "sla_nesterov")
+OUTERS = ("heavy_ball", "nesterov")
 EPS = 1e-6  # F3 target: risk <= EPS * initial risk
+# Monte Carlo mean / exact recursion within 1 ± 3% (the digest's check 3); the interval is
+# the Monte Carlo standard error's (Bonferroni over every compared step).
+MC_RTOL = 0.03
+# "suitable hyperparameters can largely remove the excess": at least half of it.
+REMOVED_MIN = 0.5
+# float32 round-off of a risk ratio (the k = 1 identity's residual is ~3e-6)
+RATIO_ROUNDOFF = 1e-5
+# Monte Carlo is compared at inner steps eta <= 1 only: at larger steps the per-run risk is
+# heavy-tailed (eta = 2.83, alpha = 0.5, LA: 0.1% of 131072 runs carry 21% of the mean, and
+# the mean of 4096 runs is 0.72-0.90 of the exact value), so a Monte Carlo mean has no
+# reliable standard error there
+MC_LR_MAX = 1.0
+MC_BLOCK = 1024  # Monte Carlo seeds vmapped at once inside a lane
+# the excess risk at theta_0 = 0 (problems.py normalizes the target to it): a run whose
+# risk never exceeds it is stable
+INITIAL_RISK = 0.5
 
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    """Shapes of a lane (see the module docstring)."""
+    """Shapes of a lane (see the module docstring); ``mus`` is the outer-momentum grid of
+    the noisy SLA tuning (vmapped inside a lane)."""
 
     dim: int = 256
     batch: int = 4
@@ -60,6 +120,7 @@ class Spec:
     kappas: tuple = (64.0, 128.0, 256.0, 512.0, 1024.0)
     accel_k: int = 4
     accel_num_log: int = 400
+    mus: tuple = (0.0, 0.5, 0.75, 0.875, 0.9375, 0.96875, 0.984375)
 
 
 PARAMS = {"lr": 0.5, "alpha": 0.5, "mu": 0.5, "sigma2": 0.1, "a": 1.5, "b": 1.2}
@@ -140,7 +201,12 @@ def run(spec: Spec, params, key):
     lawb = jax.vmap(jax.vmap(lambda k, w: ex.run(la_spec, dict(p, k=k, batch=w * spec.batch))))(
         kk, ww)
     sla = {o: jax.vmap(lambda k, o=o: ex.run(_exact(spec, "lookahead", o), dict(p, k=k)))(ks)
-           for o in ("heavy_ball", "nesterov")}
+           for o in OUTERS}
+    mus = jnp.asarray(spec.mus, jnp.float32)
+    sla_mu = jnp.stack([
+        jax.vmap(lambda k, o=o: jax.vmap(
+            lambda m: ex.run(_exact(spec, "lookahead", o), dict(p, k=k, mu=m))["final_risk"])(mus))(ks)
+        for o in OUTERS])  # (outer, k, outer_mu)
 
     # Monte Carlo, mc_seeds seeds inside the lane, and the exact risk of the same runs
     mcp = dict(mc.MC_DEFAULT_PARAMS, **params)
@@ -154,12 +220,16 @@ def run(spec: Spec, params, key):
                          mcp),
     }
     keys = jax.random.split(key, spec.mc_seeds)
+    # seeds in blocks of MC_BLOCK, one block at a time: memory stays bounded at 10^4+ seeds
+    blk = MC_BLOCK if spec.mc_seeds % MC_BLOCK == 0 else spec.mc_seeds
+    keys = keys.reshape(spec.mc_seeds // blk, blk, *keys.shape[1:])
     mc_mean, mc_se, mc_exact = [], [], []
     for name in MC_ALGOS:
         kw, q = cases[name]
         ms = mc.MonteCarloSpec(dim=spec.mc_dim, batch=spec.batch, steps=spec.mc_steps,
                                num_log=spec.num_log, **kw)
-        r = jax.vmap(lambda kk, ms=ms, q=q: mc.run(ms, q, kk)["risk"])(keys)
+        r = jax.lax.map(jax.vmap(lambda kk, ms=ms, q=q: mc.run(ms, q, kk)["risk"]), keys)
+        r = r.reshape(spec.mc_seeds, -1)
         mc_mean.append(r.mean(0))
         mc_se.append(r.std(0, ddof=1) / math.sqrt(spec.mc_seeds))
         es = ex.ExactSpec(dim=spec.mc_dim, steps=spec.mc_steps, num_log=spec.num_log,
@@ -177,6 +247,7 @@ def run(spec: Spec, params, key):
         "final_la": la["final_risk"],
         "final_diloco": dl["final_risk"],
         "final_la_wb": lawb["final_risk"],
+        "final_sla": sla_mu,
         "mc_mean": jnp.stack(mc_mean),
         "mc_se": jnp.stack(mc_se),
         "mc_exact": jnp.stack(mc_exact),
@@ -190,13 +261,15 @@ def run(spec: Spec, params, key):
 def _coords(spec):
     return {"step": log_grid(spec.steps, spec.num_log), "k": np.asarray(spec.ks),
             "workers": np.asarray(spec.workers), "mc_step": log_grid(spec.mc_steps, spec.num_log),
-            "algo": list(MC_ALGOS), "kappa": np.asarray(spec.kappas), "f3_method": list(METHODS_F3)}
+            "algo": list(MC_ALGOS), "kappa": np.asarray(spec.kappas), "f3_method": list(METHODS_F3),
+            "outer": list(OUTERS), "outer_mu": np.asarray(spec.mus)}
 
 
 METRIC_DIMS = {
     "risk_sgd": ("step",), "risk_la": ("k", "step"), "risk_sla_heavy_ball": ("k", "step"),
     "risk_sla_nesterov": ("k", "step"), "final_sgd": (), "final_la": ("k",),
     "final_diloco": ("k", "workers"), "final_la_wb": ("k", "workers"),
+    "final_sla": ("outer", "k", "outer_mu"),
     "mc_mean": ("algo", "mc_step"), "mc_se": ("algo", "mc_step"), "mc_exact": ("algo", "mc_step"),
     "steps_to_eps": ("kappa", "f3_method"), "sla_hb_contraction": ("kappa",), "polyak_rate": ("kappa",),
 }
@@ -208,128 +281,209 @@ def _first(ds, name):
     return v.isel({d: 0 for d in v.dims if d in ("lr", "alpha", "seed")})
 
 
+def _exact_lanes(da):
+    """A deterministic metric with the (size-one) seed dimension dropped."""
+    return da.isel(seed=0, drop=True) if "seed" in da.dims else da
+
+
+# ---- tuning over the (η, α[, μ]) grid ------------------------------------------------------
+
+def _tuned(da, dims):
+    """Best (smallest) value over the grid ``dims`` of an exact curve, interior or NotApplicable.
+
+    Returns ``(value, at)`` with ``at`` the grid point ``{dim: value}``. The optimum must lie
+    strictly inside the grid along every tuned dimension (else the grid does not bracket it
+    and a comparison of tuned values would compare grid edges).
+    """
+    dims = [d for d in dims if d in da.dims]
+    best = analysis.best_over(da.stack(hp=dims), "hp", over=None)
+    if best.at is None:
+        raise NotApplicable("every point of the tuning grid diverged")
+    at = dict(zip(dims, best.at if isinstance(best.at, tuple) else (best.at,)))
+    for d, v in at.items():
+        grid = np.sort(np.unique(da[d].values))
+        if grid.size < 3 or v in (grid[0], grid[-1]):
+            raise NotApplicable(f"the best {d} = {v:g} is not inside the grid "
+                                f"[{grid[0]:g}, {grid[-1]:g}]: the grid does not bracket the optimum")
+    return best.value, at
+
+
 # ---- claims ----------------------------------------------------------------------------
 
 def _identities(ds, spec):
-    """Float64 side computation (the sweep runs in float32): max abs risk difference."""
+    """Float64 side computation (the sweep runs in float32): the four identities' residuals."""
     with jax.enable_x64(True):
         base = dict(ex.EXACT_DEFAULT_PARAMS, **PARAMS, batch=spec.batch)
         T = 32
         mk = lambda a: ex.ExactSpec(dim=16, steps=T, num_log=T, algorithm=a)  # noqa: E731
         r = lambda a, **q: np.asarray(jax.jit(lambda z: ex.run(mk(a), z)["risk"])(dict(base, **q)))  # noqa: E731
         at = log_grid(T, T) % 4 == 0
-        diffs = [
-            np.abs(r("lookahead", k=1) - r("sgd", lr=base["lr"] * base["alpha"])).max(),
-            np.abs(r("lookahead", k=4, alpha=1.0) - r("sgd"))[at].max(),
-            np.abs(r("diloco", k=3, workers=1) - r("lookahead", k=3)).max(),
-            np.abs(r("diloco", k=1, workers=4) - r("lookahead", k=1, batch=4 * spec.batch)).max(),
-        ]
-    m = float(max(diffs))
-    return m, m < 1e-10
+        return {
+            "la(k=1)-sgd(αη)": np.abs(r("lookahead", k=1) - r("sgd", lr=base["lr"] * base["alpha"])).max(),
+            "la(α=1)-sgd at syncs": np.abs(r("lookahead", k=4, alpha=1.0) - r("sgd"))[at].max(),
+            "diloco(W=1)-la": np.abs(r("diloco", k=3, workers=1) - r("lookahead", k=3)).max(),
+            "diloco(k=1,W)-la(k=1,WB)": np.abs(r("diloco", k=1, workers=4)
+                                               - r("lookahead", k=1, batch=4 * spec.batch)).max(),
+        }
 
 
-def _mc_z(ds, spec):
-    z = np.abs((ds["mc_mean"] - ds["mc_exact"]) / ds["mc_se"]).values
-    live = np.isfinite(z) & (ds["mc_se"].values > 1e-7 * np.abs(ds["mc_exact"].values))
-    n = int(live.sum())
-    # 3 SE per comparison (the issue), Bonferroni-corrected over the n comparisons so the
-    # family-wise false-alarm rate stays at the 3-sigma level (0.27%); with n ~ 10^2 this
-    # is ~4.3 SE. Without the correction a correct recursion fails by chance.
-    tol = float(norm.isf(norm.sf(3.0) / n)) if n else 3.0
-    zmax = float(z[live].max())
-    return {"max_abs_z": zmax, "z_tol": tol, "comparisons": n,
-            "beyond_3se": int((z[live] > 3).sum())}, zmax <= tol
+def _mc_ratio(ds, spec):
+    """Monte Carlo mean / exact risk per (lane, algorithm, logged step), with its standard error."""
+    mean, se, exact = (_exact_lanes(ds[v]) for v in ("mc_mean", "mc_se", "mc_exact"))
+    # stable runs at light-tailed steps only (MC_LR_MAX): elsewhere the Monte Carlo mean has
+    # no usable error bar
+    live = (exact.max("mc_step") <= INITIAL_RISK * (1 + RATIO_ROUNDOFF)) & (exact > 0)
+    if "lr" in live.dims:
+        live = live & (live["lr"] <= MC_LR_MAX)
+    dims = list(mean.dims)
+    flat_r, flat_s = (mean / exact).stack(cell=dims), (se / exact).stack(cell=dims)
+    # every cell of a stable run; a Monte Carlo blow-up there is a failure
+    keep = live.stack(cell=dims).values
+    level = 1.0 - (1.0 - analysis.DEFAULT_LEVEL) / max(int(keep.sum()), 1)
+    out = {}
+    for i in np.flatnonzero(keep):
+        c = flat_r.isel(cell=i)
+        label = analysis.cell_label({d: c[d].item() for d in dims})
+        out[label] = analysis.from_se(float(c), float(flat_s.isel(cell=i)), spec.mc_seeds, level=level)
+    if not out:
+        raise ValueError("no lane has a finite exact risk")
+    return out
 
 
 def _ratio(ds):
-    return ds["final_diloco"] / ds["final_la_wb"]
+    return _exact_lanes(ds["final_diloco"] / ds["final_la_wb"])
 
 
 def _ratio_k1(ds, spec):
     r = _ratio(ds).sel(k=1)
-    m = float(np.nanmax(np.abs(r.values - 1)))
-    return m, m <= 1e-5
+    return np.abs(r.values[np.isfinite(r.values)] - 1)
 
 
-def _ratio_increasing(ds, spec):
-    rr = _ratio(ds).transpose(..., "k", "workers").values
-    fin = np.isfinite(rr).all(axis=(-1, -2))
-    inc = (np.diff(rr, axis=-2) > 0).all(axis=(-1, -2))
-    frac = float(inc[fin].mean()) if fin.any() else 0.0
-    return {"fraction_of_stable_lanes": frac, "stable_lanes": int(fin.sum())}, frac == 1.0
+def _stable(ds):
+    """Lanes × W where LA-DiLoCo and LA(WB) end below the initial risk at every k."""
+    dl, la = _exact_lanes(ds["final_diloco"]), _exact_lanes(ds["final_la_wb"])
+    return ((dl <= INITIAL_RISK) & (la <= INITIAL_RISK)).all("k")
 
 
-def _remedy(ds, spec):
-    dims = [d for d in ("lr", "alpha", "seed") if d in ds["final_diloco"].dims]
-    best = ds["final_diloco"].min(dims) / ds["final_la_wb"].min(dims)
-    fixed = _ratio(ds).sel(lr=PARAMS["lr"], alpha=PARAMS["alpha"], method="nearest")
-    fixed = fixed.isel({d: 0 for d in fixed.dims if d == "seed"})
-    worst_best = float(best.max())
-    ok = bool((best <= fixed + 1e-6).all())
-    return {"worst_tuned_ratio": worst_best, "worst_fixed_ratio": float(fixed.max())}, ok
+def _ratio_violations(ds, spec):
+    """Stable (lane, W) whose ratio LA-DiLoCo / LA(WB) decreases in k beyond round-off."""
+    rr, ok = _ratio(ds), _stable(ds)
+    bad = 0
+    for coords, sub in analysis.cells(rr, ["k"]):
+        if bool(ok.sel(coords)):
+            bad += analysis.monotone_violations(sub.transpose("k").values, increasing=True,
+                                                tol=RATIO_ROUNDOFF)
+    return bad
 
 
-def _la_beats_sgd(ds, spec):
-    r = (ds["final_la"] / ds["final_sgd"]).values
-    fin = np.isfinite(r)
-    frac = float((r[fin] < 1).mean())
-    return {"fraction_la_better": frac, "min_ratio": float(np.nanmin(r))}, frac > 0
+def _excess_removed(ds, spec):
+    """Per (k > 1, W): share of the multi-worker excess that tuning LA-DiLoCo removes."""
+    dl, la = _exact_lanes(ds["final_diloco"]), _exact_lanes(ds["final_la_wb"])
+    out = {}
+    for k in dl["k"].values:
+        if k == 1:
+            continue  # no excess at k = 1 (the identity above)
+        for w in dl["workers"].values:
+            d, b = dl.sel(k=k, workers=w), la.sel(k=k, workers=w)
+            v_dl, _ = _tuned(d, ("lr", "alpha"))
+            v_la, at_la = _tuned(b, ("lr", "alpha"))
+            tuned = v_dl / v_la
+            transfer = float(d.sel(at_la)) / v_la
+            out[f"k={k},W={w}"] = 1.0 - (tuned - 1.0) / (transfer - 1.0)
+    if not out:
+        raise NotApplicable("the preset has no k > 1")
+    return out
+
+
+def _la_vs_sgd(ds, spec):
+    r = _exact_lanes(ds["final_la"] / ds["final_sgd"]).values
+    r = r[np.isfinite(r)]
+    if not r.size:
+        raise ValueError("no lane has finite LA and SGD risks")
+    return float(r.min())
 
 
 def _contraction(ds, spec):
-    c = _first(ds, "sla_hb_contraction").values
-    rho = _first(ds, "polyak_rate").values
-    err = float(np.max(np.abs(c / rho - 1)))
-    return {"max_rel_err": err, "measured": c.round(5).tolist(), "polyak": rho.round(5).tolist()}, err <= 0.01
+    c = _first(ds, "sla_hb_contraction")
+    return c / _first(ds, "polyak_rate")
 
 
-def _exponent(method, target):
-    def check(ds, spec):
-        s = _first(ds, "steps_to_eps").sel(f3_method=method).values
-        kap = np.asarray(spec.kappas)
-        slope = float(np.polyfit(np.log(kap), np.log(s), 1)[0])
-        return slope, abs(slope - target) <= 0.1
-    return check
+def _steps(method):
+    def measure(ds, spec):
+        return _first(ds, "steps_to_eps").sel(f3_method=method, drop=True)
+    return measure
 
 
-def _nesterov_vs_hb(ds, spec):
+def _noiseless_n_over_hb(ds, spec):
     s = _first(ds, "steps_to_eps")
-    n, h = s.sel(f3_method="sla_nesterov").values, s.sel(f3_method="sla_heavy_ball").values
-    return {"nesterov_over_hb": (n / h).round(3).tolist()}, bool((n <= h).all())
+    return s.sel(f3_method="sla_nesterov", drop=True) / s.sel(f3_method="sla_heavy_ball", drop=True)
+
+
+def _sla_tuned(ds, spec):
+    """Final risk of LA, SLA-HB and SLA-Nesterov, each tuned over (η, α[, μ]), per k > 1."""
+    la, sla = _exact_lanes(ds["final_la"]), _exact_lanes(ds["final_sla"])
+    ks = [k for k in la["k"].values if k > 1]
+    if not ks:
+        raise NotApplicable("the preset has no k > 1 (SLA at k = 1 is plain momentum SGD)")
+    rows = []
+    for k in ks:
+        rows.append([_tuned(la.sel(k=k), ("lr", "alpha"))[0]]
+                    + [_tuned(sla.sel(k=k, outer=o), ("lr", "alpha", "outer_mu"))[0] for o in OUTERS])
+    return xr.DataArray(np.asarray(rows), dims=("k", "outer"),
+                        coords={"k": ks, "outer": ["none", *OUTERS]})
 
 
 # ---- figures -----------------------------------------------------------------------------
 
+def _default_lane(da):
+    """``da`` at the default (η, α), the nearest grid point."""
+    da = _exact_lanes(da)
+    return da.sel({d: PARAMS[d] for d in ("lr", "alpha") if d in da.dims}, method="nearest")
+
+
 def _draw_f1(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    r = (ds["final_la"] / ds["final_sgd"])
-    r = r.isel({d: 0 for d in r.dims if d == "seed"})
-    for a in ds["alpha"].values:
-        for k in ds["k"].values:
-            ax.plot(ds["lr"].values, r.sel(alpha=a, k=k).values, marker="o", ms=3,
-                    label=f"α={a:.2g}, k={k}")
-    ax.axhline(1, color="k", lw=0.8)
-    ax.set_xscale("log"); ax.set_yscale("log")
-    ax.set_xlabel("inner learning rate η"); ax.set_ylabel("final risk LA / SGD(αη)")
-    ax.legend(fontsize=6, ncol=2)
+    r = np.log2(_exact_lanes(ds["final_la"] / ds["final_sgd"]))
+    ks = r["k"].values
+    for i, k in enumerate(ks):
+        ax = fig.add_subplot(1, len(ks), i + 1)
+        # one color scale for every k, clipped at a factor 4 either way (diverged: blank)
+        plots.heatmap(ax, r.sel(k=k).clip(-2, 2), "lr", "alpha", cmap="RdBu_r",
+                      colorbar=i == len(ks) - 1, label="log₂ LA / SGD(αη)", vmin=-2, vmax=2)
+        ax.set_title(f"k = {k}", fontsize=8)
+        ax.set_xlabel("inner learning rate η")
+        ax.set_ylabel("outer step α" if i == 0 else "")
+        ax.tick_params(labelsize=6, which="both")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _draw_f2(ds, spec, fig):
     ax = fig.add_subplot(1, 2, 1)
-    r = _ratio(ds).sel(lr=PARAMS["lr"], alpha=PARAMS["alpha"], method="nearest")
-    r = r.isel({d: 0 for d in r.dims if d == "seed"})
+    r = _default_lane(_ratio(ds))
     for w in ds["workers"].values:
         ax.plot(ds["k"].values, r.sel(workers=w).values, marker="o", label=f"W={w}")
-    ax.set_xscale("log", base=2); ax.set_xlabel("sync period k")
-    ax.set_ylabel("risk LA-DiLoCo(W,B) / LA(WB)"); ax.legend(fontsize=7)
-    ax.set_title("fixed (η, α)", fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("sync period k")
+    ax.set_ylabel("risk LA-DiLoCo(W,B) / LA(WB)")
+    ax.legend(fontsize=7)
+    ax.set_title(f"fixed (η, α) = ({PARAMS['lr']}, {PARAMS['alpha']})", fontsize=8)
     ax2 = fig.add_subplot(1, 2, 2)
-    dims = [d for d in ("lr", "alpha", "seed") if d in ds["final_diloco"].dims]
-    best = ds["final_diloco"].min(dims) / ds["final_la_wb"].min(dims)
-    for w in ds["workers"].values:
-        ax2.plot(ds["k"].values, best.sel(workers=w).values, marker="s", label=f"W={w}")
-    ax2.set_xscale("log", base=2); ax2.set_xlabel("sync period k")
-    ax2.set_title("each tuned over (η, α)", fontsize=8)
+    dl, la = _exact_lanes(ds["final_diloco"]), _exact_lanes(ds["final_la_wb"])
+    for i, w in enumerate(ds["workers"].values):
+        tuned, transfer = [], []
+        for k in ds["k"].values:
+            d, b = dl.sel(k=k, workers=w), la.sel(k=k, workers=w)
+            bd = analysis.best_over(d.stack(hp=("lr", "alpha")), "hp", over=None)
+            bl = analysis.best_over(b.stack(hp=("lr", "alpha")), "hp", over=None)
+            tuned.append(bd.value / bl.value)
+            transfer.append(float(d.sel(dict(zip(("lr", "alpha"), bl.at)))) / bl.value)
+        ax2.plot(ds["k"].values, tuned, marker="s", color=f"C{i}", label=f"W={w}: both tuned")
+        ax2.plot(ds["k"].values, transfer, ls="--", marker=".", color=f"C{i}",
+                 label=f"W={w}: at LA(WB)'s best (η, α)")
+    ax2.set_xscale("log", base=2)
+    ax2.set_xlabel("sync period k")
+    ax2.set_title("tuned over the (η, α) grid", fontsize=8)
+    ax2.legend(fontsize=6)
 
 
 def _draw_f3(ds, spec, fig):
@@ -337,23 +491,49 @@ def _draw_f3(ds, spec, fig):
     s = _first(ds, "steps_to_eps")
     for m in METHODS_F3:
         ax.plot(spec.kappas, s.sel(f3_method=m).values, marker="o", label=m)
-    ax.set_xscale("log"); ax.set_yscale("log")
-    ax.set_xlabel("condition number κ"); ax.set_ylabel(f"gradient steps to ε = {EPS:g}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("condition number κ")
+    ax.set_ylabel(f"gradient steps to ε = {EPS:g}")
+    ax.legend(fontsize=7)
+
+
+def _draw_sla(ds, spec, fig):
+    ax = fig.add_subplot(1, 1, 1)
+    try:
+        t = _sla_tuned(ds, spec)
+    except NotApplicable as e:
+        plots.not_applicable(fig, str(e))
+        return
+    for o, mk in zip(t["outer"].values, "os^"):
+        ax.plot(t["k"].values, t.sel(outer=o).values, marker=mk, label={"none": "LA"}.get(o, f"SLA {o}"))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("sync period k")
+    ax.set_ylabel(f"final risk after {spec.steps} steps, tuned")
+    ax.set_title(f"noisy (σ² = {PARAMS['sigma2']}): best over (η, α, μ)", fontsize=8)
     ax.legend(fontsize=7)
 
 
 def _draw_mc(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    sel = {d: 0 for d in ds["mc_mean"].dims if d in ("lr", "alpha", "seed")}
     t = ds["mc_step"].values
+    mean, se, exact = (_default_lane(ds[v]) for v in ("mc_mean", "mc_se", "mc_exact"))
     for a in MC_ALGOS:
-        m = ds["mc_mean"].isel(sel).sel(algo=a).values
-        se = ds["mc_se"].isel(sel).sel(algo=a).values
-        ln, = ax.plot(t, ds["mc_exact"].isel(sel).sel(algo=a).values, lw=1, label=a)
-        ax.errorbar(t, m, yerr=3 * se, fmt=".", color=ln.get_color(), ms=3)
-    ax.set_xscale("log"); ax.set_yscale("log")
-    ax.set_xlabel("gradient steps"); ax.set_ylabel("excess risk"); ax.legend(fontsize=7)
+        ln, = ax.plot(t, exact.sel(algo=a).values, lw=1, label=a)
+        ax.errorbar(t, mean.sel(algo=a).values, yerr=3 * se.sel(algo=a).values, fmt=".",
+                    color=ln.get_color(), ms=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("gradient steps")
+    ax.set_ylabel("excess risk")
+    ax.legend(fontsize=7)
+    ax.set_title(f"default (η, α), {spec.mc_seeds} Monte Carlo seeds: mean ± 3 SE", fontsize=8)
 
+
+_SMOKE = {"dim": 64, "steps": 256, "batch": 4, "num_log": 12, "mc_dim": 16, "mc_steps": 64,
+          "mc_seeds": 256, "ks": (1, 2, 4), "workers": (2, 4),
+          "kappas": (32.0, 64.0, 128.0, 256.0), "accel_num_log": 200}
 
 EXPERIMENT = Experiment(
     name="linreg-two-phase",
@@ -366,73 +546,116 @@ EXPERIMENT = Experiment(
     coords=_coords,
     presets={
         "smoke": Preset(
-            Space(lr=log(0.25, 1.0, num=3), alpha=lin(0.5, 1.0, num=2), seeds=1),
-            spec={"dim": 64, "steps": 256, "batch": 4, "num_log": 12, "mc_dim": 16, "mc_steps": 64,
-                  "mc_seeds": 64, "ks": (1, 2, 4), "workers": (2, 4),
-                  "kappas": (32.0, 64.0, 128.0, 256.0), "accel_num_log": 200},
-            description="CPU, seconds: 6 lanes; D = 64 exact, D = 16 Monte Carlo × 64 seeds.",
+            Space(lr=log(2.0**-3, 8.0, num=13), alpha=log(2.0**-3, 4.0, num=11), seeds=1,
+                  paired=("lr", "alpha")),
+            spec=_SMOKE,
+            description="CPU, about a minute: 143 lanes, η ∈ 2^{−3…3} × α ∈ 2^{−3…2} in factors "
+                        "of √2 (grids that bracket every tuned optimum and resolve re-tuning), "
+                        "paired; D = 64 exact, D = 16 Monte Carlo × 256 seeds per lane.",
+        ),
+        "medium": Preset(
+            Space(lr=log(2.0**-3, 8.0, num=13), alpha=log(2.0**-3, 4.0, num=11), seeds=1,
+                  paired=("lr", "alpha")),
+            spec={**_SMOKE, "mc_seeds": 16384},
+            description="CPU, about ten minutes: smoke with 16 384 Monte Carlo seeds per lane, so "
+                        "every Monte Carlo comparison resolves ±3% (4096 left 331 of 3883 "
+                        "comparisons, all at large effective steps, undecided).",
         ),
         "full": Preset(
-            Space(lr=log(0.0625, 2.0, num=16), alpha=lin(0.125, 1.0, num=8), seeds=1),
+            Space(lr=log(2.0**-4, 8.0, num=15), alpha=log(2.0**-4, 4.0, num=13), seeds=1,
+                  paired=("lr", "alpha")),
             spec={"dim": 4096, "steps": 10_000, "num_log": 48, "mc_dim": 512, "mc_steps": 2048,
-                  "mc_seeds": 256, "ks": (1, 2, 4, 8, 16, 32), "workers": (2, 4, 8, 16),
+                  "mc_seeds": 1024, "ks": (1, 2, 4, 8, 16, 32), "workers": (2, 4, 8, 16),
                   "kappas": (64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0)},
-            description="One accelerator: 128 lanes, D = 4096 exact, 10⁴ steps.",
+            description="One accelerator: 195 lanes (factor-√2 grids), D = 4096 exact, 10⁴ steps "
+                        "(untested on a device).",
         ),
     },
     claims=[
-        Claim("exact-identities",
-              "LA(k=1, α) ≡ SGD(αη); LA(α=1) ≡ SGD(η) at syncs; LA-DiLoCo(W=1) ≡ LA; "
-              "LA-DiLoCo(k=1, W, B) ≡ LA(k=1, W·B) (exact recursion, float64).",
-              expected="max |difference| < 1e-10", tolerance=1e-10, check=_identities),
-        Claim("monte-carlo-matches-recursion",
-              "Monte Carlo excess risk lies within 3 standard errors of the exact recursion at "
-              "every logged step, for SGD, LA, LA-DiLoCo, SLA-HB and SLA-Nesterov.",
-              expected="|z| <= 3 per comparison", tolerance="3 SE, Bonferroni over comparisons",
-              check=_mc_z),
-        Claim("multiworker-ratio-one-at-k1",
-              "LA-DiLoCo(W, B) / LA(W·B) = 1 at k = 1.",
-              expected=1.0, tolerance="1e-5 relative (float32)", check=_ratio_k1),
-        Claim("multiworker-ratio-increases-with-k",
-              "LA-DiLoCo(W, B) / LA(W·B) increases strictly with k (every stable lane, W > 1).",
-              expected="strictly increasing", tolerance="exact ordering", check=_ratio_increasing),
-        Claim("multiworker-excess-removed-by-tuning",
-              "Tuning (η, α) removes much of the excess: the best-over-(η, α) ratio is at most "
-              "the ratio at the default (η, α), for every (k, W).",
-              expected="tuned <= fixed", tolerance=1e-6, check=_remedy),
-        Claim("la-beats-sgd-somewhere",
-              "LA trades signal against noise differently from SGD, favourably in some regimes: "
-              "LA's final risk is below SGD's at matched flat-direction step αη for some lanes.",
-              expected="fraction > 0", tolerance="ordering", check=_la_beats_sgd),
-        Claim("sla-heavy-ball-polyak-rate",
-              "SLA heavy ball at Polyak's (α, μ) for the effective spectrum contracts per outer "
-              "step at (√κ_h − 1)/(√κ_h + 1).",
-              expected="(√κ_h − 1)/(√κ_h + 1)", tolerance="1% relative", check=_contraction),
-        Claim("la-steps-scale-like-kappa",
-              "LA's steps to ε scale like κ^1.", expected=1.0, tolerance=0.1,
-              check=_exponent("la", 1.0)),
-        Claim("sla-steps-scale-like-sqrt-kappa",
-              "SLA (heavy ball) steps to ε scale like κ^(1/2).", expected=0.5, tolerance=0.1,
-              check=_exponent("sla_heavy_ball", 0.5)),
-        Claim("sla-nesterov-steps-scale-like-sqrt-kappa",
-              "SLA (Nesterov) steps to ε scale like κ^(1/2).", expected=0.5, tolerance=0.1,
-              check=_exponent("sla_nesterov", 0.5)),
-        Claim("sla-nesterov-at-least-as-fast-as-heavy-ball",
-              "Nesterov outer momentum is at least as fast as heavy ball (steps to ε, every κ).",
-              expected="steps_N <= steps_HB", tolerance="ordering", check=_nesterov_vs_hb),
+        Claim.identity("exact-identities",
+                       "LA(k=1, α) ≡ SGD(αη); LA(α=1) ≡ SGD(η) at syncs; LA-DiLoCo(W=1) ≡ LA; "
+                       "LA-DiLoCo(k=1, W, B) ≡ LA(k=1, W·B) (exact recursion, float64).",
+                       _identities, 1e-10),
+        Claim.close("monte-carlo-matches-recursion",
+                    "The recursion is the exact expected risk: the Monte Carlo mean of the optax "
+                    "transforms over the exact risk is 1 ± 3% at every logged step of every "
+                    "stable run (exact risk never above the initial ½) with η ≤ 1, lane and "
+                    "algorithm (SGD, LA, LA-DiLoCo, SLA-HB, SLA-Nesterov); intervals from the "
+                    "Monte Carlo standard error, Bonferroni over the comparisons. Larger steps "
+                    "are left out because there the risk is heavy-tailed (η = 2.83, α = 0.5, LA: "
+                    "0.1% of 131 072 runs carry 21% of the mean) and a mean has no reliable "
+                    "standard error.",
+                    _mc_ratio, 1.0, atol=MC_RTOL, source="derived"),
+        Claim.identity("multiworker-ratio-one-at-k1",
+                       "LA-DiLoCo(W, B) / LA(W·B) = 1 at k = 1 (residual |ratio − 1| ≤ 1e-5, "
+                       "float32 round-off).",
+                       _ratio_k1, 1e-5),
+        Claim.equals("multiworker-ratio-increases-with-k",
+                     "Multi-worker LA-DiLoCo generates more noise, the more local steps it takes: "
+                     "LA-DiLoCo(W, B) / LA(W·B) increases with k (up to float32 round-off, 1e-5) "
+                     "in every stable lane and W (both risks below the initial ½ at every k). "
+                     "Measured: the number of decreases.",
+                     _ratio_violations, 0, source="paper"),
+        Claim.at_least("multiworker-excess-removed-by-tuning",
+                       "Suitable hyperparameters largely remove the multi-worker excess: with both "
+                       "methods tuned over an (η, α) grid that brackets their optima (tuned vs "
+                       "tuned), at least half of the excess that LA-DiLoCo has at LA(W·B)'s best "
+                       "(η, α) is gone, for every (k > 1, W). Measured: 1 − (R_tuned − 1)/"
+                       "(R_transfer − 1); 'largely' = ½ is our reading.",
+                       _excess_removed, REMOVED_MIN, over=None, source="paper"),
+        Claim.at_most("la-beats-sgd-somewhere",
+                      "LA trades signal against noise differently from SGD, favourably in some "
+                      "regimes: the smallest final-risk ratio LA / SGD at the matched "
+                      "flat-direction step αη over the lanes is below 1.",
+                      _la_vs_sgd, 1.0, over=None, source="paper"),
+        Claim.close("sla-heavy-ball-polyak-rate",
+                    "SLA heavy ball at Polyak's (α, μ) for the effective spectrum contracts per "
+                    "outer step at (√κ_h − 1)/(√κ_h + 1): measured / predicted = 1 ± 1%, every κ.",
+                    _contraction, 1.0, atol=0.01, over=None, source="derived"),
+        Claim.slope("la-steps-scale-like-kappa",
+                    "LA's steps to ε scale like κ^1 (exact curves, noiseless two-scale spectrum).",
+                    _steps("la"), "kappa", expected=1.0, atol=0.1, over=None, source="lit"),
+        Claim.slope("sla-steps-scale-like-sqrt-kappa",
+                    "SLA (heavy ball) steps to ε scale like κ^(1/2): acceleration.",
+                    _steps("sla_heavy_ball"), "kappa", expected=0.5, atol=0.1, over=None,
+                    source="paper"),
+        Claim.slope("sla-nesterov-steps-scale-like-sqrt-kappa",
+                    "SLA (Nesterov) steps to ε scale like κ^(1/2): acceleration.",
+                    _steps("sla_nesterov"), "kappa", expected=0.5, atol=0.1, over=None,
+                    source="paper"),
+        Claim.ordering("sla-nesterov-at-least-as-fast-as-heavy-ball",
+                       "Stacking momentum on LA accelerates training, most with Nesterov: in the "
+                       "paper's noisy regime (σ² = 0.1, batch 4) the final risk tuned over "
+                       "(η, α, μ) decreases LA > SLA-HB > SLA-Nesterov at every k > 1. Tested "
+                       "noisy and tuned because on noiseless quadratics classical theory says the "
+                       "opposite (next claim).",
+                       _sla_tuned, "outer", ["none", "heavy_ball", "nesterov"], increasing=False,
+                       over=None, source="paper"),
+        Claim.at_least("noiseless-heavy-ball-beats-nesterov",
+                       "Noiseless quadratics, parameters tuned analytically: heavy ball contracts "
+                       "faster than Nesterov ((√κ_h−1)/(√κ_h+1) against 1 − 2/√(3κ_h+1); best "
+                       "contraction per outer step at κ = 32…256: Nesterov 0.611–0.858, heavy ball "
+                       "0.487–0.778), so SLA-Nesterov needs at least as many steps to ε as SLA-HB "
+                       "(ratio ≥ 1, every κ).",
+                       _noiseless_n_over_hb, 1.0, over=None, source="lit"),
     ],
     figures=[
         Figure("f1_la_vs_sgd", _draw_f1,
-               "Final exact risk of LA(η, α, k) over SGD at the matched flat-direction step αη; "
-               "below 1, LA wins."),
+               "log₂ of the final exact risk of LA(η, α, k) over SGD at the matched "
+               "flat-direction step αη, over the (η, α) grid, per k; blue: LA wins.", size=(10, 3.2)),
         Figure("f2_multiworker", _draw_f2,
                "Excess risk of LA-DiLoCo(W workers, batch B) over LA(batch W·B) against k, at the "
-               "default (η, α) (left) and each tuned over the (η, α) grid (right).", size=(8, 3.5)),
+               "default (η, α) (left); right: both tuned over the (η, α) grid (solid) and "
+               "LA-DiLoCo at LA(W·B)'s best (η, α) (dashed).", size=(8, 3.5)),
         Figure("f3_acceleration", _draw_f3,
                "Noiseless two-scale spectrum: gradient steps to ε against κ, analytically tuned "
                "(α, μ) on the effective spectrum h(λ) = 1 − (1 − ηλ)^k."),
+        Figure("sla_tuned", _draw_sla,
+               "Noisy power-law problem: final exact risk of LA, SLA-HB and SLA-Nesterov, each "
+               "tuned over the (η, α, μ) grid, against k."),
         Figure("monte_carlo", _draw_mc,
-               "Monte Carlo mean (points, ± 3 SE) against the exact recursion (lines), first lane."),
+               "Monte Carlo mean (points, ± 3 SE over seeds) against the exact recursion "
+               "(lines), at the default (η, α)."),
     ],
     description=__doc__.split("\n\n", 1)[1],
 )
