@@ -42,6 +42,7 @@ __all__ = [
     "mean",
     "proportion",
     "from_se",
+    "ratio_of_means",
     "loglog_slope",
     "semilog_rate",
     "local_slopes",
@@ -375,6 +376,54 @@ def mean(da: Any, over: str | None = "seed", *, stat: str = "mean", n_boot: int 
         return bootstrap(x, lambda s: _aggregate(s, stat), n_boot=n_boot, level=level, seed=seed)
 
     return _per_cell(da, [over] if over else [], one)
+
+
+def ratio_of_means(num: Any, den: Any, over: str = "seed", *, n_boot: int = DEFAULT_BOOT,
+                   level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """Ratio of two sample means, ``mean(num) / mean(den)``, with a paired bootstrap interval.
+
+    ``num`` and ``den`` are measured on the same samples (seeds or instances): each
+    resample draws the same samples for both, so their correlation narrows the
+    interval (a ratio of two regrets on the same functions, a speed-up on the same
+    seeds). Every dimension other than ``over`` is a cell.
+
+    Args:
+        num: DataArray with the sample dimension ``over`` and any cell dims.
+        den: DataArray of the same dims (broadcast against ``num``).
+        over: the sample dimension.
+        n_boot: resamples.
+        level: confidence level (per cell: pass ``1 - (1 - 0.95) / cells`` for a
+            Bonferroni family).
+        seed: seed of the resampling RNG.
+
+    Returns:
+        An :class:`Estimate`, or a dict of them by cell label.
+
+    Example:
+        >>> import xarray as xr
+        >>> a = xr.DataArray(np.arange(1.0, 11.0), dims=["seed"])
+        >>> e = ratio_of_means(a, 2 * a)
+        >>> e.value, round(e.low, 12), round(e.high, 12)
+        (0.5, 0.5, 0.5)
+    """
+    import xarray as xr
+
+    num, den = xr.broadcast(num, den)
+    if over not in num.dims:
+        raise ValueError(f"sample dimension {over!r} is not among {tuple(num.dims)}")
+    pair = xr.concat([num, den], dim="__ratio_part")
+
+    def one(coords, sub):
+        arr = np.asarray(sub.transpose(over, "__ratio_part").values, dtype=float)
+
+        def stat(s):
+            m = np.mean(s, axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return m[..., 0] / m[..., 1]
+
+        return bootstrap(arr, stat, n_boot=n_boot, level=level, seed=seed)
+
+    return _per_cell(pair, [over, "__ratio_part"], one)
 
 
 def proportion(successes: int, n: int, *, level: float = DEFAULT_LEVEL) -> Estimate:
