@@ -21,6 +21,10 @@ means that putting further transforms after them in an :func:`optax.chain`
 (scaling, weight decay, clipping) breaks feasibility: the point no longer lies on
 the manifold. Put gradient-side transforms *before* them only.
 
+Half-precision (bfloat16, float16) parameters are stepped in float32 and the update
+is rounded once to the parameter dtype (LAPACK has no half-precision eigh, QR or
+inverse); the rounded point is then on the manifold to that precision only.
+
 The update rules follow the authors' code (github.com/1bang118/manifold-intrinsic-muon,
 commit 4f1d4b1) as summarised in the project digest 002_01.
 """
@@ -34,6 +38,7 @@ import jax.numpy as jnp
 import optax
 
 from jaxtheory.optim._lmo import (
+    _svd_input,
     lmo_frobenius,
     polar_newton_schulz,
     polar_svd,
@@ -359,14 +364,14 @@ def imuon_fixed_rank(
     d, mu = _momentum(updates, state, momentum, nesterov)
 
     def step(dp, p):
-      out = fixed_rank_direction(dp["B"] if isinstance(dp, dict) else dp.B,
-                                 dp["A"] if isinstance(dp, dict) else dp.A,
-                                 p["B"] if isinstance(p, dict) else p.B,
-                                 p["A"] if isinstance(p, dict) else p.A,
+      get = (lambda q, k: q[k]) if isinstance(p, dict) else getattr
+      b, a = get(p, "B"), get(p, "A")
+      # half precision is computed in float32 (LAPACK has no bfloat16/float16 eigh)
+      out = fixed_rank_direction(_svd_input(get(dp, "B")), _svd_input(get(dp, "A")),
+                                 _svd_input(b), _svd_input(a),
                                  norm, metric=metric, eps=eps, polar=polar,
                                  ns_coeffs=ns_coeffs, ns_steps=ns_steps)
-      return _make_pair(p, (-lr * out.xi_B).astype(out.xi_B.dtype),
-                        (-lr * out.xi_A).astype(out.xi_A.dtype))
+      return _make_pair(p, (-lr * out.xi_B).astype(b.dtype), (-lr * out.xi_A).astype(a.dtype))
 
     new = jax.tree.map(step, d, params, is_leaf=_is_pair)
     return new, IMuonState(count=optax.safe_increment(state.count), mu=mu)
@@ -457,7 +462,9 @@ def imuon_lora(
 
     def step(dp, p):
       get = (lambda q, k: q[k]) if isinstance(p, dict) else getattr
-      mb, ma, b, a = get(dp, "B"), get(dp, "A"), get(p, "B"), get(p, "A")
+      dtype_b, dtype_a = get(p, "B").dtype, get(p, "A").dtype
+      # half precision is computed in float32 (LAPACK has no bfloat16/float16 QR or inverse)
+      mb, ma, b, a = (_svd_input(get(q, k)) for q, k in ((dp, "B"), (dp, "A"), (p, "B"), (p, "A")))
       eye = jnp.eye(a.shape[0], dtype=a.dtype)
       inv_aat = jnp.linalg.inv(a @ _t(a) + eps * eye)
       inv_btb = jnp.linalg.inv(_t(b) @ b + eps * eye)
@@ -476,8 +483,8 @@ def imuon_lora(
         lr_a = lr * 0.2 * max(a.shape) ** 0.5
       else:
         lr_b = lr_a = lr
-      ub = (-lr * wd * b - lr_b * db).astype(b.dtype)
-      ua = (-lr * wd * a - lr_a * da).astype(a.dtype)
+      ub = (-lr * wd * b - lr_b * db).astype(dtype_b)
+      ua = (-lr * wd * a - lr_a * da).astype(dtype_a)
       return _make_pair(p, ub, ua)
 
     new = jax.tree.map(step, d, params, is_leaf=_is_pair)
@@ -505,7 +512,12 @@ def _leafwise_transform(name, step, learning_rate, momentum, nesterov, min_ndim=
       raise ValueError(f"{name} needs params in update()")
     lr = _eval(learning_rate, state.count)
     d, mu = _momentum(updates, state, momentum, nesterov)
-    new = jax.tree.map(lambda g, x: (step(g, x, lr) - x).astype(x.dtype), d, params)
+    def leaf(g, x):
+      # half precision is computed in float32 (LAPACK has no bfloat16/float16 eigh or QR)
+      g32, x32 = _svd_input(g), _svd_input(x)
+      return (step(g32, x32, lr) - x32).astype(x.dtype)
+
+    new = jax.tree.map(leaf, d, params)
     return new, IMuonState(count=optax.safe_increment(state.count), mu=mu)
 
   return optax.GradientTransformation(init_fn, update_fn)

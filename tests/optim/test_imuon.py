@@ -512,3 +512,37 @@ def test_zero_factors_give_zero_step():
   for norm in NORMS:
     d = fixed_rank_direction(g @ z.A.T, z.B.T @ g, z.B, z.A, norm)
     assert float(jnp.abs(d.xi_B).max()) == 0.0 and float(jnp.abs(d.xi_A).max()) == 0.0, norm
+
+
+# ---------------------------------------------------------------- half precision
+def _bf16_problems():
+  rng = np.random.default_rng(3)
+  spd = np.eye(3) + 0.2 * np.ones((3, 3))
+  q, _ = np.linalg.qr(rng.standard_normal((4, 2)))
+  pair = FactorPair(B=rng.standard_normal((4, 2)), A=rng.standard_normal((2, 3)))
+  return [
+      pytest.param(imuon_fixed_rank(0.1), pair, id="fixed_rank"),
+      pytest.param(imuon_lora(0.1, polar="svd"), pair, id="lora"),
+      pytest.param(imuon_spd(0.1), spd, id="spd"),
+      pytest.param(imuon_stiefel(0.1, retraction="qr"), q, id="stiefel_qr"),
+      pytest.param(imuon_grassmann(0.1, retraction="qr"), q + 0.3 * rng.standard_normal((4, 2)),
+                   id="grassmann_qr"),
+  ]
+
+
+@pytest.mark.parametrize("tx,x", _bf16_problems())
+def test_bfloat16_params_are_computed_in_float32(tx, x):
+  # LAPACK has no bfloat16 eigh/QR/solve: the step is computed in float32 from the bf16
+  # values and rounded once to bf16, so it equals the float32 step on the same (rounded)
+  # inputs up to that rounding (relative 2^-8 of the largest entry).
+  rng = np.random.default_rng(4)
+  x16 = jax.tree.map(lambda v: jnp.asarray(v, jnp.bfloat16), x)
+  g16 = jax.tree.map(lambda v: jnp.asarray(rng.standard_normal(np.shape(v)), jnp.bfloat16), x)
+  u16, _ = tx.update(g16, tx.init(x16), x16)
+  x32, g32 = (jax.tree.map(lambda v: v.astype(jnp.float32), t) for t in (x16, g16))
+  u32, _ = tx.update(g32, tx.init(x32), x32)
+  for a, b in zip(jax.tree.leaves(u16), jax.tree.leaves(u32)):
+    assert a.dtype == jnp.bfloat16
+    scale = float(jnp.max(jnp.abs(b)))
+    np.testing.assert_allclose(np.asarray(a, np.float32), np.asarray(b), rtol=0,
+                               atol=2.0 ** -8 * scale)
