@@ -33,12 +33,14 @@ def test_run_show_report_round_trip_on_smoke_preset(tmp_path, capsys):
         "sgd-stationary-risk", "heavy-ball-stationary-risk",
         "sgd-stability-threshold", "heavy-ball-stability-threshold"}
     for c in claims:
-        assert set(c) >= {"name", "expected", "measured", "tolerance", "passed"}
-        assert c["passed"], c
+        assert set(c) >= {"name", "expected", "measured", "tolerance", "passed", "verdict",
+                          "interval", "n", "source"}
+        assert c["passed"] and c["verdict"] == "pass", c
 
     assert main(["show", str(run_dir)]) == 0
     shown = capsys.readouterr().out
-    assert "claims     4/4 passed" in shown and "lanes      4608" in shown
+    assert "claims     4: 4 pass" in shown and "lanes      36864" in shown
+    assert "[PASS] sgd-stationary-risk (lit): expected = 1 ± 0.05" in shown and "n=256" in shown
     assert "devices    1 x cpu" in shown
 
     assert main(["report", str(run_dir)]) == 0
@@ -62,6 +64,16 @@ def test_set_overrides_axes(tmp_path, capsys):
     run_dir = Path(capsys.readouterr().out.strip().splitlines()[-1])
     m = json.loads((run_dir / "manifest.json").read_text())
     assert m["lanes"] == 4 and m["space"]["seeds"] == 2
+    # two seeds form no interval: the stationary-risk claims are inconclusive, which
+    # --check lets through and --strict does not
+    claims = {c["name"]: c["verdict"] for c in json.loads((run_dir / "claims.json").read_text())}
+    assert claims["sgd-stationary-risk"] == "inconclusive"
+    args = ["run", "noisy-quadratic", "--out", str(tmp_path), "--quiet", "--set", "lr=log(0.1,1,2)",
+            "--set", "momentum=0", "--set", "noise=1.0", "--set", "dim=4", "--set", "seeds=2",
+            "--set", "steps=50"]
+    assert main(args + ["--check"]) == 0
+    assert main(args + ["--strict"]) == 1
+    assert "claims inconclusive: sgd-stationary-risk" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv,message", [
