@@ -806,6 +806,26 @@ is at least 1.5× the predicted stopping time (a design rule from the prediction
 The K slope is fitted over $K \ge 8$ (at $K = 2 \to 4$ the local slope is 1.4–1.6, a
 small-$K$ transient; 1.15–1.19 from $K = 8$ to 16), so the smoke preset, with $K \le 4$,
 leaves it to `medium`.
+
+**Medium preset verdicts (2026-12-01; 256 seeds, 6 min 50 s of CPU time).** *Pass:*
+`ism-delta-correct` (120 cells, the resolvable δ ∈ {0.1, 0.05, 0.01}; at most 0.23%
+errors, every upper bound ≤ δ); `tas-targeted-wrong` (28 cells, error 1, lower bounds
+≥ 0.973); `tas-untargeted-censored` (35 cells, censored 0.957–1, lower bounds ≥ 0.901);
+`glrt-overconfident` (error 0.121 [0.084, 0.167] at c = 2σ, δ = 0.05);
+`ism-linear-in-log-delta` (48 cells, R² ≥ 0.998, lower bounds ≥ 0.994);
+`ism-theory-prediction` (84 cells, ratio 1.03–1.08, every interval inside
+[1.017, 1.108]); `tas-shift-invariance` (35 cells, ratio 0.998–1.001);
+`ism-near-optimal-no-growth` (20 cells, 0.30–0.50); `tau-censored` (no censored value).
+*Inconclusive:* `ism-gap-slope` (19 of 28 cells pass; slopes 0.99–1.07 against
+$\mathbb E[Z^2]/\Delta^2$, the 9 undecided at δ ≥ 0.01 reach 1.10–1.15);
+`ism-linear-in-k` (7 of 35 pass, all at δ ≤ 1e-4; slopes from K = 8 to 16 are 1.07–1.24
+and fall as δ falls, intervals within [0.98, 1.41]: 256 seeds cannot place the fit over
+two K against the bound 1.2); `variance-law` (130 of 140 pass; measured/predicted
+0.92–1.09, the 10 undecided reach 0.80 or 1.23). *Fail:* `ism-near-optimal` (133 of 140
+pass; at δ = 0.1 and K = 16 the ratio is 9.46 [8.66, 10.33] at Δ = 0.8 and
+10.59 [9.91, 11.38] at Δ = 1, above the digest's 8, which it proposed at K = 4; at
+δ = 0.1 the bound's ln(1/(2.4δ)) = 1.4 is far below the stopping threshold
+ln((1 + ln t)/δ) ≈ 4.5, and the ratio falls below 8 by δ = 0.01).
 """
 
 #: The registered experiment.
@@ -832,8 +852,9 @@ EXPERIMENT = Experiment(
         "medium": Preset(
             _space(MEDIUM_ALGOS, MEDIUM_ENVS, MEDIUM_CELLS, seeds=256),
             spec={"deltas": DELTAS_FULL},
-            description="CPU, about ten minutes: 7 groups × 10,240 episodes, δ from 0.1 to 1e-6, "
-                        "ISM-practical at K = 2 … 16 (the K slope over K ≥ 8).",
+            description="CPU, about ten minutes (6 min 50 s of CPU time): 7 groups × 10,240 "
+                        "episodes, δ from 0.1 to 1e-6, ISM-practical at K = 2 … 16 (the K slope "
+                        "over K ≥ 8).",
         ),
         "full": Preset(
             _space(FULL_ALGOS, FULL_ENVS, FULL_CELLS, seeds=10_000),
