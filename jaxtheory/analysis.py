@@ -45,6 +45,7 @@ __all__ = [
     "ratio_of_means",
     "loglog_slope",
     "semilog_rate",
+    "linear_r2",
     "slope_difference",
     "local_slopes",
     "power_law_with_floor",
@@ -78,8 +79,11 @@ class Estimate:
 
     Attributes:
         value: the statistic computed on the whole sample.
-        low: lower end of the interval (``None`` for an exact quantity).
-        high: upper end of the interval (``None`` for an exact quantity).
+        low: lower end of the interval (``None`` for an exact quantity; ``-inf`` where the
+            data bound the statistic from above only, ``nan`` where no interval could
+            be formed).
+        high: upper end of the interval (``None`` for an exact quantity; ``inf`` where
+            the data bound it from below only, e.g. a mean of right-censored times).
         n: the sample size it was computed from (seeds, instances), or ``None``.
         method: how the interval was computed (``"bootstrap"``, ``"se"``, ``"wilson"``,
             ``"exact"``).
@@ -810,3 +814,75 @@ def monotone_violations(y: Any, *, increasing: bool = False, tol: float = 0.0) -
     d = np.diff(np.asarray(y, float))
     bad = d < -tol if increasing else d > tol
     return int(np.sum(bad | ~np.isfinite(d)))
+
+
+# -- goodness of a linear fit -------------------------------------------------------------
+
+def _r2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """R² of the least-squares line of y (..., m) on x (m,), vectorised over leading axes."""
+    b = _ls_slope(x, y)
+    a = y.mean(axis=-1) - b * x.mean()
+    resid = y - (a[..., None] + b[..., None] * x)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (resid * resid).sum(axis=-1) / (yc * yc).sum(axis=-1)
+
+
+def linear_r2(da: Any, x: str, over: str | None = "seed", *, stat: str = "mean",
+              xmin: float | None = None, xmax: float | None = None, xvalues: Any = None,
+              logx: bool = False, logy: bool = False, n_boot: int = DEFAULT_BOOT,
+              level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """R² of the least-squares line through the seed-aggregated curve, with a bootstrap interval.
+
+    How well ``aggregate over seeds of y`` is described by a straight line in ``x``
+    (``log x`` / ``log y`` with ``logx`` / ``logy``): :math:`R^2 = 1 - SS_{res}/SS_{tot}`
+    of that curve. The interval resamples whole seeds and refits, like
+    :func:`loglog_slope`.
+
+    Args:
+        da: DataArray with dims ``over``, ``x`` and any cell dims.
+        x: the dimension to fit along (its coordinate is the abscissa, unless
+            ``xvalues`` is given).
+        over: the sample dimension (``None``: exact values, no interval).
+        stat: ``"mean"`` or ``"median"`` over seeds.
+        xmin, xmax: fit only over ``xmin <= x <= xmax`` (on the abscissa as given).
+        xvalues: abscissa values to use instead of the coordinate (e.g. ``ln(1/δ)``).
+        logx, logy: fit on log axes.
+
+    Returns:
+        An :class:`Estimate`, or a dict of them by cell label.
+
+    Raises:
+        ValueError: ``x`` is not a dimension, or fewer than three points are fitted
+            (a line through two points always has R² = 1).
+
+    Example:
+        >>> import xarray as xr
+        >>> d = np.array([1e-1, 1e-2, 1e-3, 1e-4])
+        >>> rng = np.random.default_rng(0)
+        >>> tau = 100 + 50 * np.log(1 / d) + rng.normal(0, 5, size=(16, 4))
+        >>> da = xr.DataArray(tau, dims=["seed", "delta"], coords={"delta": d})
+        >>> e = linear_r2(da, "delta", xvalues=np.log(1 / d))
+        >>> bool(e.value > 0.99), e.n
+        (True, 16)
+    """
+    if x not in da.dims:
+        raise ValueError(f"dimension {x!r} to fit along is not among {tuple(da.dims)}")
+
+    def one(coords, sub):
+        xv = np.asarray(sub[x].values if xvalues is None else xvalues, dtype=float)
+        m = _x_mask(xv, xmin, xmax)
+        if m.sum() < 3:
+            raise ValueError(f"R² needs at least three points, got {int(m.sum())}")
+        xv = np.log(xv[m]) if logx else xv[m]
+
+        def fn(y):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return _r2(xv, np.log(y) if logy else y)
+
+        if over is None:
+            return Estimate(float(fn(np.asarray(sub.transpose(x).values, dtype=float)[m])))
+        arr = np.asarray(sub.transpose(over, x).values, dtype=float)[:, m]
+        return bootstrap(arr, lambda s: fn(_aggregate(s, stat)), n_boot=n_boot, level=level, seed=seed)
+
+    return _per_cell(da, [d for d in (over, x) if d], one)

@@ -204,3 +204,34 @@ def test_slope_difference_is_paired_and_splits_cells():
     assert e.value == pytest.approx(np.log(0.25) - np.log(0.5), abs=1e-12)
     with pytest.raises(ValueError, match="not among"):
         analysis.slope_difference(lin, "t", "p", "a", "b", over=None)
+
+
+# -- linear_r2 (added by the shifting-means-bai migration) ---------------------------------
+
+def test_linear_r2_matches_least_squares_reference_and_bootstraps_over_seeds():
+    rng = np.random.default_rng(3)
+    d = np.array([1e-1, 1e-2, 1e-3, 1e-4, 1e-5])
+    lx = np.log(1 / d)
+    y = 200 + 40 * lx + 30 * np.sqrt(lx) * rng.standard_normal((24, d.size))
+    da = xr.DataArray(y, dims=["seed", "delta"], coords={"delta": d})
+    e = analysis.linear_r2(da, "delta", xvalues=lx)
+    # an independent reference: numpy's polyfit line through the seed-mean curve
+    m = y.mean(0)
+    fit = np.polyval(np.polyfit(lx, m, 1), lx)
+    ref = 1 - np.sum((m - fit) ** 2) / np.sum((m - m.mean()) ** 2)
+    assert e.value == pytest.approx(ref, abs=1e-12)
+    assert e.n == 24 and e.low <= e.value <= e.high <= 1.0
+    # an exact line has R² = 1 (to round-off in float64 sums of squares), a parabola less
+    exact = xr.DataArray(3 + 2 * lx, dims=["delta"], coords={"delta": d})
+    assert analysis.linear_r2(exact, "delta", over=None, xvalues=lx).value == pytest.approx(1.0, abs=1e-12)
+    bent = xr.DataArray(lx ** 2, dims=["delta"], coords={"delta": d})
+    assert analysis.linear_r2(bent, "delta", over=None, xvalues=lx).value < 0.97
+    # log axes: a power law is a line in log-log
+    pw = xr.DataArray(5 * T ** -0.7, dims=["T"], coords={"T": T})
+    assert analysis.linear_r2(pw, "T", over=None, logx=True, logy=True).value == pytest.approx(1.0, abs=1e-12)
+    # cells split, and a line needs three points to be tested
+    two = xr.DataArray(np.stack([y, 2 * y], -1), dims=["seed", "delta", "k"],
+                       coords={"delta": d, "k": [1, 2]})
+    assert list(analysis.linear_r2(two, "delta", xvalues=lx)) == ["k=1", "k=2"]
+    with pytest.raises(ValueError, match="three points"):
+        analysis.linear_r2(da, "delta", xvalues=lx, xmin=lx[-2])
