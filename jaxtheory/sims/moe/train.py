@@ -27,12 +27,9 @@ from jaxtheory.sims.moe.param import (Parameterization, init_params, moe_dims, m
                                       parameterization, stack_numbers)
 from jaxtheory.sims.moe.tasks import make_task, sample_batch, task_dims
 
-__all__ = ["BASE_LR", "DEFAULT_PARAMS", "METRIC_DIMS", "MoESpec", "log_steps", "spec_dims",
+__all__ = ["DEFAULT_PARAMS", "METRIC_DIMS", "MoESpec", "log_steps", "spec_dims",
            "spec_parameterization", "spec_model", "mse", "run"]
 
-#: Base learning rate per optimizer: the authors' tuned base η (digest 002_08 §5a);
-#: the run's learning rate is ``BASE_LR[optimizer] * lr_scale``.
-BASE_LR = {"adam": 0.16, "sgd": 0.04}
 #: Default of every parameter :func:`run` reads: learning-rate scale and base Adam ε.
 DEFAULT_PARAMS = {"lr_scale": 1.0, "eps": 1e-8}
 _OWN_DIMS = {
@@ -71,6 +68,9 @@ class MoESpec:
         n_eval: evaluation-set size (teachers).
         n_probe: probe inputs for the diagnostics (first of the evaluation set).
         num_log: about how many log-spaced steps of the loss curve are kept.
+        tuned: apply the authors' tuned base-width multipliers
+            (:data:`~jaxtheory.sims.moe.param.TUNED_MULTIPLIERS`: base learning rate,
+            init-std and per-role learning-rate multipliers) to every rule.
     """
 
     width: int = 64
@@ -91,6 +91,7 @@ class MoESpec:
     n_eval: int = 512
     n_probe: int = 64
     num_log: int = 12
+    tuned: bool = False
 
 
 def log_steps(steps: int, num: int) -> np.ndarray:
@@ -125,7 +126,8 @@ def spec_parameterization(spec: MoESpec, rule: str | None = None) -> Parameteriz
         >>> spec_parameterization(MoESpec(regime="III"), "mssp").tie_experts
         True
     """
-    return parameterization(rule or spec.rules[0], spec.optimizer, spec.regime, spec_dims(spec))
+    return parameterization(rule or spec.rules[0], spec.optimizer, spec.regime, spec_dims(spec),
+                            tuned=spec.tuned)
 
 
 def spec_model(spec: MoESpec) -> MoEMLP:
@@ -159,8 +161,9 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
     The key splits into (init, data); step ``t`` trains on
     ``sample_batch(task, fold_in(data, t))``. The rules of ``spec.rules`` run side by
     side under ``vmap`` with the same keys (paired: same init noise, same batches). The
-    base learning rate is ``BASE_LR[optimizer] * lr_scale``, times each layer's
-    multiplier (arXiv 2605.14200). Plain ``lax.scan``: a blow-up propagates NaN/inf into
+    learning rate is the rule's base (:data:`~jaxtheory.sims.moe.param.BASE_LR` of the
+    optimizer, or the tuned row's with ``spec.tuned``) times ``lr_scale``, times each
+    layer's multiplier (arXiv 2605.14200). Plain ``lax.scan``: a blow-up propagates NaN/inf into
     the metrics, never an exception; the engine flags the lane.
 
     Args:
@@ -194,7 +197,6 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
     ex, ey = jnp.asarray(task.eval_x), jnp.asarray(task.eval_y)
     probe = ex[: spec.n_probe]
     k_init, k_data = jax.random.split(key)
-    lr = BASE_LR[spec.optimizer] * params["lr_scale"]
     at = jnp.asarray(log_steps(spec.steps, spec.num_log), jnp.int32)
 
     def loss_fn(p, x, y):
@@ -204,7 +206,7 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
 
     def one_rule(nums):
         p0 = init_params(pz, d["d_out"], k_init, numbers=nums)
-        tx = moe_optimizer(pz, lr, eps=params["eps"], numbers=nums)
+        tx = moe_optimizer(pz, nums.base_lr * params["lr_scale"], eps=params["eps"], numbers=nums)
 
         def step(carry, t):
             p, s = carry
