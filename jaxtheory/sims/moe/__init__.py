@@ -14,16 +14,16 @@ Scale-Stable Parameterization" (digest 002_08).
   scikit-learn's digits.
 * :mod:`~jaxtheory.sims.moe.train`: :class:`MoESpec` and :func:`run` for the sweep
   engine.
-* :mod:`~jaxtheory.sims.moe.diagnostics`: the refined coordinate check, aggregation
-  observables and width-exponent fits.
+* :mod:`~jaxtheory.sims.moe.diagnostics`: the refined coordinate check and aggregation
+  observables.
 * :mod:`~jaxtheory.sims.moe.dmft`: the DMFT (N → ∞ limit) of a one-hidden-layer
   soft-routing MoE in regime I, solved by sampling single sites to a damped fixed point,
   and the same network at finite width; import it as a submodule
   (``from jaxtheory.sims.moe import dmft``; its ``run`` is that experiment's simulator).
 """
 
-from jaxtheory.sims.moe.diagnostics import (AGG_TERMS, aggregate_decomposition, fit_exponent,
-                                            gate_entropy, refined_coord_check, rms)
+from jaxtheory.sims.moe.diagnostics import (AGG_TERMS, aggregate_decomposition, gate_entropy,
+                                            refined_coord_check, rms)
 from jaxtheory.sims.moe.model import ACTIVATIONS, MoEMLP, moe_forward, route
 from jaxtheory.sims.moe.param import (BASE_LR, LAYERS, M_BASE, MSSP_CHANGES, MUP_TABLE,
                                       OPTIMIZERS, REGIMES, RULES, TUNED_MULTIPLIERS, ZERO, LayerRule,
@@ -52,5 +52,4 @@ __all__ = [
     "spec_parameterization", "spec_model", "mse", "run",
     # diagnostics
     "AGG_TERMS", "rms", "gate_entropy", "refined_coord_check", "aggregate_decomposition",
-    "fit_exponent",
 ]
