@@ -11,20 +11,27 @@ same batch sizes, all compiled) and, separately, on the first call, compiles inc
 The numpy functions here double as the independent reference of the tests: fed the
 same per-round draws (``round_draws``), they must reproduce the JAX trajectories.
 
+The ratio is the peer's time / ours per pull (JAX pulls/s over numpy pulls/s; > 1: ours
+is faster). A full run records its section of ``benchmarks/RESULTS.md`` (replacing an
+earlier one).
+
 Usage::
 
     python benchmarks/bandits_bai.py            # 10^4 JAX episodes per algorithm
-    python benchmarks/bandits_bai.py --tiny     # a few seconds
+    python benchmarks/bandits_bai.py --tiny     # a few seconds, never records
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 import scipy.optimize
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
 
 ADVERSARIES = ("none", "constant", "random", "periodic", "pulse", "drift", "ramp",
                "targeted", "untargeted")
@@ -174,23 +181,18 @@ def _bench(policy: str, n_jax: int, n_np: int, horizon: int, refresh: int,
 
     params = default_params()
     spec = BAISpec(policy=policy, horizon=horizon, refresh=refresh, chunk=256)
-    t0 = time.perf_counter()
-    out = simulate(spec, params, jax.random.key(0), n_jax, min_batch=min_batch)
-    cold = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    # same key: the same compaction sizes, so every executable is cached (truly warm)
-    out = simulate(spec, params, jax.random.key(0), n_jax, min_batch=min_batch)
-    warm = time.perf_counter() - t0
-    pulls_jax = float(np.sum(out["tau"]))
+    # same key on the warm call: the same compaction sizes, so every executable is cached
+    tj = C.timed(simulate, spec, params, jax.random.key(0), n_jax, min_batch=min_batch, reps=1)
+    cold, warm = tj.cold, tj.warm
+    pulls_jax = float(np.sum(tj.result["tau"]))
 
     mu = np.array([params["gap"]] + [0.0] * (spec.n_arms - 1))
     rng = np.random.default_rng(0)
-    t0 = time.perf_counter()
-    taus = [np_episode(policy, mu, delta=params["delta"], sigma=params["sigma"], U=params["U"],
-                       c=params["c"], horizon=horizon, refresh=refresh, rng=rng)[0]
-            for _ in range(n_np)]
-    t_np = time.perf_counter() - t0
-    pulls_np = float(np.sum(taus))
+    tn = C.timed(lambda: [np_episode(policy, mu, delta=params["delta"], sigma=params["sigma"],
+                                     U=params["U"], c=params["c"], horizon=horizon,
+                                     refresh=refresh, rng=rng)[0] for _ in range(n_np)], reps=0)
+    t_np = tn.cold
+    pulls_np = float(np.sum(tn.result))
     r = {
         "policy": policy,
         "episodes_jax": n_jax,
@@ -203,14 +205,24 @@ def _bench(policy: str, n_jax: int, n_np: int, horizon: int, refresh: int,
         "jax_s_warm": warm,
         "jax_s_cold": cold,
     }
-    r["speedup_warm"] = r["jax_pulls_per_s_warm"] / r["numpy_pulls_per_s"]
-    r["speedup_cold"] = r["jax_pulls_per_s_cold"] / r["numpy_pulls_per_s"]
+    r["speedup_warm"] = C.ratio(r["jax_pulls_per_s_warm"], r["numpy_pulls_per_s"])
+    r["speedup_cold"] = C.ratio(r["jax_pulls_per_s_cold"], r["numpy_pulls_per_s"])
     return r
 
 
+INTRO = ("Peer measured in the same run: the same algorithm as a plain Python/numpy loop over "
+         "rounds, one episode after another (`np_episode` in `benchmarks/bandits_bai.py`, also "
+         "the tests' independent reference). Environment: K = 4, mu = (0.5, 0, 0, 0), sigma = 1, "
+         "U = 1.5, delta = 0.05, no shift. JAX: `jaxtheory.sims.bandits.simulate`, chunks of 256 "
+         "rounds under `vmap` with compaction (`compact_at=0.5`); warm = second call with the "
+         "same key (every batch size already compiled), cold = first call including compiles. "
+         "Pulls/s = sum of tau / wall time.")
+NOTES = ("Goal >= 100x (warm). Cold ratios are dominated by XLA compiles (one per compaction "
+         "batch size).")
+
+
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tiny", action="store_true", help="a few seconds, for the tests")
+    ap = C.parser(__doc__, tiny="a few seconds, for the tests (never records)")
     ap.add_argument("--episodes", type=int, default=10_000, help="JAX episodes per algorithm")
     ap.add_argument("--numpy-episodes", type=int, default=100,
                     help="numpy episodes per algorithm (pulls/s is per episode anyway)")
@@ -219,19 +231,21 @@ def main(argv=None) -> list[dict]:
         n_jax, n_np, horizon, min_batch = 16, 1, 2048, 16
     else:
         n_jax, n_np, horizon, min_batch = args.episodes, args.numpy_episodes, 20_000, 8
-    rows = []
+    rows, lines = [], []
     for policy, refresh in (("ism_practical", 1), ("tas_d", 16)):
         r = _bench(policy, n_jax, n_np, horizon, refresh, min_batch)
         rows.append(r)
-        print(
+        lines.append(
             f"{policy:14s} refresh={refresh:<3d} JAX {n_jax} eps: "
             f"{r['jax_pulls_per_s_warm']:.3e} pulls/s warm ({r['jax_s_warm']:.2f} s), "
             f"{r['jax_pulls_per_s_cold']:.3e} cold | numpy {n_np} eps: "
             f"{r['numpy_pulls_per_s']:.3e} pulls/s | ratio warm {r['speedup_warm']:.0f}x, "
             f"cold {r['speedup_cold']:.0f}x | E[tau] jax {r['mean_tau_jax']:.0f} "
-            f"numpy {r['mean_tau_numpy']:.0f}",
-            flush=True,
-        )
+            f"numpy {r['mean_tau_numpy']:.0f}")
+        print(lines[-1], flush=True)
+    print(C.machine())
+    if C.should_record(args):
+        C.record("bandits_bai", lines, intro=INTRO, notes=NOTES, script="bandits_bai.py")
     return rows
 
 

@@ -39,11 +39,8 @@ never writes.
 
 from __future__ import annotations
 
-import argparse
 import functools
-import os
-import platform
-import time
+import sys
 from pathlib import Path
 
 import jax
@@ -53,17 +50,19 @@ import scipy.linalg
 
 from jaxtheory.sims import gp_bandits as gpb
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
 
-
-def machine() -> str:
-    dev = jax.devices()[0]
-    kind = getattr(dev, "device_kind", dev.platform)
-    try:
-        load = f"; load average {os.getloadavg()[0]:.1f} (shared machine)"
-    except OSError:  # pragma: no cover
-        load = ""
-    return f"{platform.machine()} {os.cpu_count()} cores, {dev.platform} ({kind}), jax {jax.__version__}{load}"
+INTRO = ("Peers measured in the same run: (A) the same policies written with BoTorch/GPyTorch "
+         "(exact GP posterior, fixed hyperparameters, `MaxPosteriorSampling` for GP-BTS, fantasy "
+         "models for GP-BUCB's hallucinated variance) and, for GP-BTS, a numpy/scipy loop; (B) "
+         "tinygp's jitted `condition` and a dense numpy solve per observation.")
+NOTES = ("Goal >= 10x against BoTorch for R replicates x T rounds. BoTorch is timed on a few "
+         "replicates per case and scaled to R (its cost is linear in R); its mean R(N) on those "
+         "is printed as a sanity check of the port (same policy, different functions, so only "
+         "roughly comparable). tinygp's Matern kernel defaults to the L1 distance; the script "
+         "passes `L2Distance()` so both compute the same posterior. Run with "
+         "`OMP_NUM_THREADS=1` (torch then uses 1 thread; XLA's CPU client is not limited by it).")
 
 
 def numpy_bts(K, f, q, budget, noise_var, rng):
@@ -163,12 +162,29 @@ def botorch_replicate(tm, policy, Xc, f, q, budget, noise_var, gen, ls=0.2, nugg
     return np.cumsum(f.max() - f[np.asarray(idx)])
 
 
-def bench_policy(tiny: bool) -> tuple[list[str], dict]:
-    n, dim, budget = (16, 2, 8) if tiny else (225, 2, 128)
+def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
+                 cases: list[tuple[str, int]] | None = None, fns: int | None = None,
+                 botorch: bool = True) -> tuple[list[str], dict]:
+    """(A): our vmapped policies against the numpy loop and (when installed) BoTorch.
+
+    Args:
+        tiny: Tiny sizes (a smoke test).
+        n: Candidates (a square: a 2-D grid); default 16 tiny, 225 otherwise.
+        budget: Evaluations N per replicate; default 8 tiny, 128 otherwise.
+        cases: ``(policy, Q)`` pairs; default the smoke grid plus GP-UCB and GP-BUCB.
+        fns: Objective draws per noise level (R = 2 x fns x 3 replicates); default 2 / 32.
+        botorch: Time the BoTorch peer when it is installed.
+
+    Returns:
+        The printed lines and the figures by ``(policy, Q)``.
+    """
+    dim = 2
+    n = n or (16 if tiny else 225)
+    budget = budget or (8 if tiny else 128)
     # tiny: one compile of ours (the BoTorch warm-up below runs its BTS and BUCB code)
-    cases = [("bts", 2)] if tiny else [("bts", 1), ("bts", 4), ("bts", 16),
-                                                    ("ucb", 1), ("bucb", 4)]
-    fns = 2 if tiny else 32
+    cases = cases or ([("bts", 2)] if tiny else [("bts", 1), ("bts", 4), ("bts", 16),
+                                                  ("ucb", 1), ("bucb", 4)])
+    fns = fns or (2 if tiny else 32)
     noises, reps = (0.0, 0.1), 3  # 2 x 32 x 3 = 192 replicates: the smoke preset's lanes per Q
     few = 1 if tiny else 3
     lanes = [dict(gpb.DEFAULT_PARAMS, noise_var=s2, init_evals=0, fn_seed=fs)
@@ -179,11 +195,13 @@ def bench_policy(tiny: bool) -> tuple[list[str], dict]:
     X = gpb.candidates("grid", n, dim)
     K = np.asarray(gpb.kernel_matrix("se", X, X, 0.2, 1.0), np.float64) + 1e-5 * np.eye(n)
     Lk = np.linalg.cholesky(K)
-    tm, why = torch_peers()
+    tm, why = torch_peers() if botorch else (None, None)
     lines = [f"(A) {n} candidates, N={budget}, R={R} replicates per case (σ² ∈ {noises}); "
              f"ours: jit(vmap(run)) float32, all R at once; peers one replicate after another, "
              f"timed on {few} replicate(s) (σ² alternating) and scaled to R"]
-    if tm is None:
+    if not botorch:
+        lines.append("  BoTorch peer not run here (benchmarks/gp_bandits.py runs it)")
+    elif tm is None:
         lines.append(f"  BoTorch peer skipped: {why} (pip install -e '.[bench]')")
     else:
         import botorch
@@ -203,35 +221,33 @@ def bench_policy(tiny: bool) -> tuple[list[str], dict]:
         spec = gpb.GPBanditSpec(policy=policy, q=q, budget=budget, n=n, dim=dim,
                                 lengthscale=0.2, variance=1.0)
         fn = jax.jit(jax.vmap(functools.partial(gpb.run, spec)))
-        t0 = time.perf_counter()
-        res = jax.block_until_ready(fn(p, keys))
-        cold = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(p, keys))
-        warm = time.perf_counter() - t0
-        ours_R = float(np.asarray(res["cum_regret"])[:, -1].mean())
+        t = C.timed(fn, p, keys, reps=1)
+        cold, warm = t.cold, t.warm
+        ours_R = float(np.asarray(t.result["cum_regret"])[:, -1].mean())
         row = {"ours_warm": warm, "ours_cold": cold, "ours_R(N)": ours_R}
         text = (f"  {policy.upper():>4} Q={q:>2}: ours warm {warm:7.3f} s (cold {cold:6.2f} s incl. "
                 f"compile), mean R(N) {ours_R:6.1f}")
         if policy == "bts":
-            t0 = time.perf_counter()
-            for j in range(few):
-                f = Lk @ rng.standard_normal(n)
-                numpy_bts(K, f, q, budget, noises[j % 2], rng)
-            peer = (time.perf_counter() - t0) / few * R
+            def numpy_few(q=q):
+                for j in range(few):
+                    f = Lk @ rng.standard_normal(n)
+                    numpy_bts(K, f, q, budget, noises[j % 2], rng)
+
+            peer = C.best_of(numpy_few, 1) / few * R
             row["numpy"] = peer
-            text += f" | numpy loop {peer:8.1f} s -> {peer / warm:6.1f}x warm, {peer / cold:5.1f}x cold"
+            text += (f" | numpy loop {peer:8.1f} s -> {C.ratio(peer, warm):6.1f}x warm, "
+                     f"{C.ratio(peer, cold):5.1f}x cold")
         if tm is not None:
-            t0 = time.perf_counter()
-            Rb = []
-            for j in range(few):
-                f = Lk @ rng.standard_normal(n)
-                Rb.append(botorch_replicate(tm, policy, Xc, f, q, budget, noises[j % 2], gen)[-1])
-            peer = (time.perf_counter() - t0) / few * R
+            def botorch_few(policy=policy, q=q):
+                return [botorch_replicate(tm, policy, Xc, Lk @ rng.standard_normal(n), q, budget,
+                                          noises[j % 2], gen)[-1] for j in range(few)]
+
+            tb = C.timed(botorch_few, reps=0)
+            peer, Rb = tb.cold / few * R, tb.result
             row["botorch"] = peer
             row["botorch_R(N)"] = float(np.mean(Rb))
-            text += (f" | BoTorch {peer:8.1f} s -> {peer / warm:6.1f}x warm, {peer / cold:5.1f}x cold"
-                     f" (its R(N) on {few}: {np.mean(Rb):.1f})")
+            text += (f" | BoTorch {peer:8.1f} s -> {C.ratio(peer, warm):6.1f}x warm, "
+                     f"{C.ratio(peer, cold):5.1f}x cold (its R(N) on {few}: {np.mean(Rb):.1f})")
         out[(policy, q)] = row
         lines.append(text + f"  [{R * budget // q} replicate-rounds]")
     return lines, out
@@ -247,14 +263,8 @@ def bench_update(tiny: bool) -> tuple[list[str], dict]:
     s2 = 0.01
     reps = 3 if tiny else 20
 
-    def best(fn, *args):
-        jax.block_until_ready(fn(*args))
-        ts = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            jax.block_until_ready(fn(*args))
-            ts.append(time.perf_counter() - t0)
-        return min(ts)
+    def best(fn, *args):  # warm: the best of `reps` after a compiling call
+        return C.timed(fn, *args, reps=reps).warm
 
     @jax.jit
     def ours(K, idx, y):
@@ -269,10 +279,8 @@ def bench_update(tiny: bool) -> tuple[list[str], dict]:
         return st.mean, st.var
 
     Kj, ij, yj = jnp.asarray(K, jnp.float32), jnp.asarray(idx), jnp.asarray(y, jnp.float32)
-    t0 = time.perf_counter()
-    jax.block_until_ready(ours(Kj, ij, yj))
-    cold = time.perf_counter() - t0
-    warm = best(ours, Kj, ij, yj)
+    t = C.timed(ours, Kj, ij, yj, reps=reps)
+    cold, warm = t.cold, t.warm
     # the state after m - 1 observations (slot m - 1 still empty)
     st_m1 = jax.block_until_ready(ours(Kj, ij, yj.at[m - 1].set(0.0)))
     st_m1 = st_m1._replace(V=st_m1.V.at[m - 1].set(0.0), L=st_m1.L.at[m - 1].set(jnp.eye(m)[m - 1]),
@@ -300,56 +308,34 @@ def bench_update(tiny: bool) -> tuple[list[str], dict]:
             return cond.loc, cond.variance
 
         Xj = jnp.asarray(X, jnp.float32)
-        t0 = time.perf_counter()
-        jax.block_until_ready(tg(Xj[ij], yj, Xj))
-        tcold = time.perf_counter() - t0
-        tgt = best(tg, Xj[ij], yj, Xj)
+        tt = C.timed(tg, Xj[ij], yj, Xj, reps=reps)
+        tcold, tgt = tt.cold, tt.warm
         err = float(np.abs(np.asarray(tg(Xj[ij], yj, Xj)[0]) - mean_one).max())
         out.update(tinygp=tgt, tinygp_cold=tcold)
         lines.append(f"  tinygp {tinygp.__version__} condition on m points (jit, float32) {tgt * 1e3:8.3f} ms "
-                     f"(cold {tcold:5.2f} s) -> per-update ratio tinygp/ours-one {tgt / one:7.1f}x; "
+                     f"(cold {tcold:5.2f} s) -> per-update ratio tinygp/ours-one {C.ratio(tgt, one):7.1f}x; "
                      f"m updates by tinygp would be ~m conditionings (one compile per size), ours "
-                     f"all m in {warm / tgt:5.2f}x one tinygp conditioning (max |mean diff| {err:.1e})")
-    t0 = time.perf_counter()
-    for j in range(1, m + 1):
-        mu, cov = gpb.dense_posterior(K, idx[:j], y[:j], s2)
-    peer = time.perf_counter() - t0
+                     f"all m in the time of {warm / tgt:5.2f} tinygp conditionings (max |mean diff| "
+                     f"{err:.1e})")
+    def dense_all():
+        for j in range(1, m + 1):
+            gpb.dense_posterior(K, idx[:j], y[:j], s2)
+
+    peer = C.best_of(dense_all, 1)
     out["numpy_dense"] = peer
     lines.append(f"  numpy dense solve after each of the m observations (float64) {peer:8.3f} s -> "
-                 f"peer/ours-scan {peer / warm:7.1f}x warm, {peer / cold:5.1f}x cold")
+                 f"peer/ours-scan {C.ratio(peer, warm):7.1f}x warm, {C.ratio(peer, cold):5.1f}x cold")
     return lines, out
 
 
-def record(lines: list[str]) -> None:
-    """Write the ``## gp_bandits`` section of RESULTS.md, replacing an earlier one."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    section = (f"## gp_bandits ({time.strftime('%Y-%m-%d')})\n\nPeers measured in the same run: "
-               "(A) the same policies written with BoTorch/GPyTorch (exact GP posterior, fixed "
-               "hyperparameters, `MaxPosteriorSampling` for GP-BTS, fantasy models for GP-BUCB's "
-               "hallucinated variance) and, for GP-BTS, a numpy/scipy loop; (B) tinygp's jitted "
-               "`condition` and a dense numpy solve per observation. Ratio = peer time / our time "
-               "(> 1: ours is faster). Script: `benchmarks/gp_bandits.py`.\n\n```text\n"
-               + "\n".join(lines) + "\n```\n")
-    start = text.find("\n## gp_bandits")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        nxt = text.find("\n## ", start + 1)
-        text = text[:start + 1] + section + (text[nxt:] if nxt >= 0 else "")
-    RESULTS.write_text(text)
-
-
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tiny", action="store_true", help="tiny sizes: a smoke test (never records)")
-    ap.add_argument("--no-record", action="store_true", help="do not write RESULTS.md")
-    args = ap.parse_args(argv)
+    args = C.parser(__doc__).parse_args(argv)
     la, pol = bench_policy(args.tiny)
     lb, upd = bench_update(args.tiny)
-    lines = [machine()] + la + lb
-    print("\n".join(lines))
-    if not args.no_record and not args.tiny:
-        record(lines)
+    lines = la + lb
+    print("\n".join([C.machine(), *lines]))
+    if C.should_record(args):
+        C.record("gp_bandits", lines, intro=INTRO, notes=NOTES, script="gp_bandits.py")
     return {"policy": pol, "update": upd, "lines": lines}
 
 

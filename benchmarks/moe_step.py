@@ -9,17 +9,16 @@
     (compiled programs reused); cold times include compiles.
 
 Ratios are peer time / our time (> 1: ours is faster). Results are printed and, unless
-``--tiny`` or ``--no-record``, appended to ``benchmarks/RESULTS.md``.
+``--tiny`` or ``--no-record``, recorded in ``benchmarks/RESULTS.md`` (replacing the
+script's earlier section).
 
 Usage: ``python benchmarks/moe_step.py [--tiny] [--no-record]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import platform
-import time
+import sys
 from pathlib import Path
 
 import jax
@@ -29,22 +28,14 @@ import optax
 
 from jaxtheory.sims import moe
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+from _common import best_of  # noqa: E402
 
-
-def machine() -> str:
-    dev = jax.devices()[0]
-    kind = getattr(dev, "device_kind", dev.platform)
-    return f"{platform.machine()} {os.cpu_count()} cores, {dev.platform} ({kind}), jax {jax.__version__}"
-
-
-def best_of(fn, reps):
-    best = np.inf
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+INTRO = ("Peers measured in the same run: (A) the same MLP-MoE and per-layer Adam in PyTorch "
+         "(eager, CPU, `torch.optim.Adam` with one parameter group per layer); (B) the same "
+         "runs one after another (Python loop of the jitted single run). Goals (issue 11): "
+         "(A) >= 1.5x, (B) >= 3x.")
 
 
 def bench_step(width, batch, n_steps, reps):
@@ -79,9 +70,7 @@ def bench_step(width, batch, n_steps, reps):
         return optax.apply_updates(p, u), s
 
     s0 = tx.init(p)
-    t0 = time.perf_counter()
-    jax.block_until_ready(one_step(p, s0))
-    cold = time.perf_counter() - t0
+    cold = C.timed(one_step, p, s0, reps=0).cold
 
     def run_loop():
         q, s = p, s0
@@ -132,10 +121,6 @@ def bench_sweep(width, steps, n_lr, n_seed, reps):
     params = {"lr_scale": jnp.asarray(lr_grid), "eps": jnp.full(lr_grid.shape, 1e-8)}
     vrun = jax.jit(jax.vmap(lambda p, k: moe.run(spec, p, k)))
     srun = jax.jit(lambda p, k: moe.run(spec, p, k))
-    t0 = time.perf_counter()
-    outv = jax.block_until_ready(vrun(params, keys))
-    cold_v = time.perf_counter() - t0
-    t0 = time.perf_counter()
 
     def loop():
         res = []
@@ -144,21 +129,30 @@ def bench_sweep(width, steps, n_lr, n_seed, reps):
                             keys[i]))
         return jax.block_until_ready(res)
 
-    outs = loop()
-    cold_l = time.perf_counter() - t0
+    tv = C.timed(vrun, params, keys, reps=reps)
+    tl = C.timed(loop, reps=reps)
+    outv, outs = tv.result, tl.result
+    cold_v, cold_l, warm_v, warm_l = tv.cold, tl.cold, tv.warm, tl.warm
     diff = max(float(jnp.nanmax(jnp.abs(outv["final_loss"][i] - o["final_loss"])))
                for i, o in enumerate(outs))
-    warm_v = best_of(lambda: jax.block_until_ready(vrun(params, keys)), reps)
-    warm_l = best_of(loop, reps)
     return {"vmap": warm_v, "loop": warm_l, "vmap_cold": cold_v, "loop_cold": cold_l,
             "lanes": len(lr_grid), "max_diff": diff, "dims": moe.spec_dims(spec)}
 
 
+def sweep_lines(b: dict, n_lr: int, n_seed: int, steps: int) -> list[str]:
+    """The (B) lines for a :func:`bench_sweep` result."""
+    db = b["dims"]
+    return [f"(B) LR x seed sweep, {b['lanes']} lanes ({n_lr} LRs x {n_seed} seeds), MSSP "
+            f"regime III N={db['N']} M={db['M']} N_e={db['N_e']}, {steps} steps of batch 32 "
+            f"+ diagnostics (seconds)",
+            f"  jit(vmap(run)) {b['vmap']:8.3f} (cold {b['vmap_cold']:.2f})   Python loop of "
+            f"jit(run) {b['loop']:8.3f} (cold {b['loop_cold']:.2f})   ->  loop/vmap "
+            f"{C.ratio(b['loop'], b['vmap']):.2f}x warm, {C.ratio(b['loop_cold'], b['vmap_cold']):.2f}x "
+            f"cold; max |final-loss diff| {b['max_diff']:.1e}"]
+
+
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tiny", action="store_true", help="tiny sizes: a smoke test (seconds)")
-    ap.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
-    args = ap.parse_args(argv)
+    args = C.parser(__doc__).parse_args(argv)
     if args.tiny:
         w_step, batch, n_steps, reps = 16, 8, 2, 1
         w_sweep, steps, n_lr, n_seed = 16, 3, 2, 1
@@ -167,37 +161,22 @@ def main(argv=None) -> dict:
         w_sweep, steps, n_lr, n_seed = 64, 100, 8, 4
     a = bench_step(w_step, batch, n_steps, reps)
     d = a["dims"]
-    lines = [f"{machine()}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
-             f"load average {os.getloadavg()[0]:.1f} at the end (shared machine)",
-             f"(A) one Adam step, MSSP regime III, N={d['N']} M={d['M']} N_e={d['N_e']} "
+    lines = [f"(A) one Adam step, MSSP regime III, N={d['N']} M={d['M']} N_e={d['N_e']} "
              f"d_in={d['d_in']} batch={batch} (ms/step, best of {reps} x {n_steps} steps)"]
     line = (f"  ours (jit step, Python loop) {1e3 * a['ours_loop']:8.3f}   ours (lax.scan) "
             f"{1e3 * a['ours_scan']:8.3f}   (cold {a['cold']:.2f} s)")
     if "torch" in a:
         line += (f"   PyTorch (eager, torch.optim.Adam) {1e3 * a['torch']:8.3f}   ->  peer/ours "
-                 f"{a['torch'] / a['ours_loop']:.2f}x (loop), {a['torch'] / a['ours_scan']:.2f}x (scan)")
+                 f"{C.ratio(a['torch'], a['ours_loop']):.2f}x (loop), "
+                 f"{C.ratio(a['torch'], a['ours_scan']):.2f}x (scan)")
     else:
         line += "   PyTorch peer skipped (torch not installed)"
     lines.append(line)
     b = bench_sweep(w_sweep, steps, n_lr, n_seed, reps=max(1, reps // 2))
-    db = b["dims"]
-    lines.append(f"(B) LR x seed sweep, {b['lanes']} lanes ({n_lr} LRs x {n_seed} seeds), MSSP "
-                 f"regime III N={db['N']} M={db['M']} N_e={db['N_e']}, {steps} steps of batch 32 "
-                 f"+ diagnostics (seconds)")
-    lines.append(f"  jit(vmap(run)) {b['vmap']:8.3f} (cold {b['vmap_cold']:.2f})   Python loop of "
-                 f"jit(run) {b['loop']:8.3f} (cold {b['loop_cold']:.2f})   ->  loop/vmap "
-                 f"{b['loop'] / b['vmap']:.2f}x warm, {b['loop_cold'] / b['vmap_cold']:.2f}x cold; "
-                 f"max |final-loss diff| {b['max_diff']:.1e}")
-    print("\n".join(lines))
-    if not args.no_record and not args.tiny:
-        with RESULTS.open("a") as f:
-            f.write(
-                f"\n## moe_step ({time.strftime('%Y-%m-%d')})\n\n"
-                "Peers measured in the same run: (A) the same MLP-MoE and per-layer Adam in "
-                "PyTorch (eager, CPU, `torch.optim.Adam` with one parameter group per layer); "
-                "(B) the same runs one after another (Python loop of the jitted single run). "
-                "Ratio = peer time / our time (> 1: ours is faster). Goals (issue 11): "
-                "(A) ≥ 1.5×, (B) ≥ 3×.\n\n```text\n" + "\n".join(lines) + "\n```\n")
+    lines += sweep_lines(b, n_lr, n_seed, steps)
+    print("\n".join([C.machine(), *lines]))
+    if C.should_record(args):
+        C.record("moe_step", lines, intro=INTRO, script="moe_step.py")
     return {"step": a, "sweep": b}
 
 

@@ -9,18 +9,17 @@ state donated) on a pytree of about 10^6 float32 parameters in five leaves, for:
 * ``jaxtheory.optim.normalized_storm`` (reads a second gradient pytree, ``prev_grad``).
 
 Each is timed as a Python loop of jitted steps; rounds of ``N`` steps interleave the
-cases, and the reported ratio is the median over rounds of our time / the peer's in the
-same round (> 1: ours is slower), which keeps a shared machine's load out of it. Results are
-printed and, unless ``--tiny`` or ``--no-record``, appended to ``benchmarks/RESULTS.md``.
+cases, and the reported ratio is the median over rounds of the peer's time / ours in the
+same round (> 1: ours is faster), which keeps a shared machine's load out of it. Results are
+printed and, unless ``--tiny`` or ``--no-record``, recorded in ``benchmarks/RESULTS.md``
+(replacing the script's earlier section).
 
 Usage: ``python benchmarks/normalized_step.py [--tiny] [--no-record]``.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
+import sys
 import time
 from pathlib import Path
 
@@ -31,18 +30,18 @@ import optax
 
 from jaxtheory.optim import normalized_sgd_momentum, normalized_storm
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
 
 # ~10^6 parameters: 524,288 + 262,144 + 131,072 + 81,920 + 512 = 999,936.
 FULL_SHAPES = {"w1": (1024, 512), "w2": (512, 512), "w3": (512, 256), "emb": (256, 320),
                "b": (512,)}
 TINY_SHAPES = {"w1": (64, 64), "w2": (32, 32), "b": (16,)}
-
-
-def machine() -> str:
-    dev = jax.devices()[0]
-    kind = getattr(dev, "device_kind", dev.platform)
-    return f"{platform.machine()} {os.cpu_count()} cores, {dev.platform} ({kind}), jax {jax.__version__}"
+PEER = "optax.sgd(momentum=0.9) [peer]"
+INTRO = ("Peer measured in the same run: `optax.sgd(0.01, momentum=0.9)`. The normalized "
+         "methods read the moment once more for the norm; STORM also reads `prev_grad`. "
+         "Best = the best round (warm); the median per-round ratio compares the cases within "
+         "each round, which keeps a shared machine's load out of it.")
 
 
 def _tree(shapes, seed):
@@ -73,14 +72,11 @@ def run_steps(fn, args, steps):
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tiny", action="store_true", help="tiny sizes: a smoke test (seconds)")
-    ap.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
-    args = ap.parse_args(argv)
+    args = C.parser(__doc__).parse_args(argv)
     shapes, steps, reps = (TINY_SHAPES, 5, 2) if args.tiny else (FULL_SHAPES, 20, 25)
     n_params = sum(int(np.prod(s)) for s in shapes.values())
     cases = {
-        "optax.sgd(momentum=0.9) [peer]": (optax.sgd(0.01, momentum=0.9), False),
+        PEER: (optax.sgd(0.01, momentum=0.9), False),
         "normalized_sgd_momentum": (normalized_sgd_momentum(0.01, 0.9), False),
         "normalized_sgd_momentum(per_leaf)": (normalized_sgd_momentum(0.01, 0.9, per_leaf=True),
                                               False),
@@ -89,37 +85,25 @@ def main(argv=None) -> dict:
     built = {name: make_step(opt, shapes, extra) for name, (opt, extra) in cases.items()}
     cold = {}
     for name, (fn, carry) in built.items():
-        t0 = time.perf_counter()
-        run_steps(fn, carry, 1)
-        cold[name] = time.perf_counter() - t0
+        cold[name] = C.timed(run_steps, fn, carry, 1, reps=0).cold
     # Rounds interleave the cases, so load on a shared machine hits them alike; the ratio
-    # is the median over rounds of (ours / peer) within a round.
+    # is the median over rounds of (peer / ours) within a round.
     per_round = {name: [] for name in built}
     for _ in range(reps):
         for name, (fn, carry) in built.items():
             per_round[name].append(run_steps(fn, carry, steps))
-    peer_name = "optax.sgd(momentum=0.9) [peer]"
-    peer = np.asarray(per_round[peer_name])
+    peer = np.asarray(per_round[PEER])
     times = {name: float(np.min(v)) for name, v in per_round.items()}
-    ratios = {name: float(np.median(np.asarray(v) / peer)) for name, v in per_round.items()}
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    lines = [f"{machine()}; load average {load:.1f} (shared machine) at the end of the run",
-             f"one step (update + apply_updates, jitted, donated) on {n_params:,} float32 "
+    ratios = {name: float(np.median(C.ratio(peer, np.asarray(v)))) for name, v in per_round.items()}
+    lines = [f"one step (update + apply_updates, jitted, donated) on {n_params:,} float32 "
              f"params in {len(shapes)} leaves; {reps} interleaved rounds of {steps} steps"]
     for name in built:
-        lines.append(f"  {name:36s} best {times[name] * 1e3:7.3f} ms/step (ratio of bests "
-                     f"{times[name] / times[peer_name]:4.2f}x)   median per-round ratio "
+        lines.append(f"  {name:36s} best {times[name] * 1e3:7.3f} ms/step (peer/ours of bests "
+                     f"{C.ratio(times[PEER], times[name]):4.2f}x)   median per-round peer/ours "
                      f"{ratios[name]:4.2f}x   (cold {cold[name]:.2f} s)")
-    print("\n".join(lines))
-    if not args.no_record and not args.tiny:
-        with RESULTS.open("a") as f:
-            f.write(
-                f"\n## normalized_step ({time.strftime('%Y-%m-%d')})\n\n"
-                "Peer measured in the same run: `optax.sgd(0.01, momentum=0.9)`. Ratio = our "
-                "time per step / the peer's (> 1: ours is slower). The normalized methods "
-                "read the moment once more for the norm; STORM also reads `prev_grad`.\n\n"
-                "```text\n" + "\n".join(lines) + "\n```\n"
-            )
+    print("\n".join([C.machine(), *lines]))
+    if C.should_record(args):
+        C.record("normalized_step", lines, intro=INTRO, script="normalized_step.py")
     return {"times": times, "ratios": ratios, "n_params": n_params}
 
 

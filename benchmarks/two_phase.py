@@ -12,17 +12,15 @@
     ``Generator.choice`` random-k, numpy QSGD) and, for top-k, ``jax.lax.approx_max_k``.
 
 Ratios are peer time / our time (> 1: ours is faster). Results are printed and, unless
-``--tiny`` or ``--no-record``, appended to ``benchmarks/RESULTS.md``.
+``--tiny`` or ``--no-record``, recorded in ``benchmarks/RESULTS.md`` (replacing the
+script's earlier section).
 
 Usage: ``python benchmarks/two_phase.py [--tiny] [--no-record]``.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
-import time
+import sys
 from pathlib import Path
 
 import jax
@@ -32,27 +30,13 @@ import optax
 
 from jaxtheory.optim import diloco, qsgd, rand_k, replicate_workers, slow_params, top_k
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+from _common import block  # noqa: E402
 
-
-def machine() -> str:
-    dev = jax.devices()[0]
-    kind = getattr(dev, "device_kind", dev.platform)
-    return f"{platform.machine()} {os.cpu_count()} cores, {dev.platform} ({kind}), jax {jax.__version__}"
-
-
-def block(x):
-    return jax.block_until_ready(x)
-
-
-def best_of(fn, reps):
-    """Minimum wall time over ``reps`` calls of ``fn`` (which must block)."""
-    best = np.inf
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+INTRO = ("Peers measured in the same run: (A) W separate `optax.sgd` optimizers stepped in a "
+         "Python loop with a jitted outer averaging step; (B) numpy top-k (`argpartition`), "
+         "random-k (`Generator.choice`), QSGD, and `jax.lax.approx_max_k`.")
 
 
 def bench_diloco(W, P, H, rounds, reps):
@@ -115,11 +99,9 @@ def bench_diloco(W, P, H, rounds, reps):
 
     t = {}
     for name, fn in (("ours_loop", ours_loop), ("ours_scan", ours_scan), ("peer", peer)):
-        t0 = time.perf_counter()
-        out = fn()
-        t[name + "_cold"] = time.perf_counter() - t0
-        t[name] = best_of(fn, reps)
-        t[name + "_out"] = np.asarray(out)
+        tt = C.timed(fn, reps=reps)
+        t[name + "_cold"], t[name] = tt.cold, tt.warm
+        t[name + "_out"] = np.asarray(tt.result)
     np.testing.assert_allclose(t["ours_loop_out"], t["peer_out"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(t["ours_scan_out"], t["peer_out"], rtol=1e-4, atol=1e-5)
     for k in ("ours_loop_out", "ours_scan_out", "peer_out"):
@@ -162,32 +144,25 @@ def bench_compressors(d, frac, reps):
     approx = jax.jit(lambda v: jax.lax.approx_max_k(jnp.abs(v), k)[1])
     rows = {}
     for name, f in fns.items():
-        t0 = time.perf_counter()
-        block(f(key, x))
-        cold = time.perf_counter() - t0
-        rows[name] = {"ours": best_of(lambda f=f: block(f(key, x)), reps), "ours_cold": cold}
+        tt = C.timed(f, key, x, reps=reps)
+        rows[name] = {"ours": tt.warm, "ours_cold": tt.cold}
     # exactness of top-k against numpy (ties have probability 0 for Gaussian data)
     np.testing.assert_array_equal(np.asarray(fns["top_k"](key, x)) != 0, np_top_k(x_np, k) != 0)
-    rows["top_k"]["numpy"] = best_of(lambda: np_top_k(x_np, k), reps)
-    block(approx(x))
-    rows["top_k"]["approx_max_k"] = best_of(lambda: block(approx(x)), reps)
-    rows["rand_k"]["numpy"] = best_of(lambda: np_rand_k(rng, x_np, k), reps)
-    rows["qsgd"]["numpy"] = best_of(lambda: np_qsgd(rng, x_np, 1), reps)
+    rows["top_k"]["numpy"] = C.best_of(np_top_k, reps, x_np, k)
+    rows["top_k"]["approx_max_k"] = C.timed(approx, x, reps=reps).warm
+    rows["rand_k"]["numpy"] = C.best_of(np_rand_k, reps, rng, x_np, k)
+    rows["qsgd"]["numpy"] = C.best_of(np_qsgd, reps, rng, x_np, 1)
     return k, rows
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tiny", action="store_true", help="tiny sizes: a smoke test (seconds)")
-    ap.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
-    args = ap.parse_args(argv)
+    args = C.parser(__doc__).parse_args(argv)
 
     if args.tiny:
         sizes, H, rounds, workers, d, reps = (1000,), 2, 2, (2,), 10_000, 1
     else:
         sizes, H, rounds, workers, d, reps = (1000, 100_000), 8, 4, (4, 16), 10_000_000, 3
-    lines = [f"{machine()}; load average {os.getloadavg()[0]:.1f} at the start (shared machine)",
-             f"(A) DiLoCo, P params, H = {H} inner steps, {rounds} rounds "
+    lines = [f"(A) DiLoCo, P params, H = {H} inner steps, {rounds} rounds "
              f"(seconds, warm = best of {reps}; cold = first call incl. compile)"]
     dl = {}
     for P, W in [(P, W) for P in sizes for W in workers]:
@@ -196,7 +171,8 @@ def main(argv=None) -> dict:
         lines.append(
             f"  P={P:7d} W={W:3d}: ours loop {t['ours_loop']:8.4f}  ours scan {t['ours_scan']:8.4f}  "
             f"peer (W optimizers, Python loop) {t['peer']:8.4f}  ->  peer/ours "
-            f"{t['peer'] / t['ours_loop']:6.1f}x (loop), {t['peer'] / t['ours_scan']:6.1f}x (scan); "
+            f"{C.ratio(t['peer'], t['ours_loop']):6.1f}x (loop), "
+            f"{C.ratio(t['peer'], t['ours_scan']):6.1f}x (scan); "
             f"cold: ours loop {t['ours_loop_cold']:.2f}, scan {t['ours_scan_cold']:.2f}, "
             f"peer {t['peer_cold']:.2f}"
         )
@@ -204,21 +180,13 @@ def main(argv=None) -> dict:
     lines.append(f"(B) compressors on d = {d:,} float32, k = {k:,} (1%), qsgd s = 1 "
                  f"(seconds, best of {reps}; Melem/s = d / time / 1e6)")
     for name, r in comp.items():
-        peers = "  ".join(f"{p} {v:8.4f} (ratio {v / r['ours']:5.2f}x)"
+        peers = "  ".join(f"{p} {v:8.4f} (ratio {C.ratio(v, r['ours']):5.2f}x)"
                           for p, v in r.items() if p not in ("ours", "ours_cold"))
         lines.append(f"  {name:6s}: ours {r['ours']:8.4f} ({d / r['ours'] / 1e6:8.1f} Melem/s, "
                      f"cold {r['ours_cold']:.2f})  {peers}")
-    print("\n".join(lines))
-    if not args.no_record and not args.tiny:
-        with RESULTS.open("a") as f:
-            f.write(
-                f"\n## two_phase ({time.strftime('%Y-%m-%d')})\n\n"
-                "Peers measured in the same run: (A) W separate `optax.sgd` optimizers stepped "
-                "in a Python loop with a jitted outer averaging step; (B) numpy top-k "
-                "(`argpartition`), random-k (`Generator.choice`), QSGD, and "
-                "`jax.lax.approx_max_k`. Ratio = peer time / our time.\n\n```text\n"
-                + "\n".join(lines) + "\n```\n"
-            )
+    print("\n".join([C.machine(), *lines]))
+    if C.should_record(args):
+        C.record("two_phase", lines, intro=INTRO, script="two_phase.py")
     return {"diloco": dl, "compressors": comp, "k": k}
 
 

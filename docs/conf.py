@@ -3,7 +3,8 @@
 Build with ``jaxtheory docs build`` (runs the experiments' smoke presets, writes their
 pages, then builds with warnings as errors), or, for the guides and API only,
 ``python -m sphinx -W --keep-going -b html docs docs/_build/html``.
-Nothing is fetched at build time: no intersphinx, no remote images.
+Nothing is fetched at build time or when a page is read: no intersphinx, no remote
+images, and MathJax is bundled with the site.
 """
 
 import os
@@ -26,6 +27,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    # MathJax 3 bundled with the site (_static/mathjax/, copied at the end of the build)
+    # instead of its CDN, so pages render their formulas offline (PyPI: sphinx-mathjax-offline)
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "apigen",  # docs/_ext/apigen.py: API pages from every public module's __all__
     "coverage_check",  # docs/_ext/coverage_check.py: fails on an undocumented symbol
@@ -69,11 +73,9 @@ html_theme_options = {
 # Without it the theme logs console.error("Got invalid theme mode") on a first visit.
 html_context = {"default_mode": "auto"}
 html_last_updated_fmt = None
-# MathJax comes from its CDN when a reader opens a page (the build never fetches it);
-# the browser check (tests/docs/browser_check.py) answers that one request locally.
-# To serve a local copy set JAXTHEORY_MATHJAX to a URL or to a path relative to _static.
-if os.environ.get("JAXTHEORY_MATHJAX"):
-    mathjax_path = os.environ["JAXTHEORY_MATHJAX"]
+# Math: sphinx-mathjax-offline sets mathjax_path to the bundled _static/mathjax/tex-chtml.js;
+# the browser check (tests/docs/browser_check.py) blocks every non-file request and
+# asserts that an experiment page's formulas render.
 
 # -- generated experiment pages ------------------------------------------------------
 # `jaxtheory docs build` writes experiments/_generated/ (git-ignored). Without it the

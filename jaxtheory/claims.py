@@ -15,9 +15,11 @@ print is what was checked). The verdict is computed, never chosen:
 ``not-applicable``
     the preset lacks what the claim needs (its ``requires`` says so).
 
-Intervals are 95% percentile-bootstrap intervals over the sample dimension (``over``,
-``"seed"`` by default) computed by :mod:`jaxtheory.analysis`, or what the measure
-returns as an :class:`~jaxtheory.analysis.Estimate`. An exact quantity (a closed form,
+Intervals are 95% (expanded) percentile-bootstrap intervals over the sample dimension
+(``over``, ``"seed"`` by default) computed by :mod:`jaxtheory.analysis`, or what the
+measure returns as an :class:`~jaxtheory.analysis.Estimate`; a sample of fewer than
+:data:`~jaxtheory.analysis.MIN_SAMPLE` (8) seeds forms no interval, so a claim resting
+on it is inconclusive. An exact quantity (a closed form,
 a residual, a count) has no interval and passes or fails on its value. A claim over
 several *cells* (every dimension of the measured DataArray that is not the sample or
 the fitted dimension) is judged cell by cell, with the 5% error split over the cells
@@ -352,9 +354,10 @@ class Claim:
             return _r(_per_cell_value(self.expected, c))
 
         ns = [c.est.n for c in cells if c.est.n is not None]
+        constant = not callable(self.expected) and not isinstance(self.expected, Mapping)
         return self._base(
             _combine(list(verdicts.values())),
-            expected=_pack(cells, expected_of),
+            expected=expected_of(cells[0]) if constant and self.rule != "within" else _pack(cells, expected_of),
             tolerance=self.tolerance if not callable(self.tolerance) else _pack(
                 cells, lambda c: _r(_per_cell_value(self.tolerance, c))),
             measured=_pack(cells, lambda c: _r(c.est.value)),
@@ -424,7 +427,7 @@ class Claim:
 
         Example:
             >>> import numpy as np, xarray as xr
-            >>> ds = xr.Dataset({"r": ("seed", np.array([0.98, 1.01, 1.0, 1.02]))})
+            >>> ds = xr.Dataset({"r": ("seed", np.linspace(0.98, 1.02, 8))})
             >>> Claim.close("r", "r = 1.", lambda ds, s: ds["r"], 1.0, atol=0.1,
             ...             source="derived").evaluate(ds, None).verdict
             'pass'

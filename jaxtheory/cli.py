@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--strict", action="store_true",
                    help="exit 1 when a claim fails or is inconclusive")
 
-    s = sub.add_parser("show", help="space, devices, timings, lane statuses and claims of a run")
+    s = sub.add_parser("show", help="code, space, devices, timings, lane statuses and claims of a run")
     s.add_argument("run_dir")
 
     rep = sub.add_parser("report", help="draw the experiment's figures (PNG and SVG) next to the results")
@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--only", action="append", default=None, metavar="NAME",
                     help="only these experiments (repeatable)")
     db.add_argument("--no-sphinx", action="store_true", help="write the generated pages only")
+    db.add_argument("--verdicts", default=None, metavar="DIR",
+                    help="compare every experiment's verdicts with the snapshots in DIR "
+                         "(tests/verdicts); a difference fails the build")
+    db.add_argument("--update-verdicts", action="store_true",
+                    help="rewrite the snapshots in --verdicts DIR instead of comparing")
     return p
 
 
@@ -136,11 +141,12 @@ def _cmd_show(a) -> int:
 
 
 def _cmd_report(a) -> int:
+    from jaxtheory.plots import EmptyFigureError
     from jaxtheory.report import write_figures
 
     try:
         paths = write_figures(a.run_dir)
-    except (FileNotFoundError, LookupError) as e:
+    except (FileNotFoundError, LookupError, EmptyFigureError) as e:
         return _err(str(e))
     for p in paths:
         print(p)
@@ -154,7 +160,8 @@ def _cmd_docs(a) -> int:
         return _err(f"docs support is unavailable: {e}")
     try:
         return build_docs(preset=a.preset, out=a.out, runs=a.runs, only=a.only,
-                          sphinx=not a.no_sphinx)
+                          sphinx=not a.no_sphinx, verdicts=a.verdicts,
+                          update_verdicts=a.update_verdicts)
     except KeyError as e:
         return _err(e.args[0])
 

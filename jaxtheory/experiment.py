@@ -42,8 +42,13 @@ minimal one::
 
 ``EXPERIMENT.sweep("smoke", out="runs")`` runs the preset through the sweep engine into
 ``runs/<name>/<preset>-<hash>/``, evaluates every claim on the assembled results,
-and writes ``claims.json`` next to ``results.nc``; rerunning it resumes. The command
-line does the same: ``jaxtheory run my-experiment --preset smoke``.
+and writes ``claims.json`` next to ``results.nc``; rerunning it resumes. The hash covers
+the spec, params, space and the fingerprint of the code
+(:func:`~jaxtheory.sweep.code_provenance` of the run function and of the module
+defining the experiment, with every ``jaxtheory`` module they import): after any edit
+of that code, the run goes to a new directory and is computed afresh, never served from
+chunks of the old code. The command line does the same: ``jaxtheory run my-experiment
+--preset smoke``.
 
 A claim (:mod:`jaxtheory.claims`) is a named, falsifiable check with a computed
 verdict: ``pass``, ``fail``, ``inconclusive`` (the statistic's 95% interval, bootstrapped
@@ -70,7 +75,8 @@ from typing import Any
 from jaxtheory.claims import Claim, ClaimResult, evaluate_claims
 from jaxtheory.sweep import store
 from jaxtheory.sweep.engine import SweepResult, sweep
-from jaxtheory.sweep.space import Axis, Space
+from jaxtheory.sweep.provenance import code_provenance
+from jaxtheory.sweep.space import Axis, Categorical, Space
 
 __all__ = [
     "Paper",
@@ -211,6 +217,9 @@ class Experiment:
         coords: coordinates of metric dimensions, or a function of the spec.
         description: Markdown (with ``$math$``) on what is simulated and how.
         default_preset: preset used when none is named.
+        source_file: the file of the module that defines the experiment; its code
+            enters the fingerprint (:meth:`provenance`). Found from the caller when not
+            given (``None`` when the caller has no file).
     """
 
     name: str
@@ -225,8 +234,16 @@ class Experiment:
     coords: Callable[[Any], Mapping[str, Any]] | Mapping[str, Any] | None = None
     description: str = ""
     default_preset: str = "smoke"
+    source_file: str | None = None
 
     def __post_init__(self):
+        if self.source_file is None:  # the module whose `Experiment(...)` made this object
+            try:
+                caller = sys._getframe(2).f_globals.get("__file__")
+            except ValueError:  # pragma: no cover - no caller frame
+                caller = None
+            if caller and os.path.isfile(caller):
+                object.__setattr__(self, "source_file", os.path.abspath(caller))
         if not self.presets:
             raise ValueError(f"experiment {self.name!r} has no presets")
         if self.default_preset not in self.presets:
@@ -249,11 +266,13 @@ class Experiment:
         """The (spec, params, space) a preset runs, with ``--set``-style overrides applied.
 
         Overrides map axis names to axes (or lists of values); ``seeds`` sets the seed
-        count.
+        count. A preset may give a categorical parameter's default as a label.
         """
         p = self.preset(preset)
         spec = dataclasses.replace(self.spec, **dict(p.spec)) if p.spec else self.spec
-        params = {**dict(self.params), **dict(p.params)}
+        params = dict(self.params)
+        for k, v in dict(p.params).items():
+            params[k] = params[k].with_default(v) if isinstance(params.get(k), Categorical) else v
         space = p.space
         if overrides:
             ov = dict(overrides)
@@ -264,10 +283,30 @@ class Experiment:
             space = space.replace(seeds=seeds, **ov)
         return spec, params, space
 
-    def run_id(self, preset: str | None, spec: Any, params: Mapping[str, Any], space: Space) -> str:
-        """Deterministic run id: the preset name and a hash of what decides the results."""
+    def provenance(self) -> dict:
+        """The fingerprint of the code behind this experiment's results.
+
+        :func:`~jaxtheory.sweep.code_provenance` of the run function, of
+        :attr:`source_file` and of the sweep engine: their source and that of every
+        ``jaxtheory`` (and ``sweeps``) module they import, transitively, with the
+        library versions and the x64 flag. Editing a claim or a figure in the
+        experiment's module changes it too.
+        """
+        # `sweep` stands for the engine's module: it derives the keys and stores the chunks
+        return code_provenance(self.run, *([self.source_file] if self.source_file else []), sweep)
+
+    def run_id(self, preset: str | None, spec: Any, params: Mapping[str, Any], space: Space,
+               fingerprint: str | None = None) -> str:
+        """Deterministic run id: the preset name and a hash of what decides the results.
+
+        The hash covers the experiment's name, the spec, params and space, and the code
+        fingerprint (``fingerprint``, by default ``self.provenance()["fingerprint"]``),
+        so other code never shares a run directory.
+        """
+        if fingerprint is None:
+            fingerprint = self.provenance()["fingerprint"]
         key = {"experiment": self.name, "run": f"{self.run.__module__}.{self.run.__qualname__}",
-               "spec": spec, "params": dict(params), "space": space.describe()}
+               "spec": spec, "params": dict(params), "space": space.describe(), "code": fingerprint}
         return f"{preset or self.default_preset}-{_stable_hash(key)}"
 
     def sweep(self, preset: str | None = None, *, out: str | os.PathLike | None = "runs",
@@ -289,15 +328,17 @@ class Experiment:
         """
         preset = preset or self.default_preset
         spec, params, space = self.resolve(preset, overrides)
+        code = self.provenance()
         run_dir = None
         if out is not None:
-            run_dir = Path(out) / self.name / self.run_id(preset, spec, params, space)
+            run_dir = Path(out) / self.name / self.run_id(preset, spec, params, space, code["fingerprint"])
         res: SweepResult = sweep(
             self.run, spec, space, params, run_dir=run_dir, metric_dims=self.metric_dims,
             coords=self.coords, chunk=chunk, devices=devices, quiet=quiet,
             label=f"{self.name}/{preset}",
             meta={"experiment": self.name, "preset": preset,
                   "paper": dataclasses.asdict(self.paper)},
+            fingerprint=code,
         )
         claims = evaluate_claims(self.claims, res.dataset, spec)
         import jax

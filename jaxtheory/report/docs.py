@@ -278,6 +278,8 @@ class ExperimentPage:
         verdicts: how many claims have each verdict.
         errors: what went wrong in the run or a figure (empty when ``ok``).
         run_dir: the run directory used.
+        empty_figures: figures that drew no data (:func:`jaxtheory.plots.check_drawn`);
+            any of them fails :func:`build_docs`.
     """
 
     name: str
@@ -288,6 +290,7 @@ class ExperimentPage:
     verdicts: dict = dataclasses.field(default_factory=dict)
     errors: list[str] = dataclasses.field(default_factory=list)
     run_dir: Path | None = None
+    empty_figures: list[str] = dataclasses.field(default_factory=list)
 
 
 def docs_source_dir() -> Path:
@@ -348,7 +351,7 @@ def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> lis
                     f'<td class="verdict">{_VERDICT_MARK.get(v, v)}</td><td>{measured}</td>'
                     f"<td>{html.escape(interval)}</td><td>{html.escape(describe_rule(c))}</td>"
                     f"<td>{html.escape(str(c.get('source', '')))}</td></tr>")
-        rows.append(f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""))}'
+        rows.append(f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""), quote=False)}'
                     "</td></tr>")
     rows += ["</tbody>", "</table>", ""]
     return rows
@@ -448,17 +451,19 @@ def _space_rows(manifest: dict) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def _draw_each_figure(exp: Any, run_dir: Path) -> dict[str, str]:
-    """Draw figures one by one (after :func:`write_figures` failed); errors by figure."""
+def _draw_each_figure(exp: Any, run_dir: Path) -> tuple[dict[str, str], list[str]]:
+    """Draw figures one by one (after :func:`write_figures` failed); errors by figure,
+    and the names of the figures that drew no data."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from jaxtheory.plots import EmptyFigureError, check_drawn
     from jaxtheory.report.runs import load_run
 
     run = load_run(run_dir)
-    errs = {}
+    errs, empty = {}, []
     out = run_dir / "figures"
     out.mkdir(parents=True, exist_ok=True)
     for fd in exp.figures:
@@ -467,15 +472,18 @@ def _draw_each_figure(exp: Any, run_dir: Path) -> dict[str, str]:
         fig = plt.figure(figsize=fd.size, layout="constrained")
         try:
             fd.draw(run.results, run.spec, fig)
+            check_drawn(fig, f"{exp.name}/{fd.name}")
             for ext in ("png", "svg"):
                 fig.savefig(out / f"{fd.name}.{ext}", format=ext, dpi=120)
         except Exception as e:  # noqa: BLE001 - reported on the page
             errs[fd.name] = f"{type(e).__name__}: {e}"
+            if isinstance(e, EmptyFigureError):
+                empty.append(fd.name)
             for ext in ("png", "svg"):
                 (out / f"{fd.name}.{ext}").unlink(missing_ok=True)
         finally:
             plt.close(fig)
-    return errs
+    return errs, empty
 
 
 def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
@@ -484,8 +492,8 @@ def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
     from jaxtheory.report.runs import write_figures
     from jaxtheory.sweep import compute_timings, store
 
-    rec: dict[str, Any] = {"errors": [], "figure_errors": {}, "claims": [], "manifest": {},
-                           "run_dir": None, "compute": None, "wall_s": None}
+    rec: dict[str, Any] = {"errors": [], "figure_errors": {}, "empty_figures": [], "claims": [],
+                           "manifest": {}, "run_dir": None, "compute": None, "wall_s": None}
     try:
         spec, params, space = exp.resolve(preset)
         run_dir = runs / exp.name / exp.run_id(preset, spec, params, space)
@@ -505,7 +513,7 @@ def _run_experiment(exp: Any, preset: str, runs: Path) -> dict:
         write_figures(run_dir)
     except Exception:  # noqa: BLE001
         try:
-            rec["figure_errors"] = _draw_each_figure(exp, run_dir)
+            rec["figure_errors"], rec["empty_figures"] = _draw_each_figure(exp, run_dir)
         except Exception:  # noqa: BLE001
             rec["figure_errors"] = {fd.name: traceback.format_exc(limit=4) for fd in exp.figures}
     for name, err in rec["figure_errors"].items():
@@ -625,6 +633,9 @@ def _render_page(exp: Any, preset: str, rec: dict, fig_dir: Path, page_dir: Path
         if g.get("revision"):
             facts.append(f"- **Git:** {_code(g['revision'][:12])}"
                          + (" (uncommitted changes)" if g.get("dirty") else "") + ".")
+        if m.get("fingerprint"):
+            facts.append(f"- **Code fingerprint:** {_code(m['fingerprint'])} (the run function's and "
+                         "the experiment's modules and the jaxtheory modules they import).")
         lines += facts + [""]
     else:
         lines += ["_No run was stored._", ""]
@@ -676,7 +687,8 @@ def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str]
 def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: str = "smoke",
                            runs: str | os.PathLike = "runs",
                            only: Iterable[str] | None = None,
-                           log: Any = None) -> list[ExperimentPage]:
+                           log: Any = None, verdicts: str | os.PathLike | None = None,
+                           update_verdicts: bool = False) -> list[ExperimentPage]:
     """Run (or reuse) each registered experiment's preset and write its docs page.
 
     Pages go to ``<source>/experiments/_generated/<name>.md`` with the figures beside
@@ -692,6 +704,12 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
         runs: root directory of runs to reuse or write.
         only: experiment names to include (default: all registered).
         log: a callable taking a line of progress (default: print to stderr).
+        verdicts: a directory of verdict snapshots (:mod:`jaxtheory.report.verdicts`):
+            an experiment whose fresh verdicts differ from its snapshot is a failure.
+        update_verdicts: rewrite the snapshots in ``verdicts`` instead of comparing.
+
+    An experiment lacking ``preset`` is built from its default preset (``smoke``), and
+    its page says so: ``--preset medium`` renders medium verdicts where they exist.
 
     Returns:
         One :class:`ExperimentPage` per experiment.
@@ -723,13 +741,23 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
     pages: list[ExperimentPage] = []
     for name in names:
         exp = exps[name]
-        say(f"docs: {name}: running or reusing preset {preset!r} under {runs}/")
-        if preset in exp.presets:
-            rec = _run_experiment(exp, preset, runs)
-        else:
-            rec = {"errors": [f"This experiment has no `{preset}` preset (it has "
-                              f"{', '.join(exp.presets)})."], "figure_errors": {}, "claims": [],
-                   "manifest": {}, "run_dir": None, "compute": None}
+        used = preset if preset in exp.presets else exp.default_preset
+        say(f"docs: {name}: running or reusing preset {used!r} under {runs}/")
+        rec = _run_experiment(exp, used, runs)
+        if verdicts is not None and rec["run_dir"] is not None:
+            from jaxtheory.report import verdicts as vsnap
+
+            path = vsnap.snapshot_path(verdicts, name, used)
+            fresh = vsnap.verdicts_of(rec["claims"])
+            if update_verdicts:
+                vsnap.write_snapshot(path, fresh)
+            else:
+                snap = vsnap.read_snapshot(path)
+                diff = ["no snapshot"] if snap is None else vsnap.compare(fresh, snap)
+                if diff:
+                    rec["errors"].append(f"Verdicts differ from the snapshot `{path}`: "
+                                         + "; ".join(diff) + ". Update the snapshot in the commit "
+                                         "that changes them (`--update-verdicts`).")
         fig_dir = gen / name
         if fig_dir.exists():
             shutil.rmtree(fig_dir)
@@ -744,7 +772,7 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
                    and fd.name not in rec["figure_errors"]]
         for fname in missing:
             rec["errors"].append(f"Figure `{fname}` was not written.")
-        text = _render_page(exp, preset, rec, fig_dir, gen)
+        text = _render_page(exp, used, rec, fig_dir, gen)
         path = gen / f"{name}.md"
         _write_if_changed(path, text)
         claims = rec["claims"]
@@ -753,7 +781,8 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
                               claims_total=len(claims), errors=list(rec["errors"]),
                               verdicts={v: sum(_verdict(c) == v for c in claims) for v in VERDICTS
                                         if any(_verdict(c) == v for c in claims)},
-                              run_dir=rec["run_dir"])
+                              run_dir=rec["run_dir"],
+                              empty_figures=list(rec.get("empty_figures", [])))
         pages.append(page)
         state = "ok" if page.ok else "FAILED: " + rec["errors"][0].splitlines()[0]
         say(f"docs: {name}: " + (", ".join(f"{n} {v}" for v, n in page.verdicts.items()) or "no claims")
@@ -781,7 +810,8 @@ def _run_sphinx(source: Path, out: Path, *, strict: bool = True) -> int:
 def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html",
                runs: str | os.PathLike = "runs", only: Iterable[str] | None = None,
                sphinx: bool = True, source: str | os.PathLike | None = None,
-               strict: bool = True) -> int:
+               strict: bool = True, verdicts: str | os.PathLike | None = None,
+               update_verdicts: bool = False) -> int:
     """Write every experiment's page and build the Sphinx site.
 
     Args:
@@ -792,6 +822,9 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
         sphinx: build the site; ``False`` writes the generated pages only.
         source: the Sphinx source directory (default: the checkout's ``docs/``).
         strict: warnings are errors (``-W --keep-going``).
+        verdicts: a directory of verdict snapshots to compare every experiment with (a
+            difference fails the build).
+        update_verdicts: rewrite those snapshots instead.
 
     Returns:
         The exit status: 0 when the site built and every experiment ran; 1 when Sphinx
@@ -803,12 +836,17 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     """
     src = Path(source) if source is not None else docs_source_dir()
     t0 = time.perf_counter()
-    pages = write_experiment_pages(src, preset=preset, runs=runs, only=only)
+    pages = write_experiment_pages(src, preset=preset, runs=runs, only=only, verdicts=verdicts,
+                                   update_verdicts=update_verdicts)
     failed = [p.name for p in pages if not p.ok]
     print(f"docs: wrote {len(pages)} experiment page(s) in {time.perf_counter() - t0:.1f} s"
           + (f"; with failures: {', '.join(failed)}" if failed else ""), file=sys.stderr)
+    empty = [f"{p.name}/{f}" for p in pages for f in p.empty_figures]
+    if empty:
+        print(f"docs: FAILED: {len(empty)} figure(s) draw no data: {', '.join(empty)}",
+              file=sys.stderr)
     if not sphinx:
-        return 1 if failed else 0
+        return 1 if failed or empty else 0
     t1 = time.perf_counter()
     out = Path(out)
     status = _run_sphinx(src, out, strict=strict)
@@ -819,4 +857,4 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     if failed:
         print(f"docs: FAILED: experiment(s) whose run, claims or figures raised: {', '.join(failed)}",
               file=sys.stderr)
-    return 0 if status == 0 and not failed else 1
+    return 0 if status == 0 and not failed and not empty else 1

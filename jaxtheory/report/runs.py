@@ -9,7 +9,7 @@ from typing import Any
 from jaxtheory.experiment import Experiment
 from jaxtheory.sweep import store
 
-__all__ = ["LoadedRun", "load_run", "write_figures", "summarize", "spec_from_json"]
+__all__ = ["LoadedRun", "load_run", "write_figures", "summarize", "spec_from_json", "code_line"]
 
 
 @dataclasses.dataclass
@@ -68,23 +68,42 @@ def load_run(run_dir: str | Path) -> LoadedRun:
 def write_figures(run_dir: str | Path, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
     """Draw the experiment's figures next to the results, in ``run_dir/figures/``.
 
+    Every figure is checked with :func:`jaxtheory.plots.check_drawn`: one that draws no
+    data is not written (an old file of that name is removed), the others still are,
+    and the error is raised after the last figure.
+
     Returns:
         The paths written.
+
+    Raises:
+        LookupError: the run's experiment is not registered.
+        jaxtheory.plots.EmptyFigureError: a figure drew no data; the message names the
+            experiment and every empty figure.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from jaxtheory.plots import EmptyFigureError, check_drawn
+
     run = load_run(run_dir)
     if run.experiment is None:
         raise LookupError(f"{run_dir}: its experiment is not registered; cannot draw figures")
     out_dir = Path(run_dir) / "figures"
     written = []
+    empty: list[str] = []
     for fig_def in run.experiment.figures:
         fig = plt.figure(figsize=fig_def.size, layout="constrained")
         try:
             fig_def.draw(run.results, run.spec, fig)
+            try:
+                check_drawn(fig, f"{run.experiment.name}/{fig_def.name}")
+            except EmptyFigureError as e:
+                empty.append(str(e))
+                for fmt in formats:
+                    (out_dir / f"{fig_def.name}.{fmt}").unlink(missing_ok=True)
+                continue
             for fmt in formats:
                 path = out_dir / f"{fig_def.name}.{fmt}"
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +113,8 @@ def write_figures(run_dir: str | Path, formats: tuple[str, ...] = ("png", "svg")
                 written.append(path)
         finally:
             plt.close(fig)
+    if empty:
+        raise EmptyFigureError("\n".join(empty))
     return written
 
 
@@ -107,13 +128,46 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def code_line(manifest: dict) -> str:
+    """Which code produced a run, in one line: fingerprint, library versions, git revision.
+
+    Example:
+        >>> code_line({"fingerprint": "0123456789abcdef",
+        ...            "code": {"environment": {"jax": "0.10.2", "x64": False}},
+        ...            "git": {"revision": "89abcdef0123456789", "dirty": True}})
+        'fingerprint 0123456789abcdef (jax 0.10.2, x64 off); git 89abcdef0123 (uncommitted changes)'
+        >>> code_line({})
+        'fingerprint unknown (written before fingerprints); git unknown'
+    """
+    fp = manifest.get("fingerprint")
+    env = (manifest.get("code") or {}).get("environment") or {}
+    if fp is None:
+        text = "fingerprint unknown (written before fingerprints)"
+    else:
+        extra = []
+        if env.get("jax"):
+            extra.append(f"jax {env['jax']}")
+        if "x64" in env:
+            extra.append(f"x64 {'on' if env['x64'] else 'off'}")
+        text = f"fingerprint {fp}" + (f" ({', '.join(extra)})" if extra else "")
+    g = manifest.get("git") or {}
+    if g.get("revision"):
+        state = {True: " (uncommitted changes)", False: " (clean)"}.get(g.get("dirty"), "")
+        text += f"; git {g['revision'][:12]}{state}"
+    elif "git" in manifest:
+        text += "; not in a git checkout"
+    else:
+        text += "; git unknown"
+    return text
+
+
 def _verdict(c: dict) -> str:
     """A stored claim's verdict (claims.json written before verdicts existed has ``passed``)."""
     return c.get("verdict") or ("pass" if c.get("passed") else "fail")
 
 
 def summarize(run_dir: str | Path) -> str:
-    """A plain-text summary: space, devices, timings, lane statuses and claim verdicts."""
+    """A plain-text summary: code, space, devices, timings, lane statuses and claim verdicts."""
     run = load_run(run_dir)
     m = run.manifest
     lines = [f"run        {run.run_dir}"]
@@ -123,15 +177,23 @@ def summarize(run_dir: str | Path) -> str:
     if paper.get("title"):
         arx = f", arXiv {paper['arxiv']}" if paper.get("arxiv") else ""
         lines.append(f"paper      {paper['title']}{arx}")
+    lines.append(f"code       {code_line(m)}")
     lines.append("space")
+    params = m.get("params") or {}
     for n, ax in m["space"]["axes"].items():
         if ax["kind"] == "zip":
             desc = "zip(" + ", ".join(f"{k}={_fmt(v['values'])}" for k, v in ax["members"].items()) + ")"
         else:
             vals = ax["values"]
             desc = f"{ax['kind']}{_fmt(ax['args'])} -> {len(vals)} values"
+            cat = params.get(n)
+            if isinstance(cat, dict) and isinstance(cat.get("labels"), list):  # a categorical()
+                desc += " (categorical, codes " + ", ".join(
+                    f"{v}={cat['labels'].index(v)}" for v in vals if v in cat["labels"]) + ")"
         lines.append(f"  {n:<16} {desc}")
     lines.append(f"  {'seeds':<16} {m['space']['seeds']}")
+    if m["space"].get("paired"):
+        lines.append(f"  {'paired':<16} {', '.join(m['space']['paired'])} (same keys across their values)")
     d = m["devices"]
     lines.append(f"devices    {d['count']} x {d['platform']} ({', '.join(d['kinds'])}); "
                  f"processes {d['process_count']}")
@@ -150,6 +212,10 @@ def summarize(run_dir: str | Path) -> str:
                      + (f"; computing took {comp['timings']['total_s']:.2f} s over {comp['calls']} "
                         f"call(s), {comp['chunks_run']} chunk(s), {comp['compiles']} compile(s)"
                         if comp else ""))
+        fps = list(dict.fromkeys(h.get("fingerprint") for h in hist if h.get("fingerprint")))
+        if len(fps) > 1:
+            lines.append(f"           {len(fps)} code fingerprints over the history (chunks of earlier "
+                         f"code were recomputed): {', '.join(fps)}")
     sc = m["status_counts"]
     lines.append(f"lanes      {m['lanes']}: {sc['ok']} ok, {sc['diverged']} diverged")
     if run.claims:
@@ -163,8 +229,10 @@ def summarize(run_dir: str | Path) -> str:
                      + ", ".join(f"{n} {v}" for v, n in counts.items()))
         for c in run.claims:
             v = _verdict(c).upper()
+            m = c.get("measured")
+            m = f"{len(m)} cells" if isinstance(m, dict) and len(m) > 4 else _fmt(m)
             lines.append(f"  [{v}] {c['name']} ({c.get('source', '?')}): expected "
-                         f"{describe_rule(c)}, measured {_fmt(c.get('measured'))}, "
+                         f"{describe_rule(c)}, measured {m}, "
                          f"interval {describe_interval(c)}"
                          + (f", n={c['n']}" if c.get("n") else ""))
             if isinstance(c.get("cells"), dict):

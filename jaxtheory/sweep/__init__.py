@@ -14,11 +14,14 @@ from jaxtheory.sweep.engine import (
     sweep,
 )
 from jaxtheory.sweep.mesh import select_devices
+from jaxtheory.sweep.provenance import code_fingerprint, code_provenance
 from jaxtheory.sweep.space import (
     Axis,
     BoundSpace,
+    Categorical,
     Space,
     SpaceError,
+    categorical,
     lin,
     log,
     loguniform,
@@ -33,10 +36,14 @@ from jaxtheory.sweep.store import open_results
 __all__ = [
     "Axis",
     "BoundSpace",
+    "Categorical",
     "Space",
     "SpaceError",
     "SweepResult",
+    "categorical",
     "clear_compile_cache",
+    "code_fingerprint",
+    "code_provenance",
     "compute_timings",
     "default_chunk_size",
     "lane_key_data",

@@ -9,7 +9,21 @@ dimensions.
 
 Lane keys derive from the lane's config values and seed index (a hash), never from its
 position, so adding a config, reordering axes, or changing the chunk size or device
-count leaves every other lane's result unchanged.
+count leaves every other lane's key unchanged. Each device runs one batch of
+``chunk_size / device count`` lanes per chunk; its results are bitwise equal wherever
+that batch has the same size (a rerun, a resume, another device or process count at the
+same lanes per device, other configs at the same chunk size), and agree within float32
+round-off otherwise: XLA compiles a batch of another size (or a lane alone) into another
+program, which may round differently. The values of paired axes (``Space(paired=...)``)
+stay out of the key; a categorical parameter's key hashes its label, while the run
+receives the label's code.
+
+Every chunk carries the fingerprint of the code that computed it
+(:func:`~jaxtheory.sweep.provenance.code_provenance`: the run function's module and the
+engine's, the package modules they import, library versions, the x64 flag), and so does
+``manifest.json``, with the git revision and dirty flag per call. A rerun resumes a chunk
+only when both its lane ids and its fingerprint match the sweep running now; a chunk
+of other code is recomputed and overwritten.
 """
 
 from __future__ import annotations
@@ -31,7 +45,8 @@ import numpy as np
 
 from jaxtheory.sweep import store
 from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
-from jaxtheory.sweep.space import BoundSpace, Space, SpaceError
+from jaxtheory.sweep.provenance import code_provenance
+from jaxtheory.sweep.space import BoundSpace, Categorical, Space, SpaceError
 
 __all__ = ["sweep", "SweepResult", "lane_key_data", "make_key", "default_chunk_size",
            "clear_compile_cache", "compute_timings"]
@@ -135,7 +150,8 @@ def clear_compile_cache() -> None:
 
 
 _HISTORY_MAX = 100
-_HISTORY_KEYS = ("created", "chunks_run", "chunks_resumed", "compiles", "chunk_size", "timings")
+_HISTORY_KEYS = ("created", "chunks_run", "chunks_resumed", "compiles", "chunk_size", "timings",
+                 "fingerprint", "git")
 
 
 def _previous_history(run_path: Path | None) -> list[dict]:
@@ -200,8 +216,11 @@ class SweepResult:
             ``diverged_step`` (-1 when finite).
         run_dir: where it was stored, or ``None`` for an in-memory sweep.
         manifest: space, spec, versions, devices, this call's timings, status counts,
-            and ``history``: one record per call that wrote this run directory (its
-            timings, chunks run and resumed, devices), oldest first; see
+            the code's ``fingerprint`` and ``code`` record (see
+            :func:`~jaxtheory.sweep.provenance.code_provenance`), ``git`` (revision and
+            dirty flag of the checkout holding the run function), and ``history``: one
+            record per call that wrote this run directory (its timings, chunks run and
+            resumed, devices, fingerprint, git), oldest first; see
             :func:`compute_timings`.
     """
 
@@ -262,6 +281,7 @@ def sweep(
     quiet: bool = False,
     label: str = "sweep",
     meta: Mapping[str, Any] | None = None,
+    fingerprint: str | Mapping[str, Any] | None = None,
 ):
     """Run ``run(spec, params, key)`` over every lane of ``space``.
 
@@ -270,19 +290,29 @@ def sweep(
         spec: frozen dataclass fixing shapes; static axes replace its fields.
         space: the :class:`~jaxtheory.sweep.Space` to sweep.
         params: default value of every parameter ``run`` reads; dynamic axes replace
-            them per lane. Every value reaches ``run`` as a JAX scalar.
+            them per lane. Every value reaches ``run`` as a JAX scalar; a parameter
+            declared :func:`~jaxtheory.sweep.categorical` reaches it as the ``int32``
+            code of its label.
         run_dir: directory to store chunks, ``results.nc`` and ``manifest.json`` in;
-            rerunning with the same directory resumes. ``None`` keeps everything in
-            memory.
+            rerunning with the same directory resumes the chunks computed by the same
+            code (same ``fingerprint``) and recomputes the others. ``None`` keeps
+            everything in memory.
         metric_dims: names of each metric's own dimensions, e.g. ``{"risk": ("step",)}``;
             unnamed ones become ``<metric>_dim<i>``.
         coords: coordinates for metric dimensions, or a function of the spec giving them.
-        chunk: lanes per chunk (rounded up to a multiple of the device count); by default
-            as many as fit memory (:func:`default_chunk_size`).
+        chunk: lanes per chunk, rounded up to a multiple of the device count and capped
+            at a static group's lane count (rounded likewise); by default as many as fit memory
+            (:func:`default_chunk_size`). Results are bitwise reproducible at the same
+            lanes per device, within float32 round-off at another.
         devices: ``"all"``, a count, or a list of devices to shard lanes over.
         quiet: no progress bar and no summary line.
         label: name shown on the progress bar and in the manifest.
         meta: extra JSON-able entries for the manifest.
+        fingerprint: the code's fingerprint: a string, or the record
+            :func:`~jaxtheory.sweep.provenance.code_provenance` returns. By default,
+            ``code_provenance(run, sweep)``: the run function's module, this engine's,
+            and the ``jaxtheory`` (and ``sweeps``) modules they import, library versions
+            and the x64 flag.
 
     Returns:
         A :class:`SweepResult`.
@@ -321,11 +351,16 @@ def sweep(
     S = bound.seeds
     n_lanes = n_cfg * S
     run_path = Path(run_dir) if run_dir is not None else None
+    code = _code_record(run, fingerprint)
+    fp = code["fingerprint"]
 
     # Lane tables shared by every static group (the keys also hash static values).
     lane_params: dict[str, np.ndarray] = {}
     for name, default in params.items():
         vals = table.get(name)
+        if isinstance(default, Categorical):  # labels -> codes; the keys below hash the labels
+            vals = None if vals is None else default.codes(vals)
+            default = default.code(default.default)
         dt = _param_dtype(default, vals)
         if vals is None:
             arr = np.full(n_lanes, np.asarray(default), dtype=dt)
@@ -338,6 +373,8 @@ def sweep(
     multi = jax.process_count() > 1
     if multi and run_path is None:
         raise ValueError("a sweep over several processes needs a run directory (run_dir=...)")
+    if multi:
+        _agree_on_code(fp)
     pending: list[tuple] = []
     group_specs = []
     n_compiles = 0
@@ -352,8 +389,14 @@ def sweep(
             except TypeError as e:
                 raise SpaceError(f"cannot set static values {gvals} on the spec: {e}") from None
             group_specs.append(spec_g)
-            keys = np.stack([
+            # ids hash every value (they tell whether a stored chunk is this sweep's);
+            # keys, the lanes' PRNG keys, leave out the paired axes.
+            ids = np.stack([
                 lane_key_data({**gvals, **cfg_rows[c]}, s, bound.space.base_seed)
+                for c in range(n_cfg) for s in range(S)
+            ])
+            keys = ids if not bound.space.paired else np.stack([
+                lane_key_data(bound.space.key_config({**gvals, **cfg_rows[c]}), s, bound.space.base_seed)
                 for c in range(n_cfg) for s in range(S)
             ])
 
@@ -381,7 +424,7 @@ def sweep(
             cache_key = _cache_key(run, spec_g, chunk_size, lane_params, devs)
             compiled = _COMPILED.get(cache_key) if cache_key is not None else None
             chunk_results: list[tuple[int, dict | None]] = []
-            done = _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys)
+            done = _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, ids, fp)
             for ci in range(n_chunks):
                 lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
                 got = done.get(ci)
@@ -411,10 +454,12 @@ def sweep(
                         div = np.where(div >= 0, div, nf).astype(np.int32)
                     else:
                         div = _first_nonfinite_step(out, n)
-                    got = {**out, "diverged_step": div, "__keys": keys[lanes], "__lanes": lanes}
+                    got = {**out, "diverged_step": div, "__keys": ids[lanes], "__lanes": lanes,
+                           "__code": np.asarray(fp)}
                     if run_path is not None:
                         path = store.chunk_path(run_path, gi, chunk_size, ci, jax.process_index())
-                        if _valid_part(store.load_chunk(path), keys) is None:  # never rewrite a good part
+                        old = _valid_part(store.load_chunk(path), ids, fp)
+                        if old is None or not np.array_equal(old["__lanes"], lanes):  # never rewrite a good part
                             store.save_chunk(path, got)
                     timings["store_s"] += time.perf_counter() - t0
                     n_chunks_run += 1
@@ -424,7 +469,7 @@ def sweep(
                     n_chunks_resumed += 1
                 chunk_results.append((ci, got))
                 progress.update(hi - lo, group=f"{gi + 1}/{len(groups)}")
-            pending.append((gi, chunk_size, n_chunks, n_lanes, keys, chunk_results, list(out_shape)))
+            pending.append((gi, chunk_size, n_chunks, n_lanes, ids, chunk_results, list(out_shape)))
     finally:
         progress.close()
 
@@ -436,7 +481,7 @@ def sweep(
             arrays: dict[str, list[np.ndarray]] = {k: [] for k in [*names, "diverged_step"]}
             for ci, got in chunk_results:
                 if got is None:
-                    got = _done_chunks(run_path, gi, cs, n_chunks, n, keys, only=ci, broadcast=False)[ci]
+                    got = _done_chunks(run_path, gi, cs, n_chunks, n, keys, fp, only=ci, broadcast=False)[ci]
                 for k in arrays:
                     arrays[k].append(got[k])
             per_group.append({k: np.concatenate(v) for k, v in arrays.items()})
@@ -471,7 +516,9 @@ def sweep(
         "status_counts": status_counts,
         "devices": describe_devices(devs),
         "versions": store.package_versions(),
-        "git": store.git_revision(),
+        "fingerprint": fp,
+        "code": code,
+        "git": store.git_revision(Path(code["origin"]).parent if code.get("origin") else None),
         "timings": timings,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **dict(meta or {}),
@@ -481,7 +528,8 @@ def sweep(
                    | {"devices": {k: manifest["devices"].get(k) for k in
                                   ("count", "platform", "kinds", "process_count")}})
     manifest["history"] = history[-_HISTORY_MAX:]
-    ds.attrs["manifest"] = json.dumps(store.to_jsonable({k: manifest[k] for k in ("label", "space", "spec", "params")}))
+    ds.attrs["manifest"] = json.dumps(store.to_jsonable(
+        {k: manifest[k] for k in ("label", "space", "spec", "params", "fingerprint")}))
     if run_path is not None:
         t1 = time.perf_counter()
         store.write_dataset(run_path / "results.nc", ds)
@@ -532,9 +580,40 @@ def _local_lanes(out: Mapping[str, jax.Array], lo: int, hi: int) -> tuple[np.nda
     return (lo + pos[keep]).astype(np.int64), arrays
 
 
-def _valid_part(part: dict | None, keys: np.ndarray) -> dict | None:
-    """A chunk part whose lanes carry the keys this sweep gives them, else ``None``."""
-    if part is None or "__lanes" not in part or "__keys" not in part:
+def _code_record(run, fingerprint) -> dict:
+    """The manifest's ``code`` entry: computed from ``run``, or the one given."""
+    if fingerprint is None:  # the run's code, and the engine's own (keys, chunks, assembly)
+        return code_provenance(run, sweep)
+    if isinstance(fingerprint, str):
+        if not fingerprint:
+            raise ValueError("fingerprint must be a non-empty string")
+        return {"fingerprint": fingerprint, "origin": None}
+    if isinstance(fingerprint, Mapping) and isinstance(fingerprint.get("fingerprint"), str):
+        return {"origin": None, **dict(fingerprint)}
+    raise TypeError(f"fingerprint must be a string or a code_provenance record, got {fingerprint!r}")
+
+
+def _agree_on_code(fp: str) -> None:
+    """Every process runs the same code (same fingerprint), or every process raises."""
+    from jax.experimental import multihost_utils
+
+    mine = np.frombuffer(hashlib.blake2b(fp.encode(), digest_size=16).digest(), np.uint8)
+    every = np.asarray(multihost_utils.process_allgather(mine)).reshape(-1, mine.size)
+    if not (every == mine).all():
+        raise RuntimeError("the processes of this sweep run different code (their code fingerprints "
+                           "differ): check out the same revision on every host")
+
+
+def _valid_part(part: dict | None, keys: np.ndarray, code: str) -> dict | None:
+    """A chunk part of this sweep's code whose lanes carry the ids this sweep gives them, else ``None``.
+
+    The ids (config hashes) cover every config value, paired ones too, so a chunk of other
+    values is never served even where the lanes' PRNG keys agree; ``code`` is the
+    fingerprint of the code that must have written it.
+    """
+    if part is None or "__lanes" not in part or "__keys" not in part or "__code" not in part:
+        return None
+    if part["__code"].shape != () or str(part["__code"]) != code:
         return None
     lanes = part["__lanes"]
     if lanes.size and (lanes.max() >= len(keys) or not np.array_equal(part["__keys"], keys[lanes])):
@@ -542,11 +621,13 @@ def _valid_part(part: dict | None, keys: np.ndarray) -> dict | None:
     return part
 
 
-def _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys, only=None, broadcast=True):
+def _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys, code, only=None, broadcast=True):
     """Finished chunks of a group on disk: ``{chunk index: lane-ordered arrays}``.
 
     A chunk is finished when its part files (one per process that held lanes of it, from
-    any earlier process count) together cover its lanes with this sweep's keys. With
+    any earlier process count) together cover its lanes with this sweep's keys and were
+    written by this sweep's code (fingerprint ``code``); parts of other code are ignored
+    and overwritten when their chunk is recomputed. With
     several processes, process 0 decides and tells the others, so every process runs
     the same chunks in step.
     """
@@ -555,7 +636,7 @@ def _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys, only=None, b
         chunk_dir = Path(run_path) / "chunks"
         for ci in ([only] if only is not None else range(n_chunks)):
             lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
-            parts = [_valid_part(store.load_chunk(p), keys)
+            parts = [_valid_part(store.load_chunk(p), keys, code)
                      for p in sorted(chunk_dir.glob(f"{store.chunk_stem(gi, chunk_size, ci)}_p*.npz"))]
             parts = [p for p in parts if p is not None]
             if not parts:

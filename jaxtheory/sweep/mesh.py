@@ -1,4 +1,10 @@
-"""Devices for a sweep: a one-axis mesh over which lanes are sharded."""
+"""Devices for a sweep: a one-axis mesh over which lanes are sharded.
+
+Lanes are independent, so the sharded program needs no communication: each device runs
+the one-device program of its own batch of lanes. At the same lanes per device the
+results are therefore bitwise equal whatever the device or process count; at another
+batch size they agree within float32 round-off (another XLA program).
+"""
 
 from __future__ import annotations
 

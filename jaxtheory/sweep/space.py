@@ -7,6 +7,13 @@ their own. Whether an axis is static is decided by the spec it is bound to, so t
 same space works for any simulator; :func:`static` only documents the intent and is
 checked.
 
+Two more things a space can say. ``paired=(...)`` names axes whose values stay out of
+the lanes' PRNG keys (common random numbers): lanes that differ only in those axes get
+the same key, hence the same data, init and noise, which is what a tuning or a method
+comparison needs. A parameter declared :func:`categorical` takes labels: an axis of
+strings (``values("adam", "sgd")``) sweeps it, the run receives the label's integer
+code, and the results carry the labels as the coordinate.
+
 Example:
     >>> from jaxtheory.sweep import Space, log, values, zipped
     >>> space = Space(lr=log(1e-3, 1e-1, num=3), momentum=values(0.0, 0.9), seeds=2)
@@ -14,6 +21,8 @@ Example:
     {'lr': 3, 'momentum': 2, 'seed': 2}
     >>> [round(v, 4) for v in space.axes["lr"].resolve()]
     [0.001, 0.01, 0.1]
+    >>> Space(lr=log(1e-3, 1e-1, num=3), seeds=2, paired=("lr",)).paired
+    ('lr',)
 """
 
 from __future__ import annotations
@@ -37,6 +46,8 @@ __all__ = [
     "loguniform",
     "static",
     "zipped",
+    "Categorical",
+    "categorical",
     "Space",
     "BoundSpace",
     "parse_axis",
@@ -44,6 +55,8 @@ __all__ = [
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RESERVED = {"seed", "seeds", "lane", "status", "diverged_step"}
+# Keywords of xarray's ``sel``/``isel``: ``ds.sel(method="sgd")`` would not select.
+_SEL_KEYWORDS = {"method", "tolerance", "drop", "indexers"}
 
 
 class SpaceError(ValueError):
@@ -269,31 +282,204 @@ def _as_axis(name: str, v: Any) -> Axis:
     return dataclasses.replace(ax, name=name)
 
 
+@dataclasses.dataclass(frozen=True)
+class Categorical:
+    """A parameter that takes one of a fixed list of labels; the run receives its code.
+
+    Declare it once, as the parameter's default in the run's ``params``, so every label
+    has a fixed code whatever a space sweeps: the code of a label is its index in
+    :attr:`labels`, not in the axis, so ``values("sgd")`` or ``--set opt=sgd,adam``
+    still hands the run the codes it was written for. Build it with
+    :func:`categorical`.
+
+    Inside ``run`` the parameter is an ``int32`` scalar. Branch on it with
+    :meth:`switch` (``lax.switch`` with branches given by label) or compare it with
+    :meth:`code`: ``jnp.where(params["opt"] == OPT.code("adam"), ...)``. Under ``vmap``
+    a switch on a batched code computes every branch and selects one, as ``where``
+    does; a choice that changes shapes belongs in the spec (a static axis) instead.
+
+    Attributes:
+        labels: the labels, in code order (label ``labels[i]`` has code ``i``).
+        default: the label a lane gets when no axis sweeps the parameter.
+
+    Example:
+        >>> OPT = categorical("adam", "sgd", "muon")
+        >>> OPT.code("sgd"), OPT.label(2), OPT.default
+        (1, 'muon', 'adam')
+        >>> OPT.codes(["muon", "adam"]).tolist()
+        [2, 0]
+        >>> OPT.with_default("sgd").default
+        'sgd'
+    """
+
+    labels: tuple[str, ...]
+    default: str
+
+    def __post_init__(self):
+        labels = self.labels
+        if not isinstance(labels, tuple) or not labels:
+            raise SpaceError(f"a categorical parameter needs at least one label, got {labels!r}")
+        for lab in labels:
+            if not isinstance(lab, str) or not lab:
+                raise SpaceError(f"categorical labels must be non-empty strings, got {lab!r}")
+        if len(set(labels)) != len(labels):
+            raise SpaceError(f"categorical labels repeat: {labels!r}")
+        if self.default not in labels:
+            raise SpaceError(f"categorical default {self.default!r} is not one of its labels "
+                             f"({', '.join(labels)})")
+
+    def code(self, label: str) -> int:
+        """The integer code of ``label``.
+
+        Raises:
+            SpaceError: for a label not in :attr:`labels`.
+        """
+        try:
+            return self.labels.index(label)
+        except ValueError:
+            raise SpaceError(f"unknown label {label!r}; the labels are "
+                             f"{', '.join(self.labels)}") from None
+
+    def codes(self, labels: Any) -> np.ndarray:
+        """The codes of a sequence of labels, as an ``int32`` array."""
+        return np.asarray([self.code(_py(v)) for v in np.asarray(labels).ravel()], dtype=np.int32)
+
+    def label(self, code: int) -> str:
+        """The label of an integer code."""
+        c = int(code)
+        if not 0 <= c < len(self.labels):
+            raise SpaceError(f"code {code!r} is out of range for labels {', '.join(self.labels)}")
+        return self.labels[c]
+
+    def with_default(self, default: Any) -> Categorical:
+        """The same labels with another default, given as a label or a ``Categorical``.
+
+        A ``Categorical`` is returned as it is (a redeclaration replaces the old one).
+        """
+        if isinstance(default, Categorical):
+            return default
+        if isinstance(default, str):
+            self.code(default)
+            return dataclasses.replace(self, default=default)
+        raise SpaceError(f"the default of a categorical parameter is one of its labels "
+                         f"({', '.join(self.labels)}), got {default!r}")
+
+    def switch(self, code: Any, branches: Mapping[str, Any], *operands: Any) -> Any:
+        """``lax.switch(code, ...)`` with one branch per label, given by label.
+
+        Args:
+            code: the parameter as the run receives it (an integer code).
+            branches: ``{label: function}`` naming every label exactly once.
+            *operands: passed to the chosen branch.
+
+        Returns:
+            What the branch of ``code``'s label returns.
+
+        Raises:
+            SpaceError: when ``branches`` misses a label or names an unknown one.
+
+        Example:
+            >>> import jax.numpy as jnp
+            >>> OPT = categorical("double", "negate")
+            >>> float(OPT.switch(jnp.int32(1), {"negate": lambda x: -x, "double": lambda x: 2 * x}, 3.0))
+            -3.0
+        """
+        import jax
+
+        missing = [lab for lab in self.labels if lab not in branches]
+        extra = [lab for lab in branches if lab not in self.labels]
+        if missing or extra:
+            raise SpaceError(
+                "switch needs one branch per label (" + ", ".join(self.labels) + ")"
+                + (f"; missing {', '.join(missing)}" if missing else "")
+                + (f"; unknown {', '.join(map(str, extra))}" if extra else ""))
+        return jax.lax.switch(code, [branches[lab] for lab in self.labels], *operands)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def categorical(*labels: str, default: str | None = None) -> Categorical:
+    """Declare a categorical parameter: its labels (in code order) and its default.
+
+    Put it in the run's ``params`` (``{"opt": categorical("adam", "sgd")}``); sweep it with
+    an axis of labels (``Space(opt=values("adam", "sgd"))``). The run receives
+    ``labels.index(label)`` as an ``int32`` scalar; the results' coordinate holds the
+    labels; a lane's PRNG key derives from the label, not the code.
+
+    Args:
+        *labels: the labels, distinct non-empty strings (names, so ``--set opt=a,b``
+            can spell them).
+        default: the label of lanes no axis sweeps (default: the first label).
+
+    Returns:
+        A :class:`Categorical`.
+
+    Raises:
+        SpaceError: for no labels, a repeated or non-string label, or a default that is
+            not a label.
+
+    Example:
+        >>> OPT = categorical("adam", "sgd", default="sgd")
+        >>> OPT.labels, OPT.default, OPT.code("adam")
+        (('adam', 'sgd'), 'sgd', 0)
+    """
+    if len(labels) == 1 and isinstance(labels[0], (list, tuple)):
+        labels = tuple(labels[0])
+    labels = tuple(labels)
+    return Categorical(labels, labels[0] if default is None and labels else default)
+
+
 def _check_name(name: Any) -> None:
     if not isinstance(name, str) or not _NAME.match(name):
         raise SpaceError(f"axis name {name!r} is not a valid identifier")
     if name in _RESERVED:
         raise SpaceError(f"axis name {name!r} is reserved (use seeds=N for seeds)")
+    if name in _SEL_KEYWORDS:
+        raise SpaceError(f"axis name {name!r} is a keyword of xarray's sel(): results.sel({name}=...) "
+                         "would not select along it; name the axis otherwise (e.g. 'algo')")
 
 
 class Space:
     """A sweep space: named axes and a number of seeds.
+
+    A lane's PRNG key hashes its config's values by name and its seed index, so adding
+    a value to an axis changes no other lane. Axes named in ``paired`` stay out of that
+    hash (common random numbers): lanes that differ only in paired axes get the same
+    key, hence the same data, init and noise, so a learning-rate tuning or a method
+    comparison measures the setting, not the draw. Static axes may be paired too; their
+    lanes then share keys, and draw the same numbers as far as they draw the same shapes.
+
+    An axis of strings sweeps a parameter declared :func:`categorical` in the run's
+    params: the run receives each label's code, the results keep the labels as the
+    coordinate, and the key hashes the label (reordering the labels moves no lane's key).
 
     Args:
         *axes: axes that already carry a name (``Axis(..., name=...)``), for spaces
             built programmatically.
         seeds: number of seeds per config (a positive integer); a ``seed`` dimension.
         base_seed: root of every lane's PRNG key.
+        paired: names of axes (or of zipped members; a zipped group's name pairs all its
+            members) whose values do not enter the lanes' keys.
         **named: ``name=axis``; a list or tuple stands for :func:`values`, a scalar for
             a single value.
 
     Raises:
         SpaceError: on an empty axis, a non-positive log bound, an unhashable static
-            value, seeds < 1, a name used twice, and similar faults, before anything
-            compiles.
+            value, seeds < 1, a name used twice, a paired name that is no axis, and
+            similar faults, before anything compiles.
+
+    Example:
+        >>> space = Space(lr=log(1e-3, 1e-1, num=3), opt=values("adam", "sgd"), seeds=4,
+        ...               paired=("lr", "opt"))
+        >>> space.key_config({"lr": 0.01, "opt": "adam", "momentum": 0.9})
+        {'momentum': 0.9}
+        >>> space.describe()["paired"]
+        ['lr', 'opt']
     """
 
-    def __init__(self, *axes: Axis, seeds: int = 1, base_seed: int = 0, **named: Any):
+    def __init__(self, *axes: Axis, seeds: int = 1, base_seed: int = 0,
+                 paired: str | tuple[str, ...] | list[str] = (), **named: Any):
         items: list[tuple[str, Axis]] = []
         for ax in axes:
             if not isinstance(ax, Axis) or ax.name is None:
@@ -319,19 +505,46 @@ class Space:
         self.axes: dict[str, Axis] = dict(items)
         self.seeds = int(seeds)
         self.base_seed = int(base_seed)
+        if isinstance(paired, str):
+            paired = (paired,)
+        if not isinstance(paired, (tuple, list)):
+            raise SpaceError(f"paired must be a tuple of axis names, got {paired!r}")
+        leaves: dict[str, tuple[str, ...]] = {}
+        for n, ax in self.axes.items():
+            leaves[n] = tuple(m for m, _ in ax.members) if ax.kind == "zip" else (n,)
+            for m, _ in ax.members:
+                leaves[m] = (m,)
+        for n in paired:
+            if not isinstance(n, str) or n not in leaves:
+                known = ", ".join(leaves) or "(none)"
+                raise SpaceError(f"paired names {n!r}, which is not an axis of this space; "
+                                 f"axes: {known}")
+        if len(set(paired)) != len(paired):
+            raise SpaceError(f"paired names an axis twice: {tuple(paired)!r}")
+        #: Names of the paired axes, as given.
+        self.paired: tuple[str, ...] = tuple(paired)
+        self._unkeyed = frozenset(m for n in self.paired for m in leaves[n])
 
     # -- editing ---------------------------------------------------------------
     def replace(self, *, seeds: int | None = None, base_seed: int | None = None,
-                **named: Any) -> Space:
-        """A copy with some axes replaced or added (order kept), and/or new seeds."""
+                paired: str | tuple[str, ...] | list[str] | None = None, **named: Any) -> Space:
+        """A copy with some axes replaced or added (order kept), and/or new seeds.
+
+        The pairing is kept unless ``paired`` replaces it.
+        """
         merged: dict[str, Any] = dict(self.axes)
         for n, v in named.items():
             merged[n] = v
         return Space(
             seeds=self.seeds if seeds is None else seeds,
             base_seed=self.base_seed if base_seed is None else base_seed,
+            paired=self.paired if paired is None else paired,
             **merged,
         )
+
+    def key_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The part of a lane's config its PRNG key hashes: all but the paired values."""
+        return {k: v for k, v in config.items() if k not in self._unkeyed}
 
     # -- inspection ------------------------------------------------------------
     @property
@@ -340,25 +553,36 @@ class Space:
         return {**{n: len(a) for n, a in self.axes.items()}, "seed": self.seeds}
 
     def describe(self) -> dict:
-        """A JSON-able description of the space."""
-        return {
+        """A JSON-able description of the space (``paired``, sorted, only when given)."""
+        d = {
             "axes": {n: a.describe() for n, a in self.axes.items()},
             "seeds": self.seeds,
             "base_seed": self.base_seed,
         }
+        if self.paired:  # it changes the keys, so it changes the description (and run ids)
+            d["paired"] = sorted(self.paired)
+        return d
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}[{len(a)}]" for n, a in self.axes.items())
-        return f"Space({inner}, seeds={self.seeds})"
+        pair = f", paired={','.join(self.paired)}" if self.paired else ""
+        return f"Space({inner}, seeds={self.seeds}{pair})"
 
     def bind(self, spec: Any, params: Mapping[str, Any]) -> BoundSpace:
         """Split the axes into static (spec fields) and dynamic (params) ones.
 
         Raises:
             SpaceError: for an axis that names neither a spec field nor a parameter,
-                or an axis declared static that names a parameter.
+                an axis declared static that names a parameter, strings on a parameter
+                not declared :func:`categorical`, a label a categorical parameter lacks,
+                or numbers on a categorical parameter.
         """
         fields = {f.name for f in dataclasses.fields(spec)} if dataclasses.is_dataclass(spec) else set()
+        for n, d in params.items():
+            if isinstance(d, str):
+                raise SpaceError(
+                    f"parameter {n!r} has the label {d!r} as its default: declare it "
+                    f"categorical({d!r}, ...) with all its labels, so the run receives a code")
         static_axes: dict[str, Axis] = {}
         dynamic_axes: dict[str, Axis] = {}
         for n, ax in self.axes.items():
@@ -393,11 +617,22 @@ class Space:
                         "spec field; static axes must name fields of the spec"
                     )
                 for v in ax.resolve():
-                    for x in v if ax.kind == "zip" else (v,):
-                        if isinstance(x, str):
+                    for m, x in zip(leaf_names, v if ax.kind == "zip" else (v,)):
+                        cat = params[m]
+                        if isinstance(cat, Categorical):
+                            if not isinstance(x, str):
+                                raise SpaceError(
+                                    f"axis {m!r}: parameter {m!r} is categorical; give its "
+                                    f"labels ({', '.join(cat.labels)}), not {x!r}")
+                            if x not in cat.labels:
+                                raise SpaceError(
+                                    f"axis {m!r}: unknown label {x!r}; parameter {m!r} takes "
+                                    f"{', '.join(cat.labels)}")
+                        elif isinstance(x, str):
                             raise SpaceError(
-                                f"axis {n!r}: dynamic values must be numbers or booleans, "
-                                f"got {x!r}; make it a spec field to sweep strings"
+                                f"axis {m!r}: dynamic values must be numbers or booleans, "
+                                f"got {x!r}; declare the parameter categorical(...) in the "
+                                "run's params to sweep labels, or make it a spec field"
                             )
                 dynamic_axes[n] = ax
         return BoundSpace(self, static_axes, dynamic_axes)
@@ -513,6 +748,9 @@ def parse_axis(text: str) -> tuple[str, Axis | int]:
     name = name.strip()
     if not _NAME.match(name):
         raise SpaceError(f"--set {text!r}: {name!r} is not a valid axis name")
+    if name in ("paired", "base_seed"):
+        raise SpaceError(f"--set {text!r}: {name!r} is not an axis; it is part of the "
+                         "preset's space (and kept by --set)")
     if name == "seeds":
         v = _parse_scalar(rhs)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:

@@ -4,9 +4,12 @@ Layout of a run directory::
 
     <run_dir>/
       chunks/g000_n00256_c00000_p000.npz   per finished chunk, one part per process
-                                           holding lanes of it (numpy arrays only)
+                                           holding lanes of it (numpy arrays only: the
+                                           metrics, and the lanes' indices, keys and the
+                                           code fingerprint as __lanes, __keys, __code)
       results.nc                     the assembled xarray Dataset (netCDF4 via h5netcdf)
-      manifest.json                  space, spec, versions, git revision, devices, timings
+      manifest.json                  space, spec, versions, code fingerprint, git revision
+                                     and dirty flag, devices, timings, per-call history
       claims.json                    verdicts of the experiment's claims (experiments only)
 
 Every file is written to a temporary name in the same directory and renamed into
@@ -142,21 +145,32 @@ def load_chunk(path: Path) -> dict[str, np.ndarray] | None:
 
 
 def git_revision(start: Path | None = None) -> dict:
-    """The git revision (and whether the tree is dirty) of the checkout holding ``start``."""
+    """The git revision of the checkout holding ``start``, and whether its tree is dirty.
+
+    Args:
+        start: a directory inside the checkout (default: this package's).
+
+    Returns:
+        ``{"revision": hex sha, "dirty": bool}``, where dirty means ``git status
+        --porcelain`` lists anything (a modified, staged or untracked file that is not
+        ignored); ``{"revision": None, "dirty": None}`` outside a git checkout or
+        without git.
+    """
     start = Path(start or Path(__file__).resolve().parent)
+    none = {"revision": None, "dirty": None}
     try:
         rev = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=start, capture_output=True, text=True, timeout=5
         )
         if rev.returncode != 0:
-            return {"revision": None}
+            return none
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=start, capture_output=True, text=True, timeout=5,
+            ["git", "status", "--porcelain"], cwd=start, capture_output=True, text=True, timeout=10,
         )
-        return {"revision": rev.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+        return {"revision": rev.stdout.strip(),
+                "dirty": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None}
     except (OSError, subprocess.SubprocessError):
-        return {"revision": None}
+        return none
 
 
 def package_versions() -> dict:

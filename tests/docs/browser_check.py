@@ -1,24 +1,29 @@
-"""Open the built docs in headless Chromium; fail on a broken image, a missing figure or
-a console error.
+r"""Open the built docs in headless Chromium with the network blocked; fail on a broken
+image, a missing figure, unrendered math, a claims table that does not fit, or a console
+error.
 
 Usage (after ``jaxtheory docs build``)::
 
     python tests/docs/browser_check.py [--site docs/_build/html] [--page REL ...]
 
-By default it checks ``index.html`` and the first generated experiment page. The site
-is served by ``http.server`` on 127.0.0.1; Chromium (``/usr/bin/chromium``, Debian's
-package) is driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``),
-so only the standard library is needed. Every request is intercepted: local ones go
-through; the MathJax script (a CDN URL, fetched by readers' browsers, never at build
-time) is answered with an empty stub so the check is the same with or without
-network; any other external request fails the check (the site must work offline).
+By default it checks ``index.html`` and the first generated experiment page. Pages are
+opened from disk (``file://`` URLs), as a reader without a network opens them, in a
+1300 × 900 px window; Chromium (``/usr/bin/chromium``, Debian's package) is driven over
+the DevTools protocol on a pipe (``--remote-debugging-pipe``), so only the standard
+library is needed. Every request is intercepted: ``file:``, ``data:`` and ``blob:`` ones
+go through, every other one is blocked and fails the check (the site must work offline;
+MathJax is bundled with it).
 
 A page fails on: an uncaught exception or a ``console.error``; a browser log entry
-of level error (e.g. "Failed to load resource"); an HTTP status >= 400 or a failed
-request; an ``<img>`` that does not load; a ``<figure>`` whose image is missing; an
-experiment page showing fewer figures than its experiment draws (the page states the
-count in ``<meta name="jaxtheory:figures">``). Exit status 0 when every page passes, 1
-otherwise, 2 when Chromium cannot be started.
+of level error (e.g. "Failed to load resource"); a failed request (a missing file); an
+``<img>`` that does not load; a ``<figure>`` whose image is missing; an experiment page
+showing fewer figures than its experiment draws (the page states the count in
+``<meta name="jaxtheory:figures">``); visible text with raw TeX delimiters ``\(`` or
+``\[`` outside code (math MathJax did not render), a MathJax error (``mjx-merror``), or,
+on an experiment page, no rendered formula (``mjx-container``) at all; a page that
+scrolls horizontally; a cell of a ``table.claims`` whose content overflows it, or such a
+table wider than its column. Exit status 0 when every page passes, 1 otherwise, 2 when
+Chromium cannot be started.
 """
 
 from __future__ import annotations
@@ -26,8 +31,6 @@ from __future__ import annotations
 import argparse
 import base64
 import fcntl
-import functools
-import http.server
 import json
 import os
 import select
@@ -35,7 +38,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -46,18 +48,48 @@ CHROMIUM_FLAGS = [
     "--disable-default-apps", "--disable-extensions", "--mute-audio",
     "--remote-debugging-pipe",
 ]
-# Answered locally with an empty script: the one remote resource the site may load.
-STUB_HOSTS = ("cdn.jsdelivr.net",)
-STUB_MARK = "mathjax"
+#: URL schemes a page may load; any other request is blocked and fails the check.
+LOCAL_SCHEMES = ("file", "data", "blob")
+#: The window the pages are laid out in (the claims table must fit at this width).
+VIEWPORT = {"width": 1300, "height": 900, "deviceScaleFactor": 1, "mobile": False}
 
-# Runs in the page after load: make lazy images eager, wait for every image, report.
+# Runs in the page after load: wait for MathJax and every image, then report.
 PAGE_PROBE = r"""
 (async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  await document.fonts.ready;
   const imgs = [...document.images];
   for (const i of imgs) { if (i.loading === "lazy") i.loading = "eager"; }
   await Promise.all(imgs.map(i => i.decode().catch(() => null)));
   const bad = i => !i.complete || i.naturalWidth === 0;
   const figs = [...document.querySelectorAll("figure")];
+  // visible text outside code and rendered math that still holds a TeX delimiter
+  const skip = "pre, code, script, style, textarea, mjx-container, .highlight";
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const raw = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || el.closest(skip) || !el.getClientRects().length) continue;
+    const k = n.data.search(/\\[(\[]/);
+    if (k >= 0) raw.push(n.data.slice(Math.max(0, k - 20), k + 40).trim());
+  }
+  // claims tables: every cell shows its content, the table fits its column
+  const overflow = [];
+  for (const t of document.querySelectorAll("table.claims")) {
+    const box = (t.parentElement.closest("article, main, .bd-article") || t.parentElement)
+      .getBoundingClientRect();
+    const r = t.getBoundingClientRect();
+    if (r.left < box.left - 1 || r.right > box.right + 1) {
+      overflow.push(`table ${Math.round(r.width)} px wide in a column of ${Math.round(box.width)} px`);
+    }
+    for (const c of t.querySelectorAll("th, td")) {
+      if (c.scrollWidth > c.clientWidth + 1) {
+        overflow.push(`cell "${c.textContent.trim().slice(0, 40)}" needs ${c.scrollWidth} px, has ${c.clientWidth}`);
+      }
+    }
+  }
   return JSON.stringify({
     title: document.title,
     images: imgs.length,
@@ -66,22 +98,18 @@ PAGE_PROBE = r"""
     figures_without_image: figs.filter(f => { const i = f.querySelector("img");
                                                return !i || bad(i); }).length,
     expected_figures: (document.querySelector('meta[name="jaxtheory:figures"]') || {}).content,
+    mathjax: !!(window.MathJax && MathJax.version),
+    formulas: document.querySelectorAll("mjx-container").length,
+    math_errors: document.querySelectorAll("mjx-merror").length,
+    raw_tex: raw.slice(0, 5),
+    raw_tex_count: raw.length,
+    claims_tables: document.querySelectorAll("table.claims").length,
+    claims_overflow: overflow.slice(0, 5),
+    page_width: document.documentElement.scrollWidth,
+    window_width: window.innerWidth,
   });
 })()
 """
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # noqa: D401 - silence the request log
-        pass
-
-
-def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    """Serve ``site`` on 127.0.0.1 in a daemon thread; returns the server and its URL."""
-    handler = functools.partial(_Quiet, directory=str(site))
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv, f"http://127.0.0.1:{srv.server_address[1]}/"
 
 
 class Browser:
@@ -182,18 +210,22 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def check_page(b: Browser, url: str, base: str, *, expect_figures: bool,
-               timeout: float) -> list[str]:
-    """Load ``url`` in a fresh tab; return the problems found (empty when it passes)."""
+def check_page(b: Browser, url: str, *, experiment: bool, timeout: float,
+               screenshot: Path | None = None) -> list[str]:
+    """Load ``url`` (a ``file:`` URL) in a fresh tab; return the problems found.
+
+    ``experiment`` marks a generated experiment page: it must show its figures and at
+    least one rendered formula. With ``screenshot``, the whole page is saved there as PNG.
+    """
     problems: list[str] = []
     target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     sid = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for m in ("Runtime.enable", "Log.enable", "Page.enable", "Network.enable"):
         b.send(m, session=sid)
+    b.send("Emulation.setDeviceMetricsOverride", VIEWPORT, session=sid)
     b.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session=sid)
     # No waiting for the reply: it comes only once the (intercepted) request goes on.
     b.send("Page.navigate", {"url": url}, session=sid, wait=False)
-    local = urlparse(base).netloc
     deadline = time.monotonic() + timeout
     loaded_at = None
     while True:
@@ -209,15 +241,8 @@ def check_page(b: Browser, url: str, base: str, *, expect_figures: bool,
         method, p = ev.get("method"), ev.get("params", {})
         if method == "Fetch.requestPaused":
             req_url = p["request"]["url"]
-            u = urlparse(req_url)
-            if u.scheme in ("data", "blob") or u.netloc == local:
+            if urlparse(req_url).scheme in LOCAL_SCHEMES:
                 b.send("Fetch.continueRequest", {"requestId": p["requestId"]}, session=sid)
-            elif u.netloc in STUB_HOSTS and STUB_MARK in req_url.lower():
-                body = base64.b64encode(b"/* MathJax stub: no network in the check */").decode()
-                b.send("Fetch.fulfillRequest", {
-                    "requestId": p["requestId"], "responseCode": 200, "body": body,
-                    "responseHeaders": [{"name": "Content-Type",
-                                         "value": "application/javascript"}]}, session=sid)
             else:
                 problems.append(f"external request (the site must work offline): {req_url}")
                 b.send("Fetch.failRequest", {"requestId": p["requestId"],
@@ -257,12 +282,36 @@ def check_page(b: Browser, url: str, base: str, *, expect_figures: bool,
             if expected is not None and int(expected) != info["figures"]:
                 problems.append(f"the experiment draws {expected} figure(s), the page shows "
                                 f"{info['figures']}")
-            elif expect_figures and expected is None and info["figures"] == 0:
+            elif experiment and expected is None and info["figures"] == 0:
                 problems.append("experiment page has no figure")
             if info["figures_without_image"]:
                 problems.append(f"{info['figures_without_image']} figure(s) without a loaded image")
-            print(f"  {info['title']!r}: {info['images']} image(s), {info['figures']} figure(s)")
+            problems += math_problems(info, experiment)
+            if info["page_width"] > info["window_width"]:
+                problems.append(f"the page scrolls horizontally: {info['page_width']} px wide in a "
+                                f"{info['window_width']} px window")
+            problems += [f"claims table does not fit: {o}" for o in info["claims_overflow"]]
+            print(f"  {info['title']!r}: {info['images']} image(s), {info['figures']} figure(s), "
+                  f"{info['formulas']} formula(s), {info['claims_tables']} claims table(s)")
+        if screenshot is not None:
+            shot = b.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True},
+                          session=sid)
+            screenshot.write_bytes(base64.b64decode(shot["data"]))
     b.send("Target.closeTarget", {"targetId": target})
+    return problems
+
+
+def math_problems(info: dict, experiment: bool) -> list[str]:
+    """What the page probe says is wrong with the page's math."""
+    problems = []
+    if info["raw_tex_count"]:
+        problems.append(f"{info['raw_tex_count']} visible raw TeX delimiter(s) (math not rendered), "
+                        f"e.g. {info['raw_tex'][0]!r}")
+    if info["math_errors"]:
+        problems.append(f"{info['math_errors']} MathJax error(s) (mjx-merror)")
+    if experiment and not info["formulas"]:
+        problems.append("experiment page has no rendered formula (no mjx-container"
+                        + ("" if info["mathjax"] else "; MathJax did not load") + ")")
     return problems
 
 
@@ -283,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="page to check, relative to the site (repeatable)")
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per page")
+    ap.add_argument("--screenshots", type=Path, default=None,
+                    help="directory to save a full-page PNG of every checked page in")
     a = ap.parse_args(argv)
     site = Path(a.site)
     if not (site / "index.html").exists():
@@ -305,19 +356,26 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, RuntimeError, TimeoutError) as e:
         print(f"browser_check: cannot start {binary}: {e}", file=sys.stderr)
         return 2
-    srv, base = serve(site)  # after the browser: no threads while forking
     failed = 0
     try:
         for rel in pages:
             print(f"browser_check: {rel}")
-            problems = check_page(b, base + rel, base, timeout=a.timeout,
-                                  expect_figures=rel.startswith("experiments/_generated/"))
+            path = site / rel
+            if not path.is_file():
+                print(f"  FAIL no such page: {path}")
+                failed += 1
+                continue
+            shot = None
+            if a.screenshots is not None:
+                a.screenshots.mkdir(parents=True, exist_ok=True)
+                shot = a.screenshots / (rel.replace("/", "_").removesuffix(".html") + ".png")
+            problems = check_page(b, path.resolve().as_uri(), timeout=a.timeout, screenshot=shot,
+                                  experiment=rel.startswith("experiments/_generated/"))
             for p in problems:
                 print(f"  FAIL {p}")
             failed += bool(problems)
     finally:
         b.close()
-        srv.shutdown()
     print(f"browser_check: {len(pages) - failed}/{len(pages)} page(s) passed in "
           f"{time.monotonic() - t0:.1f} s")
     return 1 if failed else 0

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import doctest
 import importlib
 import inspect
@@ -215,11 +216,14 @@ def test_experiment_page_content(built_pages):
     assert "(experiment-noisy-quadratic)=\n# noisy-quadratic\n" in text
     assert exp.paper.title.strip() in text
     assert "## What is simulated" in text and r"\lambda_{\max}" in text  # description, math
-    # the claims table: a row per claim with paper value, measured, tolerance, verdict
+    # the claims table: a row per claim with verdict, measured, interval, expected, source,
+    # and its statement on the row beneath
+    assert "<th>Claim</th><th>Verdict</th><th>Measured</th><th>95% interval</th>" in text
     for c in exp.claims:
-        row = next(line for line in text.splitlines() if f"**{c.name}**" in line)
-        assert row.count(" | ") == 4 and ("✔ pass" in row or "✘ **FAIL**" in row)
-    assert "| Claim | Paper value | Measured | Tolerance | Verdict |" in text
+        row = next(line for line in text.splitlines() if f"<strong>{c.name}</strong>" in line)
+        assert row.count("<td") == 6 and any(m in row for m in ("✔ pass", "✘ FAIL", "? inconclusive"))
+        assert f"<td>{c.source}</td>" in row
+        assert html.escape(c.statement, quote=False) in text
     # figures copied beside the page, with captions
     for f in exp.figures:
         png = src / "experiments" / "_generated" / "noisy-quadratic" / f"{f.name}.png"
@@ -233,7 +237,7 @@ def test_experiment_page_content(built_pages):
     summary = (src / "experiments" / "_generated" / "summary.md").read_text()
     assert "{ref}`noisy-quadratic <experiment-noisy-quadratic>`" in summary
     assert "_generated/noisy-quadratic" in summary  # its toctree entry
-    assert f"{len(exp.claims)} / {len(exp.claims)}" in summary
+    assert f"{len(exp.claims)} pass" in summary
 
 
 def test_rebuilding_pages_reuses_the_run(built_pages):
@@ -274,7 +278,7 @@ def _fake(name, run, figures=()):
         spec=_Spec(), params={"a": 1.0},
         presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=2))},
         claims=[Claim.at_least("positive", "x is positive.",
-                               lambda ds, spec: float(ds["x"].min()), bound=0.0)],
+                               lambda ds, spec: float(ds["x"].min()), 0.0, source="sanity")],
         figures=list(figures), description="A *fake* experiment with $x = a$.")
 
 

@@ -131,9 +131,12 @@ def test_simulate_with_compaction_equals_run():
     with jax.enable_x64(True):  # two batch sizes (8, then 4): two compiles
         out = simulate(spec, default_params(gap=gap, period=PERIOD), jax.random.key(11), m,
                        min_batch=4, compact_at=0.5)
+    # batches of 8 and 4 are other programs than the vmapped batch of 700, so the float64
+    # statistics may differ by round-off: a discrete outcome flips only on a tie within
+    # ~1e-15 relative, so it is compared exactly; the fraction within float64 round-off
     for k in ("tau", "stopped", "censored", "correct", "error", "recommendation"):
         np.testing.assert_array_equal(out[k], o[k][e][:m], err_msg=k)
-    np.testing.assert_allclose(out["frac_best"], o["frac_best"][e][:m])
+    np.testing.assert_allclose(out["frac_best"], o["frac_best"][e][:m], rtol=1e-12)
     # compaction happened: fewer lane-rounds were computed than m × the longest episode
     assert int(out["pulls"]) < m * int(out["tau"].max())
 
@@ -166,7 +169,9 @@ def test_track_and_stop_attacks_and_censoring():
     none, const, targ, untarg = (envs.index(e) for e in TAS_ENVS)
     # stationary: stops (the horizon 2048 is ~7 E[τ]) and is essentially always right
     assert o["stopped"][none].mean() >= 0.95 and o["error"][none].mean() <= 0.05
-    # constant shift: the same trajectories (common keys, float64), the same stopping times
+    # constant shift: the same trajectories (common keys, float64), the same stopping times;
+    # the shift cancels in every difference of means up to float64 round-off, which flips a
+    # stopping decision only on a tie within ~1e-15 relative
     np.testing.assert_array_equal(o["tau"][const], o["tau"][none])
     np.testing.assert_array_equal(o["recommendation"][const], o["recommendation"][none])
     # targeted adaptive attack with 2c = 2 > Δ = 0.5: wrong with probability >= 0.5

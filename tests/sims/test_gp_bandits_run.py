@@ -37,12 +37,13 @@ def test_metric_identities(bts):
     o = bts
     f = o["f_values"]
     fx = np.take_along_axis(f, o["x_index"], axis=1)
-    np.testing.assert_allclose(o["f_max"], f.max(1), rtol=0, atol=0)
+    np.testing.assert_allclose(o["f_max"], f.max(1), rtol=0, atol=0)  # a max selects: exact
     np.testing.assert_allclose(o["regret"], f.max(1)[:, None] - fx, atol=1e-6)
     assert (o["regret"] >= -1e-6).all()
     np.testing.assert_allclose(o["cum_regret"], np.cumsum(o["regret"], 1), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(o["simple_regret"], f.max(1)[:, None] - np.maximum.accumulate(fx, 1),
                                atol=1e-6)
+    # a slice of the same array: exact
     np.testing.assert_array_equal(o["cum_regret_round"], o["cum_regret"][:, SPEC.q - 1::SPEC.q])
     np.testing.assert_allclose(o["random_regret"], f.max(1) - f.mean(1), atol=1e-5)
     # the information-gain proxy is non-decreasing; coverage is a fraction
@@ -60,7 +61,9 @@ def test_common_random_numbers_and_initial_phase(bts):
     o = bts
     shared = [j for j, l in enumerate(LANES) if l["fn_seed"] == 3]
     own = [j for j, l in enumerate(LANES) if l["fn_seed"] < 0]
-    for j in shared[1:]:  # same fn_seed: same objective, whatever the noise and phase
+    # same fn_seed: same objective, whatever the noise and phase; bitwise, as lanes of one
+    # vmapped batch with the same inputs (fn_seed, lengthscale) run the same program
+    for j in shared[1:]:
         np.testing.assert_array_equal(o["f_values"][j], o["f_values"][shared[0]])
     assert len({float(o["f_max"][j]) for j in own}) == len(own)
     # uncertainty sampling does not look at values: same points for every lane with L=8

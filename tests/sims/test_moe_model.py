@@ -30,7 +30,8 @@ def test_zero_router_gives_equal_gates_and_top_k_identities():
     inter = _fwd(spec, ("mssp",), 1, batch=8)
     assert float(jnp.abs(inter["z"]).max()) == 0.0
     np.testing.assert_array_equal(inter["gates"], 0.5)  # sigmoid(0), alpha = 0 in regime I
-    # soft routing (K = M) equals top-K with K = M; K < M keeps exactly K gates
+    # soft routing (K = M) equals top-K with K = M; K < M keeps exactly K gates. Bitwise by
+    # construction: route() and MoEMLP take the same code path for every K >= M.
     z = jax.random.normal(jax.random.key(0), (5, 6))
     np.testing.assert_array_equal(moe.route(z, 6, 1.0), moe.route(z, 10, 1.0))
     g2 = moe.route(z, 2, 1.0)

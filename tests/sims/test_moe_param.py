@@ -121,7 +121,10 @@ def test_tied_experts_and_zero_layers_at_init():
     nums = P.stack_numbers([P.parameterization(r, "adam", "III", pz.dims and dict(pz.dims))
                             for r in ("mup", "mssp")])
     ps = jax.jit(jax.vmap(lambda n: P.init_params(pz, 4, jax.random.key(1), numbers=n)))(nums)
-    np.testing.assert_array_equal(ps["W1"][1], p["W1"])
+    # elementwise, a normal draw times a std: a batch of 2 with a traced std against one run
+    # with a compile-time std are two programs, which may round the draw's polynomial or the
+    # product differently (FMA contraction, constant folding): a few float32 epsilons
+    np.testing.assert_allclose(ps["W1"][1], p["W1"], rtol=4 * np.finfo(np.float32).eps, atol=0)
     assert not bool(jnp.all(ps["W1"][0] == ps["W1"][0][:1]))
     std = float(jnp.std(ps["W1"][0]))
     assert std == pytest.approx(32 ** -0.5, rel=0.05)

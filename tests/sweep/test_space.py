@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from jaxtheory.sweep import (
     Space,
     SpaceError,
+    categorical,
     lin,
     log,
     loguniform,
@@ -81,6 +82,8 @@ BAD_SPACES = [
     (lambda: Space(lr=[float("nan")]), "axis 'lr': value nan is not finite"),
     (lambda: Space(lr=[[0.1, 0.2]]), "axis 'lr': value [0.1, 0.2] is not a scalar"),
     (lambda: Space(seed=[1, 2]), "axis name 'seed' is reserved"),
+    (lambda: Space(method=["a"]), "axis name 'method' is a keyword of xarray's sel()"),
+    (lambda: Space(p=zipped(tolerance=[1.0])), "axis name 'tolerance' is a keyword of xarray's sel()"),
 ]
 
 
@@ -176,3 +179,123 @@ def test_fuzz_counts_are_recorded():
     # Runs after the two fuzz tests in file order: record how many specs were tried.
     print(f"fuzzed spaces: {TRIED['malformed']} malformed, {TRIED['wellformed']} well-formed")
     assert TRIED["malformed"] >= 100 and TRIED["wellformed"] >= 50
+
+
+# -- paired axes and categorical parameters ------------------------------------------
+
+def test_paired_axes_leave_the_key_config_and_enter_the_description():
+    space = Space(lr=log(0.01, 0.1, num=2), pair=zipped(momentum=[0.0, 0.9], noise=[1.0, 2.0]),
+                  seeds=2, paired=("lr", "pair"))
+    cfg = {"lr": 0.01, "momentum": 0.9, "noise": 2.0, "dim": 4}
+    assert space.key_config(cfg) == {"dim": 4}  # a zipped group's name pairs all its members
+    assert Space(lr=[0.1], pair=zipped(momentum=[0.0], noise=[1.0]),
+                 paired="momentum").key_config(cfg) == {"lr": 0.01, "noise": 2.0, "dim": 4}
+    assert space.describe()["paired"] == ["lr", "pair"]
+    assert "paired" not in Space(lr=[0.1]).describe()  # unpaired spaces describe as before
+    assert space.describe() != Space(lr=log(0.01, 0.1, num=2), seeds=2, pair=space.axes["pair"]).describe()
+    assert "paired=lr,pair" in repr(space)
+
+
+def test_replace_keeps_the_pairing_unless_told():
+    space = Space(lr=[0.1, 0.2], momentum=[0.0], seeds=2, paired=("lr",))
+    more = space.replace(lr=values(0.1, 0.2, 0.4), seeds=4)
+    assert more.paired == ("lr",) and more.seeds == 4 and len(more.axes["lr"]) == 3
+    assert space.replace(paired=()).paired == () and space.replace(paired=("momentum",)).paired == ("momentum",)
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: Space(lr=[0.1], paired=("lrr",)), "paired names 'lrr', which is not an axis of this space"),
+    (lambda: Space(lr=[0.1], paired=("seed",)), "paired names 'seed'"),
+    (lambda: Space(lr=[0.1], paired=("lr", "lr")), "paired names an axis twice"),
+    (lambda: Space(lr=[0.1], paired=3), "paired must be a tuple of axis names"),
+    (lambda: Space(lr=[0.1], paired=(3,)), "paired names 3"),
+    (lambda: Space(lr=[0.1], paired=("lr",)).replace(paired=("momentum",)), "paired names 'momentum'"),
+])
+def test_bad_pairing_fails_with_a_clear_message(make, message):
+    with pytest.raises(SpaceError) as e:
+        make()
+    assert message in str(e.value)
+
+
+def test_categorical_declares_codes_by_label():
+    opt = categorical("adam", "sgd", "muon")
+    assert opt.labels == ("adam", "sgd", "muon") and opt.default == "adam" and len(opt) == 3
+    assert [opt.code(x) for x in opt.labels] == [0, 1, 2] and opt.label(1) == "sgd"
+    assert opt.codes(np.asarray(["muon", "sgd", "muon"])).tolist() == [2, 1, 2]
+    assert opt.codes(["sgd"]).dtype == np.int32
+    assert opt.with_default("muon") == categorical("adam", "sgd", "muon", default="muon")
+    assert categorical(["a", "b"]).labels == ("a", "b")
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: categorical(), "needs at least one label"),
+    (lambda: categorical("adam", "adam"), "categorical labels repeat"),
+    (lambda: categorical("adam", 1), "labels must be non-empty strings, got 1"),
+    (lambda: categorical("adam", ""), "labels must be non-empty strings"),
+    (lambda: categorical("adam", "sgd", default="rmsprop"), "default 'rmsprop' is not one of its labels"),
+    (lambda: categorical("adam", "sgd").with_default("rmsprop"), "unknown label 'rmsprop'"),
+    (lambda: categorical("adam", "sgd").with_default(1), "is one of its labels (adam, sgd), got 1"),
+    (lambda: categorical("adam", "sgd").code("rmsprop"), "unknown label 'rmsprop'; the labels are adam, sgd"),
+    (lambda: categorical("adam", "sgd").label(2), "code 2 is out of range"),
+])
+def test_bad_categorical_fails_with_a_clear_message(make, message):
+    with pytest.raises(SpaceError) as e:
+        make()
+    assert message in str(e.value)
+
+
+def test_categorical_switch_orders_branches_by_label():
+    import jax
+    import jax.numpy as jnp
+
+    opt = categorical("double", "negate", "square")
+    branches = {"square": lambda x: x * x, "negate": lambda x: -x, "double": lambda x: 2 * x}
+    out = jax.vmap(lambda c, x: opt.switch(c, branches, x))(jnp.asarray(opt.codes(["negate", "square", "double"])),
+                                                          jnp.asarray([3.0, 3.0, 3.0]))
+    np.testing.assert_array_equal(np.asarray(out), [-3.0, 9.0, 6.0])
+    with pytest.raises(SpaceError, match="missing square"):
+        opt.switch(0, {"double": abs, "negate": abs}, 1.0)
+    with pytest.raises(SpaceError, match="unknown cube"):
+        opt.switch(0, {**branches, "cube": abs}, 1.0)
+
+
+def test_labels_bind_only_to_categorical_parameters():
+    params = {**PARAMS, "opt": categorical("adam", "sgd")}
+    b = Space(opt=values("sgd", "adam"), lr=[0.1]).bind(Spec(), params)
+    assert list(b.dynamic_axes) == ["opt", "lr"]
+    assert b.dynamic_table()["opt"].tolist() == ["sgd", "adam"]  # labels: the keys hash them
+    z = Space(p=zipped(opt=["sgd", "adam"], lr=[0.1, 0.2])).bind(Spec(), params)
+    assert z.dynamic_table()["opt"].tolist() == ["sgd", "adam"]
+    with pytest.raises(SpaceError, match="axis 'opt': unknown label 'rmsprop'; parameter 'opt' takes adam, sgd"):
+        Space(opt=values("adam", "rmsprop")).bind(Spec(), params)
+    with pytest.raises(SpaceError, match=r"parameter 'opt' is categorical; give its labels \(adam, sgd\), not 0"):
+        Space(opt=values(0, 1)).bind(Spec(), params)
+    with pytest.raises(SpaceError, match="axis 'opt': unknown label 'x'"):
+        Space(p=zipped(opt=["x"], lr=[0.1])).bind(Spec(), params)
+    with pytest.raises(SpaceError, match="declare the parameter categorical"):
+        Space(lr=values("adam")).bind(Spec(), params)
+    with pytest.raises(SpaceError, match=r"parameter 'opt' has the label 'adam' as its default: declare it"):
+        Space(lr=[0.1]).bind(Spec(), {**PARAMS, "opt": "adam"})
+
+
+def test_parse_axis_refuses_space_settings():
+    for text in ("paired=lr", "base_seed=3"):
+        with pytest.raises(SpaceError, match="is not an axis; it is part of the preset's space"):
+            parse_axis(text)
+
+
+def test_experiment_resolve_keeps_pairing_and_reads_a_label_default():
+    from jaxtheory import Experiment, Paper, Preset
+
+    opt = categorical("adam", "sgd")
+    exp = Experiment(
+        name="t", paper=Paper("t"), run=lambda spec, params, key: {}, spec=Spec(),
+        params={"lr": 0.1, "opt": opt},
+        presets={"smoke": Preset(Space(lr=[0.1, 0.2], seeds=2, paired=("lr",)), params={"opt": "sgd"}),
+                 "bad": Preset(Space(lr=[0.1]), params={"opt": "rmsprop"})})
+    _, params, space = exp.resolve("smoke", {"lr": log(0.01, 1.0, num=3), "opt": values("sgd", "adam"),
+                                             "seeds": 4})
+    assert params["opt"] == opt.with_default("sgd") and params["lr"] == 0.1
+    assert space.paired == ("lr",) and space.seeds == 4 and list(space.axes) == ["lr", "opt"]
+    with pytest.raises(SpaceError, match="unknown label 'rmsprop'"):
+        exp.resolve("bad")

@@ -1,0 +1,332 @@
+"""Code provenance: a fingerprint of the code that computes a sweep's results.
+
+A stored chunk is only as good as the code that computed it. :func:`code_provenance`
+fingerprints that code: the source text of the module defining a run function (or an
+experiment) and of every module it imports, transitively, inside the tracked packages,
+plus the versions of the numerical libraries and JAX's x64 flag. The sweep engine
+writes the fingerprint into every chunk and ``manifest.json`` and resumes only chunks
+that carry the fingerprint of the code running now; :meth:`jaxtheory.Experiment.run_id`
+hashes it into the run directory's name.
+
+How the module closure is found (static, deterministic):
+
+* The start is the source file of the object (a function, after unwrapping
+  ``functools.partial`` and ``__wrapped__``; a module; a class; or a path).
+* Its dotted name comes from the directories above it that hold an ``__init__.py``;
+  the directory above the outermost of them is its *root*. The ``__init__.py`` of every
+  package above a module belongs to the closure (importing the module runs them).
+* Every ``import`` and ``from ... import`` statement anywhere in the file (including
+  those inside functions and ``if`` blocks) is read with :mod:`ast`, relative imports
+  resolved against the module's package. ``import a.b.c`` counts ``a``, ``a.b`` and
+  ``a.b.c`` (importing it runs all three); ``from a.b import c`` counts ``a.b`` and
+  ``a.b.c`` where ``c`` is a submodule.
+* An imported module is followed when its top-level package is ``jaxtheory`` or
+  ``sweeps`` (located as ``import`` would locate it, without importing anything new),
+  or when it lives directly in the importing module's root (its own package and the
+  modules beside that package, such as a script's helper module next to it). Everything else
+  (jax, numpy, the standard library) enters through its version or not at all.
+* Files are resolved on disk from the package directories, so the closure is the same
+  whatever else the process has imported. Imports made by other means
+  (:func:`importlib.import_module`, ``__import__``) are not followed.
+
+The source is read from disk and hashed when the fingerprint is taken (once per sweep
+call, a few milliseconds; only a changed file is parsed again), so it is the code the
+process imports as long as no file is edited between the import and the sweep. A run function with no source file
+(defined in ``exec``'d text) is fingerprinted by its compiled code object.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import inspect
+import json
+import marshal
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["TRACKED_PACKAGES", "ENVIRONMENT_PACKAGES", "code_provenance", "code_fingerprint",
+           "module_closure", "environment"]
+
+#: Top-level packages whose modules are always followed into the closure.
+TRACKED_PACKAGES = ("jaxtheory", "sweeps")
+
+#: Distributions whose versions enter the fingerprint.
+ENVIRONMENT_PACKAGES = ("jax", "jaxlib", "optax", "flax", "numpy")
+
+
+def _digest(data: bytes, size: int = 16) -> str:
+    return hashlib.blake2b(data, digest_size=size).hexdigest()
+
+
+# Imported names per (file, content hash): a file is read and hashed on every call (cheap),
+# parsed again only when its content changed.
+_IMPORTS: dict[tuple[Path, str], frozenset[str]] = {}
+_IMPORTS_MAX = 4096
+
+
+def _module_name(path: Path) -> tuple[str, Path, bool]:
+    """A file's dotted name from the packages above it, its root, and whether it is a package."""
+    is_pkg = path.name == "__init__.py"
+    parts = [] if is_pkg else [path.stem]
+    d = path.parent
+    while (d / "__init__.py").is_file():
+        parts.insert(0, d.name)
+        d = d.parent
+    return ".".join(parts), d, is_pkg
+
+
+def _imported_names(tree: ast.AST, modname: str, is_pkg: bool) -> frozenset[str]:
+    """Dotted names a module's import statements may load (a superset; unresolvable ones drop out)."""
+    out: set[str] = set()
+    package = modname if is_pkg else modname.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                pkg_parts = package.split(".") if package else []
+                if node.level - 1 > len(pkg_parts):
+                    continue
+                base_parts = pkg_parts[:len(pkg_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if not base:
+                continue
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+    return frozenset(out)
+
+
+def _read(path: Path, modname: str, is_pkg: bool) -> tuple[str, frozenset[str]]:
+    data = path.read_bytes()
+    digest = _digest(data)
+    names = _IMPORTS.get((path, digest))
+    if names is None:
+        try:
+            names = _imported_names(ast.parse(data, filename=str(path)), modname, is_pkg)
+        except (SyntaxError, ValueError):  # not Python we can parse: its text still counts
+            names = frozenset()
+        if len(_IMPORTS) >= _IMPORTS_MAX:
+            _IMPORTS.clear()
+        _IMPORTS[(path, digest)] = names
+    return digest, names
+
+
+def _tracked_location(top: str) -> Path | None:
+    """Directory (package) or file (module) that ``import top`` loads, without importing it."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        locs = list(spec.submodule_search_locations)
+        return Path(locs[0]).resolve() if locs else None
+    return Path(spec.origin).resolve() if spec.origin and os.path.isfile(spec.origin) else None
+
+
+def _local_location(top: str, root: Path) -> Path | None:
+    if (root / top / "__init__.py").is_file():
+        return (root / top).resolve()
+    if (root / f"{top}.py").is_file():
+        return (root / f"{top}.py").resolve()
+    return None
+
+
+def _resolve(name: str, top_loc: Path) -> Path | None:
+    """The file of dotted module ``name`` whose top-level package or module is at ``top_loc``."""
+    parts = name.split(".")
+    if not os.path.isdir(top_loc):
+        return top_loc if len(parts) == 1 else None
+    base = os.path.join(top_loc, *parts[1:])
+    init = os.path.join(base, "__init__.py")
+    if os.path.isfile(init):
+        return Path(init)
+    if len(parts) > 1 and os.path.isfile(base + ".py"):
+        return Path(base + ".py")
+    return None
+
+
+def _unwrap(obj: Any) -> Any:
+    """The function under partials and decorators (``jax.jit``, ``functools.wraps``)."""
+    for _ in range(32):
+        if isinstance(obj, functools.partial):
+            obj = obj.func
+        elif hasattr(obj, "__wrapped__"):
+            obj = obj.__wrapped__
+        else:
+            break
+    return obj
+
+
+def _source_file(obj: Any) -> Path | None:
+    if isinstance(obj, (str, os.PathLike)):
+        return Path(obj).resolve()
+    obj = _unwrap(obj)
+    if not (inspect.ismodule(obj) or inspect.isclass(obj) or inspect.isfunction(obj)
+            or inspect.ismethod(obj) or inspect.iscode(obj)):
+        obj = type(obj)
+    try:
+        f = inspect.getsourcefile(obj)
+    except TypeError:  # built-in, or defined without a file
+        return None
+    if not f or not os.path.isfile(f):
+        return None
+    return Path(f).resolve()
+
+
+def module_closure(*objs: Any) -> dict[str, Path]:
+    """The source files of ``objs`` and of the tracked modules they import, transitively.
+
+    Args:
+        *objs: functions, classes, modules or paths of Python files. An object without a
+            source file contributes nothing.
+
+    Returns:
+        ``{dotted module name: file}``, sorted by name.
+
+    Example:
+        >>> from jaxtheory.sims import quadratic
+        >>> files = module_closure(quadratic.run)
+        >>> "jaxtheory.sims.quadratic" in files, "jaxtheory.sweep.engine" in files
+        (True, True)
+        >>> any(name.startswith("jaxtheory.sims.moe") for name in files)
+        False
+    """
+    return {name: path for name, (path, _) in sorted(_closure(objs).items())}
+
+
+def _closure(objs: Iterable[Any]) -> dict[str, tuple[Path, str]]:
+    found: dict[str, tuple[Path, str]] = {}
+    tops: dict[tuple[str, Path], Path | None] = {}
+    tried: set[tuple[str, Path]] = set()  # (dotted name, root of the importing file)
+    queued: set[Path] = set()
+    queue: list[Path] = []
+
+    def push(f: Path) -> None:
+        if f not in queued:
+            queued.add(f)
+            queue.append(f)
+
+    for f in map(_source_file, objs):
+        if f is not None:
+            push(f)
+    while queue:
+        path = queue.pop()
+        modname, root, is_pkg = _module_name(path)
+        if modname in found:
+            continue
+        try:
+            digest, names = _read(path, modname, is_pkg)
+        except OSError:  # vanished or unreadable since it was found: not part of the code
+            continue
+        found[modname] = (path, digest)
+        parts = modname.split(".")  # importing a.b.c first runs a/__init__.py and a/b/__init__.py
+        for i in range(1, len(parts)):
+            push(root.joinpath(*parts[:i], "__init__.py"))
+        for name in sorted(names):
+            top = name.partition(".")[0]
+            key = (top, root)
+            if key not in tops:
+                loc = _tracked_location(top) if top in TRACKED_PACKAGES else None
+                tops[key] = loc or _local_location(top, root)
+            loc = tops[key]
+            if loc is None:
+                continue
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if (prefix, loc) in tried:
+                    continue
+                tried.add((prefix, loc))
+                f = _resolve(prefix, loc)
+                if f is not None:
+                    push(f)
+    return found
+
+
+@functools.cache
+def _versions() -> tuple[tuple[str, str | None], ...]:
+    from importlib import metadata
+
+    out = []
+    for name in ENVIRONMENT_PACKAGES:
+        try:
+            out.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            out.append((name, None))
+    return tuple(out)
+
+
+def environment() -> dict[str, Any]:
+    """The library versions and JAX flags that enter the fingerprint.
+
+    Returns:
+        ``{"jax": ..., "jaxlib": ..., "optax": ..., "flax": ..., "numpy": ..., "x64": bool}``
+        (a version is ``None`` when the package is not installed). ``x64`` is read when
+        called, so it reflects an enclosing ``jax.enable_x64`` context.
+
+    Example:
+        >>> env = environment()
+        >>> sorted(env) == sorted([*ENVIRONMENT_PACKAGES, "x64"])
+        True
+    """
+    import jax
+
+    return {**dict(_versions()), "x64": bool(jax.config.jax_enable_x64)}
+
+
+def code_provenance(*objs: Any) -> dict[str, Any]:
+    """The fingerprint of the code behind ``objs``, with what it is made of.
+
+    Args:
+        *objs: the run function and anything else whose module decides the results
+            (an experiment's module file, say); see the module docstring for which
+            imports are followed.
+
+    Returns:
+        A dict with ``"fingerprint"`` (16 hex digits), ``"modules"`` (dotted module name
+        to the hash of its source), ``"environment"`` (:func:`environment`) and
+        ``"origin"`` (the source file of the first object, or ``None``); plus
+        ``"loose"`` (hashes of compiled code) for objects without a source file. The
+        fingerprint hashes the module names, their source hashes and the environment,
+        not file paths: the same code in another checkout has the same
+        fingerprint.
+
+    Example:
+        >>> from jaxtheory.sims import quadratic
+        >>> p = code_provenance(quadratic.run)
+        >>> p["fingerprint"] == code_provenance(quadratic.run)["fingerprint"]
+        True
+        >>> "jaxtheory.sims.quadratic" in p["modules"], p["environment"]["x64"]
+        (True, False)
+    """
+    modules = {name: digest for name, (_, digest) in sorted(_closure(objs).items())}
+    loose = []  # objects without a source file: their compiled code stands in
+    for obj in objs:
+        if _source_file(obj) is None:
+            code = getattr(_unwrap(obj), "__code__", None)
+            loose.append(_digest(marshal.dumps(code)) if code is not None else repr(type(obj)))
+    env = environment()
+    payload = json.dumps({"modules": modules, "loose": loose, "environment": env}, sort_keys=True)
+    first = next((f for f in map(_source_file, objs) if f is not None), None)
+    return {"fingerprint": _digest(payload.encode(), 8), "modules": modules, "environment": env,
+            **({"loose": loose} if loose else {}), "origin": str(first) if first else None}
+
+
+def code_fingerprint(*objs: Any) -> str:
+    """The fingerprint string of :func:`code_provenance` (16 hex digits).
+
+    Example:
+        >>> from jaxtheory.sims import quadratic
+        >>> len(code_fingerprint(quadratic.run))
+        16
+    """
+    return code_provenance(*objs)["fingerprint"]

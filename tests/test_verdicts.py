@@ -1,0 +1,48 @@
+"""Verdict snapshots: fresh smoke verdicts of the cheap experiments equal tests/verdicts/.
+
+The expensive experiments are compared by ``jaxtheory docs build --verdicts tests/verdicts``
+in CI. A verdict that flips fails here until the snapshot is updated in the same commit.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jaxtheory.registry import experiments
+from jaxtheory.report import verdicts as vsnap
+
+SNAPSHOTS = Path(__file__).parent / "verdicts"
+#: experiments whose smoke preset is cheap enough for the default test run (seconds)
+CHEAP = ("noisy-quadratic", "heavy-tail-sgd", "imuon-completion", "imuon-manifolds")
+
+
+def test_every_experiment_has_a_smoke_snapshot_naming_its_claims():
+    for name, exp in experiments().items():
+        snap = vsnap.read_snapshot(vsnap.snapshot_path(SNAPSHOTS, name, "smoke"))
+        assert snap is not None, f"no verdict snapshot for {name}"
+        assert set(snap) == {c.name for c in exp.claims}, name
+        assert set(snap.values()) <= {"pass", "fail", "inconclusive", "not-applicable"}
+
+
+def test_a_flipped_snapshot_is_reported(tmp_path):
+    fresh = {"rate": "pass", "order": "inconclusive"}
+    path = vsnap.snapshot_path(tmp_path, "x", "smoke")
+    vsnap.write_snapshot(path, fresh)
+    assert vsnap.compare(fresh, vsnap.read_snapshot(path)) == []
+    flipped = dict(fresh, rate="fail")
+    path.write_text(json.dumps(flipped))
+    assert vsnap.compare(fresh, vsnap.read_snapshot(path)) == ["rate: fail -> pass"]
+    path.write_text(json.dumps({"rate": 1}))
+    with pytest.raises(ValueError):
+        vsnap.read_snapshot(path)
+
+
+@pytest.mark.parametrize("name", CHEAP)
+def test_cheap_smoke_verdicts_equal_snapshot(name, tmp_path):
+    exp = experiments()[name]
+    run = exp.sweep("smoke", out=tmp_path, quiet=True)
+    snap = vsnap.read_snapshot(vsnap.snapshot_path(SNAPSHOTS, name, "smoke"))
+    diff = vsnap.compare(vsnap.verdicts_of(run.claims), snap)
+    assert not diff, f"{name}: verdicts changed: {diff}; measured: " + "; ".join(
+        f"{c.name}={c.measured} {c.interval}" for c in run.claims)
