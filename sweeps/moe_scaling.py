@@ -5,8 +5,9 @@ experts, soft routing) on a teacher–student regression, trained with the per-l
 init stds, learning rates and Adam ε of μP and of MSSP (and SP where a preset asks)
 in regimes I–III, times the authors' tuned base-width multipliers (digest §3,
 :data:`~jaxtheory.sims.moe.param.TUNED_MULTIPLIERS`). Widths are a static axis; at each
-width every learning rate × seed is one lane of one compiled program, and the rules run
-side by side inside each lane (same init key, same batches). Claims follow the
+width every learning rate × seed is one lane of one compiled program (learning rates
+paired: same init and batches), and the rules run side by side inside each lane (same
+init key, same batches). Claims follow the
 digest's §5c with its tolerances; every statistic comes from :mod:`jaxtheory.analysis`
 (slopes with bootstrap intervals over seeds, tie-tolerant tuning over the learning-rate
 grid).
@@ -17,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.sims.moe import diagnostics as dg
 from jaxtheory.sims.moe import train as tr
 from jaxtheory.sims.moe.param import LAYERS
@@ -57,25 +58,27 @@ def _needs(*regimes):
 
 
 def _draws(da):
-    """The init draws of ``da``: learning rates × seeds pooled into one sample dim ``draw``.
+    """The independent init draws of ``da``: seeds × the lane's init draws (and learning
+    rates, where they do not share their init) pooled into one sample dim ``sample``.
 
-    Every lane draws its own init, so a lane at another learning rate is another init
-    draw; where learning rates share their init (paired axes: identical values across
-    ``lr_scale``) only one learning rate is kept.
+    Learning rates are paired (common random numbers), so lanes that differ only in the
+    learning rate start from the same init: identical values across ``lr_scale`` are
+    kept once.
     """
     if "lr_scale" in da.dims:
         first = da.isel(lr_scale=0)
         if bool((da == first).all()):
             da = first
-    pool = [d for d in ("lr_scale", "seed") if d in da.dims]
+    pool = [d for d in ("lr_scale", "seed", "draw") if d in da.dims]
     rest = [d for d in da.dims if d not in pool]
     da = da.transpose(*rest, *pool)
     vals = np.asarray(da.values, float).reshape(*[da.sizes[d] for d in rest], -1)
-    return xr.DataArray(vals, dims=(*rest, "draw"), coords={d: da[d].values for d in rest})
+    return xr.DataArray(vals, dims=(*rest, "sample"), coords={d: da[d].values for d in rest})
 
 
 def _fixed_lr(ds):
-    """The LR scale of the coordinate check: 1 (the authors' tuned base η) if swept."""
+    """The LR scale of the coordinate check: the one nearest 1 (the authors' tuned base η)
+    on a log scale."""
     lrs = np.asarray(ds["lr_scale"].values, float)
     return float(lrs[np.argmin(np.abs(np.log2(lrs)))])
 
@@ -83,7 +86,7 @@ def _fixed_lr(ds):
 # -- measurements -----------------------------------------------------------------------
 
 
-def _init_sample(regime, rule, metric="rms_h_agg0"):
+def _init_sample(regime, rule, metric="rms_h_agg0_draws"):
     """Initial RMS of ``metric`` per (width, optimizer, init draw)."""
     def measure(ds, spec):
         return _draws(analysis.select(ds[metric], regime=regime, rule=rule))
@@ -92,7 +95,7 @@ def _init_sample(regime, rule, metric="rms_h_agg0"):
 
 def _router_zero(ds, spec):
     """Largest router-logit RMS at init under MSSP in regime I (exactly 0 by construction)."""
-    return float(np.max(np.abs(analysis.select(ds["rms_z0"], regime="I", rule="mssp").values)))
+    return float(np.max(np.abs(analysis.select(ds["rms_z0_draws"], regime="I", rule="mssp").values)))
 
 
 def update_sample(ds, rule, lr_scale=None):
@@ -217,31 +220,23 @@ def _colors(n):
 def _draw_lr_sweep(ds, spec, fig):
     rows, rules = _groups(ds), _rules(ds)
     grid = [float(v) for v in ds["lr_scale"].values]
-    lrs = np.log2(grid)
-    colors = _colors(ds.sizes["width"])
     axes = fig.subplots(len(rows), len(rules), squeeze=False, sharey="row")
     for i, (r, o) in enumerate(rows):
         for j, rule in enumerate(rules):
             ax = axes[i, j]
-            loss = final_loss(ds, rule).sel(regime=r, optimizer=o)
-            for k, w in enumerate(ds["width"].values):
+            loss = analysis.select(ds["final_loss"], rule=rule, regime=r, optimizer=o)
+            drawn = plots.lr_sweep(ax, loss, lr="lr_scale", width="width", over="seed", band="se")
+            for w, (line, _) in drawn.items():
                 b = best_lr(ds, rule, r, o, w)
-                v = np.asarray(loss.sel(width=w).transpose("lr_scale", "seed").values, float)
-                v = np.where(np.isfinite(v), v, np.nan)
-                mean = np.nanmean(v, 1)
-                se = np.nanstd(v, 1, ddof=1) / np.sqrt(v.shape[1]) if v.shape[1] > 1 else 0 * mean
-                ax.fill_between(lrs, mean - se, mean + se, color=colors[k], alpha=0.2, lw=0)
-                ax.plot(lrs, mean, "o-", ms=3, color=colors[k], label=f"N={int(w)}")
-                if b.at is not None:
-                    tied = [grid.index(t) for t in b.ties]
-                    ax.plot(lrs[tied], mean[tied], "o", ms=6, mfc="none", color=colors[k])
-                    ax.plot(np.log2(b.at), b.value, "*", ms=11, color=colors[k], mec="k")
-            ax.set_yscale("log")
+                tied = [grid.index(t) for t in b.ties]
+                ax.plot(np.log2(np.asarray(grid)[tied]), np.asarray(b.curve)[tied], "o", ms=7,
+                        mfc="none", color=line.get_color())
             ax.set_title(f"{rule} — regime {r}, {o}", fontsize=9)
-            if i == len(rows) - 1:
-                ax.set_xlabel("log₂ LR scale (η / η_base)")
+            ax.set_xlabel("log₂ LR scale (η / η_base)" if i == len(rows) - 1 else "")
             if j == 0:
                 ax.set_ylabel("final loss")
+            if (i, j) != (0, len(rules) - 1) and ax.get_legend() is not None:
+                ax.get_legend().remove()
     axes[0, -1].legend(fontsize=7)
 
 
@@ -287,9 +282,9 @@ def _exponents(ds, rule):
     update quantity (widths ≥ UPDATE_XMIN), keyed ``"regime/optimizer/quantity"``."""
     out = {}
     for r, o in _groups(ds):
-        init = _draws(analysis.select(ds["rms_h_agg0"], regime=r, rule=rule, optimizer=o))
+        init = _draws(analysis.select(ds["rms_h_agg0_draws"], regime=r, rule=rule, optimizer=o))
         if np.all(init.values > 0):
-            out[f"{r}/{o}/init:h_agg"] = analysis.loglog_slope(init, "width", "draw")
+            out[f"{r}/{o}/init:h_agg"] = analysis.loglog_slope(init, "width", "sample")
     xmin = UPDATE_XMIN if np.sum(_widths(ds) >= UPDATE_XMIN) >= 2 else None
     sample = update_sample(ds, rule)
     est = analysis.loglog_slope(sample, "width", "seed", xmin=xmin)
@@ -324,7 +319,7 @@ def _draw_init_agg(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     for r in _labels(ds, "regime"):
         for rule, ls in zip(_rules(ds), ("-", "--", ":")):
-            metric = "rms_z0" if r == "I" else "rms_h_agg0"
+            metric = "rms_z0_draws" if r == "I" else "rms_h_agg0_draws"
             d = _draws(analysis.select(ds[metric], regime=r, rule=rule))
             v = np.asarray(d.transpose("width", ...).values, float).reshape(d.sizes["width"], -1)
             if np.all(v > 0):
@@ -361,11 +356,13 @@ is about $2^{-2}$–$2^{-3}$ at $T = 300$ and $1$–$2$ at $T = 30$.
 Final loss on 512 held-out points. Diagnostics on 64 probe inputs: the initial aggregate
 $\|h_{agg,0}\|$, router logits, and the refined coordinate check (effective
 $\|(W_t - W_0)a_t\|$ and propagating $\|W_0(a_t - a_0)\|$ update RMS per layer) at the
-end, at `lr_scale` 1. Every lane's init is an independent draw, so the initial-aggregate
-exponents pool all learning rates × seeds.
+end, at the `lr_scale` nearest 1. Learning rates are paired (common random numbers: at a width and
+seed every learning rate starts from the same init and sees the same batches); the
+initial-aggregate exponents use `init_draws` = 4 independent init draws per lane (its
+own and three more, forward pass only) × seeds.
 
 Statistics (`jaxtheory.analysis`): width exponents are log–log slopes of the seed-mean
-RMS with 95% bootstrap intervals over seeds (over init draws for the initial aggregate;
+RMS with 95% bootstrap intervals over seeds (over seeds × init draws at init;
 update exponents over widths $\ge 128$ only); the best learning rate at a width is the
 argmin of the seed-mean final loss, and every learning rate within one standard error
 of the best is tied with it (a learning rate where a seed diverged is never best). LR
@@ -382,17 +379,18 @@ EXPERIMENT = Experiment(
                 arxiv="2605.14200",
                 authors="Vankadara, Haas, Hayward, Bordt, Breccia"),
     run=tr.run,
-    spec=tr.MoESpec(rules=_RULES, tuned=True),
+    spec=tr.MoESpec(rules=_RULES, tuned=True, init_draws=4),
     params=tr.DEFAULT_PARAMS,
     metric_dims=tr.METRIC_DIMS,
     coords=lambda spec: {"rule": list(spec.rules),
                          "step": tr.log_steps(spec.steps, spec.num_log),
-                         "layer": list(LAYERS), "term": list(dg.AGG_TERMS)},
+                         "layer": list(LAYERS), "term": list(dg.AGG_TERMS),
+                         "draw": np.arange(spec.init_draws)},
     presets={
         "smoke": Preset(
             Space(width=static(32, 64, 128, 256), regime=static("I", "II", "III"),
                   optimizer=static("adam"),
-                  lr_scale=values(0.5, 1.0, 2.0, 4.0), seeds=2),
+                  lr_scale=values(0.5, 1.0, 2.0, 4.0), seeds=2, paired=("lr_scale",)),
             spec={"steps": 30, "batch_size": 32, "n_eval": 256, "n_probe": 64,
                   "num_log": 6},
             description="CPU, ~2 min: N = 32…256, regimes I–III, Adam, 30 steps of batch 32, "
@@ -400,17 +398,18 @@ EXPERIMENT = Experiment(
                         "multipliers.",
         ),
         "medium": Preset(
-            # Per lane ~67 CPU-s (regime III at N = 512, M = 32: ~50 of them), 24 lanes per
-            # width × regime. A lane of regime III at N = 512 holds ~1.4 GB (the engine sizes
-            # chunks by outputs only): --chunk 4 keeps it near 6 GB.
+            # Per lane ~68 CPU-s (regime III at N = 512, M = 32: ~50 of them), 32 lanes per
+            # width × regime; 8 seeds because an interval needs analysis.MIN_SAMPLE = 8. A
+            # lane of regime III at N = 512 holds ~1.4 GB (the engine sizes chunks by
+            # outputs only): --chunk 4 keeps it near 6 GB.
             Space(width=static(64, 128, 256, 512), regime=static("I", "II", "III"),
-                  optimizer=static("adam"),
-                  lr_scale=values(*[2.0 ** k for k in range(-5, 1)]), seeds=4),
+                  optimizer=static("adam"), lr_scale=values(*[2.0 ** k for k in range(-4, 0)]),
+                  seeds=8, paired=("lr_scale",)),
             spec={"steps": 300, "batch_size": 32, "n_eval": 512, "n_probe": 64,
                   "num_log": 12, "m_ratio": 16},
-            description="2-core CPU, ~15 min with --chunk 4: N = 64…512, M = N/16, regimes "
-                        "I–III, Adam, T = 300, batch 32, 6 LRs (×2 grid 2⁻⁵…1, bracketing "
-                        "the tuned optimum) × 4 seeds, μP and MSSP, tuned multipliers.",
+            description="2-core CPU, ~15-20 min with --chunk 4: N = 64…512, M = N/16, regimes "
+                        "I–III, Adam, T = 300, batch 32, 4 LRs (×2 grid 2⁻⁴…2⁻¹ around the "
+                        "tuned optimum) × 8 seeds (paired), μP and MSSP, tuned multipliers.",
         ),
         "full": Preset(
             # The authors' MLP runs: M = N/16 and regime-III widths up to 1024. At N = 1024
@@ -419,7 +418,8 @@ EXPERIMENT = Experiment(
             # one 80-140 GB accelerator (the engine sizes chunks by outputs only).
             Space(width=static(128, 256, 512, 1024), regime=static("I", "II", "III"),
                   optimizer=static("sgd", "adam"),
-                  lr_scale=values(*[2.0 ** k for k in range(-6, 3)]), seeds=4),
+                  lr_scale=values(*[2.0 ** k for k in range(-6, 3)]), seeds=4,
+                  paired=("lr_scale",)),
             spec={"steps": 1000, "batch_size": 50, "n_eval": 2048, "n_probe": 128,
                   "num_log": 24, "rules": ("sp", "mup", "mssp"), "m_ratio": 16},
             description="One accelerator (run with --chunk 8): N = 128…1024, M = N/16, "
@@ -431,24 +431,24 @@ EXPERIMENT = Experiment(
         Claim.slope("init-aggregate-mup-II",
                     "Under μP in regime II the initial aggregated expert output shrinks like "
                     "N^{-1/2} (CLT over M ∝ N independent experts).",
-                    _init_sample("II", "mup"), "width", over="draw", expected=INIT_SLOPE_MUP,
+                    _init_sample("II", "mup"), "width", over="sample", expected=INIT_SLOPE_MUP,
                     atol=INIT_SLOPE_TOL, source="derived", requires=_needs("II")),
         Claim.slope("init-aggregate-mup-III",
                     "Under μP in regime III the initial aggregated expert output shrinks like "
-                    "N^{-1/2}.", _init_sample("III", "mup"), "width", over="draw",
+                    "N^{-1/2}.", _init_sample("III", "mup"), "width", over="sample",
                     expected=INIT_SLOPE_MUP, atol=INIT_SLOPE_TOL, source="derived",
                     requires=_needs("III")),
         Claim.slope("init-aggregate-mssp-II",
                     "Under MSSP in regime II (√M expert down-projection init) the initial "
-                    "aggregate is Θ(1).", _init_sample("II", "mssp"), "width", over="draw",
+                    "aggregate is Θ(1).", _init_sample("II", "mssp"), "width", over="sample",
                     expected=0.0, atol=INIT_SLOPE_TOL, source="paper", requires=_needs("II")),
         Claim.slope("init-aggregate-mssp-III",
                     "Under MSSP in regime III (tied expert init) the initial aggregate is Θ(1).",
-                    _init_sample("III", "mssp"), "width", over="draw", expected=0.0,
+                    _init_sample("III", "mssp"), "width", over="sample", expected=0.0,
                     atol=INIT_SLOPE_TOL, source="paper", requires=_needs("III")),
         Claim.slope("router-logits-regime-I",
                     "Regime I: μP's random router logits at init (std 1/N) shrink like "
-                    "N^{-1/2}.", _init_sample("I", "mup", "rms_z0"), "width", over="draw",
+                    "N^{-1/2}.", _init_sample("I", "mup", "rms_z0_draws"), "width", over="sample",
                     expected=INIT_SLOPE_MUP, atol=INIT_SLOPE_TOL, source="derived",
                     requires=_needs("I")),
         Claim.identity("mssp-router-logits-zero",
@@ -457,7 +457,8 @@ EXPERIMENT = Experiment(
                        requires=_needs("I")),
         Claim.slope("mssp-update-exponents",
                     "Under MSSP every layer's effective and propagating update RMS (and "
-                    "‖h_agg,t − h_agg,0‖) is width-independent at LR scale 1: |width exponent| "
+                    "‖h_agg,t − h_agg,0‖) is width-independent at the LR scale nearest 1 (the "
+                    "authors' tuned η): |width exponent| "
                     "< 0.15, fitted over widths ≥ 128, per regime × optimizer × quantity. This "
                     "does not separate MSSP from μP: μP satisfies the same desideratum by "
                     "construction (issue 17's probe found the same regime-I exponent, 0.232, "
@@ -506,7 +507,7 @@ EXPERIMENT = Experiment(
                "Best learning-rate scale against width, bars spanning the learning rates "
                "tied with it within one SE (flat: transfer)."),
         Figure("loss_vs_width", _draw_loss_width,
-               "Final loss against width at the fixed learning-rate scale 1 (mean ± std "
+               "Final loss against width at the learning-rate scale nearest 1 (mean ± std "
                "over seeds)."),
         Figure("coordinate_check_exponents", _draw_exponents,
                "Width exponents (95% bootstrap intervals over seeds) of the initial aggregate "

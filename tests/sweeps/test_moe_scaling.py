@@ -20,7 +20,8 @@ from sweeps import moe_scaling as ms  # noqa: E402
 
 WIDTHS = np.array([32, 64, 128, 256])
 LRS = np.array([0.25, 0.5, 1.0, 2.0, 4.0])
-SEEDS = 4
+SEEDS = 8  # analysis.MIN_SAMPLE: fewer seeds form no interval
+DRAWS = 2
 SNAPSHOT = Path(__file__).parents[1] / "verdicts" / "moe-scaling.smoke.json"
 
 
@@ -35,6 +36,9 @@ def synthetic(mssp_best=(2, 2, 2, 3), mup_best=(1, 2, 3, 4), mssp_update_slope=0
     noise = 1 + 0.01 * rng.standard_normal(shape)
     h0 = W ** np.array([-0.5, 0.0]) * noise
     z0 = np.where(np.arange(2) == 0, (W ** -0.5) * noise, 0.0)
+    more = 1 + 0.01 * rng.standard_normal(shape + (DRAWS - 1,))  # the lanes' other init draws
+    h0d = np.concatenate([h0[..., None], h0[..., None] * more], -1)
+    z0d = np.concatenate([z0[..., None], z0[..., None] * more], -1)
     final = np.empty(shape)
     for r, best in enumerate((mup_best, mssp_best)):
         for i, b in enumerate(best):
@@ -46,9 +50,10 @@ def synthetic(mssp_best=(2, 2, 2, 3), mup_best=(1, 2, 3, 4), mssp_update_slope=0
     dims = ("width", "regime", "optimizer", "lr_scale", "seed", "rule")
     coords = {"width": WIDTHS, "regime": regs, "optimizer": opts, "lr_scale": LRS,
               "seed": np.arange(SEEDS), "rule": rules, "layer": list(LAYERS),
-              "term": list(AGG_TERMS)}
+              "term": list(AGG_TERMS), "draw": np.arange(DRAWS)}
     return xr.Dataset({
         "rms_h_agg0": (dims, h0), "rms_z0": (dims, z0), "final_loss": (dims, final),
+        "rms_h_agg0_draws": ((*dims, "draw"), h0d), "rms_z0_draws": ((*dims, "draw"), z0d),
         "rcc_effective": ((*dims, "layer"), upd.copy()),
         "rcc_propagating": ((*dims, "layer"), upd.copy()),
         "rms_dh_agg": (dims, upd[..., 0].copy()),
@@ -96,12 +101,12 @@ def test_claims_fail_when_the_property_is_broken():
     ds["final_loss"][{"rule": 1, "width": 3}] = ds["final_loss"][{"rule": 1, "width": 2}] + 0.01
     assert claims(ds)["mssp-monotone-improvement"].verdict == "fail"
     ds = synthetic()
-    ds["rms_h_agg0"][{"rule": 1}] = ds["rms_h_agg0"][{"rule": 0}]
+    ds["rms_h_agg0_draws"][{"rule": 1}] = ds["rms_h_agg0_draws"][{"rule": 0}]
     r = claims(ds)
     assert r["init-aggregate-mssp-II"].verdict == "fail"
     assert r["init-aggregate-mssp-III"].verdict == "fail"
     ds = synthetic()
-    ds["rms_z0"][{"rule": 1, "width": 0, "seed": 0}] = 1e-7
+    ds["rms_z0_draws"][{"rule": 1, "width": 0, "seed": 0, "draw": 1}] = 1e-7
     assert claims(ds)["mssp-router-logits-zero"].verdict == "fail"
 
 
@@ -115,7 +120,7 @@ def _near_tie(noise):
 
 
 def test_transfer_is_decided_on_tie_sets_not_raw_argmins():
-    # raw argmins move 1 -> 3 (two points); with seed noise of 5% (SE ~ 1.2% of the loss)
+    # raw argmins move 1 -> 3 (two points); with seed noise of 5% (SE ~ 1.8% of the loss)
     # index 1 is tied with the best at the largest width, so the tie sets overlap
     noisy = _near_tie(0.05)
     assert noisy.verdict == "pass" and noisy.measured["regime=I,optimizer=adam"] == 0
@@ -134,6 +139,16 @@ def test_regime_claims_are_not_applicable_without_the_regime():
                  "mup-regime-III-non-monotone"):
         assert res[name].verdict == "not-applicable", name
     assert res["router-logits-regime-I"].verdict == "pass"
+
+
+def test_init_draws_pool_seeds_and_draws_and_paired_lrs_count_once():
+    ds = synthetic()
+    d = ms._draws(ds["rms_h_agg0_draws"].sel(rule="mup", regime="II"))
+    assert d.sizes["sample"] == len(LRS) * SEEDS * DRAWS  # unpaired: every lane its own init
+    same = ds["rms_h_agg0_draws"].isel(lr_scale=0).expand_dims(lr_scale=LRS).transpose(
+        *ds["rms_h_agg0_draws"].dims)
+    d = ms._draws(same.sel(rule="mup", regime="II"))
+    assert d.sizes["sample"] == SEEDS * DRAWS  # paired learning rates share their init
 
 
 def test_update_sample_skips_exact_zeros_and_a_diverged_lr_is_never_best():

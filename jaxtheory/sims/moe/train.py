@@ -35,6 +35,7 @@ DEFAULT_PARAMS = {"lr_scale": 1.0, "eps": 1e-8}
 _OWN_DIMS = {
     "loss": ("step",), "init_loss": (), "final_loss": (), "final_acc": (),
     "rms_h_agg0": (), "rms_z0": (), "gate_entropy0": (), "act_rms0": ("layer",),
+    "rms_h_agg0_draws": ("draw",), "rms_z0_draws": ("draw",),
     "rms_h_agg": (), "rms_dh_agg": (), "rms_z": (), "gate_entropy": (),
     "agg_terms": ("term",), "rcc_effective": ("layer",), "rcc_propagating": ("layer",),
     "act_rms": ("layer",), "expert_spread": (),
@@ -68,6 +69,9 @@ class MoESpec:
         n_eval: evaluation-set size (teachers).
         n_probe: probe inputs for the diagnostics (first of the evaluation set).
         num_log: about how many log-spaced steps of the loss curve are kept.
+        init_draws: independent init draws per lane whose initial ``h_agg`` and router
+            logits are measured (the lane's own first; at least 1): init statistics
+            that do not depend on training, with more draws than lanes.
         tuned: apply the authors' tuned base-width multipliers
             (:data:`~jaxtheory.sims.moe.param.TUNED_MULTIPLIERS`: base learning rate,
             init-std and per-role learning-rate multipliers) to every rule.
@@ -91,6 +95,7 @@ class MoESpec:
     n_eval: int = 512
     n_probe: int = 64
     num_log: int = 12
+    init_draws: int = 1
     tuned: bool = False
 
 
@@ -176,7 +181,8 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
         :func:`log_steps`; at ``steps`` the evaluation loss), ``init_loss`` and
         ``final_loss`` (evaluation set), ``final_acc`` (digits only), the init
         diagnostics ``rms_h_agg0``, ``rms_z0``, ``gate_entropy0``, ``act_rms0`` (per
-        layer), the final ones ``rms_h_agg``, ``rms_dh_agg`` (:math:`h_{agg,t}-h_{agg,0}`),
+        layer), ``rms_h_agg0_draws`` and ``rms_z0_draws`` (over ``spec.init_draws``
+        init draws: the lane's own, then keys folded from its init key), the final ones ``rms_h_agg``, ``rms_dh_agg`` (:math:`h_{agg,t}-h_{agg,0}`),
         ``rms_z``, ``gate_entropy``, ``agg_terms``, ``rcc_effective``,
         ``rcc_propagating``, ``act_rms`` (per layer), ``expert_spread`` (RMS spread of
         ``W1`` across experts over its RMS); and ``diverged_step``, the first step whose
@@ -189,6 +195,8 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
         >>> out["loss"].shape, out["rcc_effective"].shape, int(out["diverged_step"])
         ((2, 6), (2, 5), -1)
     """
+    if spec.init_draws < 1:
+        raise ValueError(f"init_draws must be at least 1, got {spec.init_draws}")
     d = spec_dims(spec)
     pzs = [spec_parameterization(spec, r) for r in spec.rules]
     pz = pzs[0]
@@ -216,10 +224,19 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
             return (optax.apply_updates(p, u), s), loss
 
         (pt, _), losses = jax.lax.scan(step, (p0, tx.init(p0)), jnp.arange(spec.steps))
+
+        def init_rms(k):  # one more init draw: only its forward pass on the probes
+            _, i = moe_forward(model, init_params(pz, d["d_out"], k, numbers=nums), probe)
+            return rms(i["h_agg"]), rms(i["z"])
+
         f_end, _ = moe_forward(model, pt, ex)
         final_loss = mse(f_end, ey)
         losses = jnp.concatenate([losses, final_loss[None]])
         _, i0 = moe_forward(model, p0, probe)
+        more = (jnp.zeros((0,)), jnp.zeros((0,)))
+        if spec.init_draws > 1:  # sequential (lax.map): one extra init in memory at a time
+            more = jax.lax.map(init_rms, jax.random.split(jax.random.fold_in(k_init, 1),
+                                                          spec.init_draws - 1))
         _, it = moe_forward(model, pt, probe)
         rcc = refined_coord_check(p0, pt, i0, it)
         extra = {}
@@ -231,6 +248,8 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
             "loss": losses[at], "init_loss": loss_fn(p0, ex, ey), "final_loss": final_loss,
             **extra,
             "rms_h_agg0": rms(i0["h_agg"]), "rms_z0": rms(i0["z"]),
+            "rms_h_agg0_draws": jnp.concatenate([rms(i0["h_agg"])[None], more[0]]),
+            "rms_z0_draws": jnp.concatenate([rms(i0["z"])[None], more[1]]),
             "gate_entropy0": gate_entropy(i0["gates"]),
             "act_rms0": refined_coord_check(p0, p0, i0, i0)["activation"],
             "rms_h_agg": rms(it["h_agg"]), "rms_dh_agg": rms(it["h_agg"] - i0["h_agg"]),
