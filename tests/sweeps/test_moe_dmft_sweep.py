@@ -85,11 +85,13 @@ def test_figures_draw_data():
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
+    from jaxtheory import plots
+
     ds = _fake(lambda n: 0.05 / np.sqrt(n))
     for f in EXPERIMENT.figures:
         fig = Figure()
         f.draw(ds, EXPERIMENT.spec, fig)
-        assert any(ax.has_data() for ax in fig.axes), f.name
+        plots.check_drawn(fig, f.name)  # raises on an axes without data
 
 
 @pytest.mark.slow  # ~20-30 s of CPU here: 4 compiles (DMFT + 3 widths)
