@@ -103,3 +103,15 @@ def test_smoke_preset_runs_and_claims_pass(tmp_path):
     ds = res.results
     assert np.isfinite(ds["loss"].values).all()
     assert (tmp_path / EXPERIMENT.name).exists()
+
+
+def test_claims_are_judged_per_config_when_a_parameter_is_swept():
+    # the full preset sweeps γ₀: each value is a cell of every claim
+    good = _fake(lambda n: 0.05 / np.sqrt(n))
+    flat = _fake(lambda n: 0.004 * (1 + 0.01 * np.sin(n)))
+    ds = xr.concat([good, flat], dim="gamma0").assign_coords(gamma0=[1.0, 2.0])
+    ds.attrs = good.attrs
+    v = _verdicts(ds)
+    assert v["gap-exponent"].cells == {"config=gamma0=1": "pass", "config=gamma0=2": "fail"}
+    assert v["gap-exponent"].verdict == "fail"
+    assert v["dmft-reference-precise"].error is None
