@@ -131,6 +131,14 @@ def _updates(rule):
     return lambda ds, spec: update_sample(ds, rule)
 
 
+def _mup_control(ds, spec):
+    """μP's update sample in regime I without the router (the one layer where μP and MSSP
+    differ there)."""
+    da = update_sample(ds, "mup")
+    keep = [q for q in da["quantity"].values if q.startswith("I/") and not q.endswith(":Q")]
+    return da.sel(quantity=keep)
+
+
 def final_loss(ds, rule):
     """Final loss with every (width, LR) where some seed diverged set to +inf (never best)."""
     da = analysis.select(ds["final_loss"], rule=rule)
@@ -369,6 +377,28 @@ argmin of the seed-mean final loss, and every learning rate within one standard 
 of the best is tied with it (a learning rate where a seed diverged is never best). LR
 transfer is judged on these tie sets: the shift between the smallest and the largest
 width is the number of ×2 grid points between their tie sets (0 when they overlap).
+
+**Medium preset verdicts (2026-12-01).** Run on the shared CPU as two subsets of the
+preset (`--chunk 4`): `--set regime=I,II` (widths 64–512, 256 lanes, 436 CPU-s) and
+`--set regime=III --set width=64,128,256` (96 lanes, 313 CPU-s); regime III at
+$N = 512$ (32 lanes of ~50 CPU-s each, from a timing) was not run, so the regime-III
+verdicts cover $N = 64$–$256$. Init: `init-aggregate-mup-II` pass, −0.509
+[−0.517, −0.501]; `init-aggregate-mssp-II` pass, −0.009 [−0.017, −0.001];
+`init-aggregate-mup-III` pass, −0.508 [−0.519, −0.498]; `init-aggregate-mssp-III` pass,
+−0.005 [−0.014, 0.004]; `router-logits-regime-I` pass, −0.503 [−0.525, −0.481];
+`mssp-router-logits-zero` pass (exactly 0). Updates: `mssp-update-exponents`
+inconclusive (regimes I/II: 15 of 17 cells pass, the router's effective update is
+undecided, e.g. II 0.11 [−0.17, 0.39]; regime III: 6 of 9 pass, 3 undecided);
+`mup-update-exponents` pass (regime I, 7 cells, all within ±0.07): the MSSP claim does
+not tell the rules apart there. What does tell them apart is the aggregation step: under
+μP in regime II the expert down-projection's updates scale with width (effective +0.36,
+propagating −0.36, $\|h_{agg,t}-h_{agg,0}\|$ −0.23) where MSSP's stay within ±0.035.
+Transfer: `mssp-lr-transfer` pass (shift 0 in I, II and III); `mup-regime-III-no-transfer`
+fail (shift 0: μP's best `lr_scale`, $2^{-3}$ with $2^{-2}$ tied at $N = 64$, is as stable
+as MSSP's over $N = 64$–$256$; refuted in this setting or the range is too short);
+`mup-regime-III-non-monotone` inconclusive (largest rise −3·10⁻⁵ [−4·10⁻⁴, 4·10⁻⁴]);
+`mssp-monotone-improvement` inconclusive (the drops at each width's best learning rate
+are 10⁻⁴–10⁻³ of a loss near 0.032, intervals straddle 0 except regime II 64→128).
 """
 
 _RULES = ("mup", "mssp")
@@ -402,8 +432,9 @@ EXPERIMENT = Experiment(
                         "multipliers.",
         ),
         "medium": Preset(
-            # Per lane ~68 CPU-s (regime III at N = 512, M = 32: ~50 of them), 32 lanes per
-            # width × regime; 8 seeds because an interval needs analysis.MIN_SAMPLE = 8. A
+            # Per lane ~73 CPU-s (measured: 23 for all groups but regime III at N = 512,
+            # M = 32, ~50 for that one, from a timing), 32 lanes: ~2350 CPU-s, 20-25 min on
+            # two free cores; 8 seeds because an interval needs analysis.MIN_SAMPLE = 8. A
             # lane of regime III at N = 512 holds ~1.4 GB (the engine sizes chunks by
             # outputs only): --chunk 4 keeps it near 6 GB.
             Space(width=static(64, 128, 256, 512), regime=static("I", "II", "III"),
@@ -411,7 +442,7 @@ EXPERIMENT = Experiment(
                   seeds=8, paired=("lr_scale",)),
             spec={"steps": 300, "batch_size": 32, "n_eval": 512, "n_probe": 64,
                   "num_log": 12, "m_ratio": 16},
-            description="2-core CPU, ~15-20 min with --chunk 4: N = 64…512, M = N/16, regimes "
+            description="2-core CPU, ~20-25 min with --chunk 4: N = 64…512, M = N/16, regimes "
                         "I–III, Adam, T = 300, batch 32, 4 LRs (×2 grid 2⁻⁴…2⁻¹ around the "
                         "tuned optimum) × 8 seeds (paired), μP and MSSP, tuned multipliers.",
         ),
@@ -462,19 +493,22 @@ EXPERIMENT = Experiment(
         Claim.slope("mssp-update-exponents",
                     "Under MSSP every layer's effective and propagating update RMS (and "
                     "‖h_agg,t − h_agg,0‖) is width-independent at the LR scale nearest 1 (the "
-                    "authors' tuned η): |width exponent| "
-                    "< 0.15, fitted over widths ≥ 128, per regime × optimizer × quantity. This "
-                    "does not separate MSSP from μP: μP satisfies the same desideratum by "
-                    "construction (issue 17's probe found the same regime-I exponent, 0.232, "
-                    "under both), so mup-update-exponents reports the μP control beside it; "
-                    "the rules differ in the aggregation observables (init-aggregate-*).", _updates("mssp"), "width", expected=0.0,
+                    "authors' tuned η): |width exponent| < 0.15, fitted over widths ≥ 128, per "
+                    "regime × optimizer × quantity. This does not tell MSSP from μP: in regime "
+                    "I the rules differ only in the router init and μP shows the same exponents "
+                    "(issue 17's probe: the same regime-I exponent under both), see "
+                    "mup-update-exponents; they differ in the aggregation observables "
+                    "(init-aggregate-*).", _updates("mssp"), "width", expected=0.0,
                     atol=UPDATE_SLOPE_TOL, xmin=UPDATE_XMIN, source="paper"),
         Claim.slope("mup-update-exponents",
-                    "μP control of mssp-update-exponents, the same statistic under μP: μP's "
-                    "maximal-update desiderata make every layer's update Θ(1) too, so "
-                    "|width exponent| < 0.15 is expected of μP as well.", _updates("mup"),
-                    "width", expected=0.0, atol=UPDATE_SLOPE_TOL, xmin=UPDATE_XMIN,
-                    source="paper"),
+                    "μP control of mssp-update-exponents in regime I, the same statistic under "
+                    "μP for every layer but the router (μP's random router, std 1/N, is the one "
+                    "difference from MSSP there): μP's maximal-update desiderata make these "
+                    "updates Θ(1) as well, so mssp-update-exponents passing does not single out "
+                    "MSSP. μP's exponents in regimes II/III are drawn beside MSSP's in the "
+                    "coordinate-check figure.", _mup_control, "width", expected=0.0,
+                    atol=UPDATE_SLOPE_TOL, xmin=UPDATE_XMIN, source="paper",
+                    requires=_needs("I")),
         Claim.at_most("mssp-lr-transfer",
                       "Under MSSP the best learning rate moves by at most one ×2 grid point "
                       "from the smallest to the largest width, per regime × optimizer: the "
@@ -516,7 +550,8 @@ EXPERIMENT = Experiment(
         Figure("coordinate_check_exponents", _draw_exponents,
                "Width exponents (95% bootstrap intervals over seeds) of the initial aggregate "
                "and of every layer's effective and propagating update RMS (widths ≥ 128), μP "
-               "beside MSSP (grey band: ±0.15).", size=(10.0, 5.0)),
+               "beside MSSP (grey band: ±0.15; no error bar: fewer than 8 samples, no "
+               "interval).", size=(10.0, 5.0)),
         Figure("initial_aggregate", _draw_init_agg,
                "RMS at init against width (median and interquartile range over init draws): "
                "h_agg (regimes II/III) and router logits (regime I; MSSP's are exactly zero "
