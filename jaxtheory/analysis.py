@@ -40,11 +40,13 @@ __all__ = [
     "Best",
     "bootstrap",
     "mean",
-    "ratio",
     "proportion",
     "from_se",
+    "ratio_of_means",
     "loglog_slope",
     "semilog_rate",
+    "linear_r2",
+    "slope_difference",
     "local_slopes",
     "power_law_with_floor",
     "first_crossing",
@@ -77,8 +79,11 @@ class Estimate:
 
     Attributes:
         value: the statistic computed on the whole sample.
-        low: lower end of the interval (``None`` for an exact quantity).
-        high: upper end of the interval (``None`` for an exact quantity).
+        low: lower end of the interval (``None`` for an exact quantity; ``-inf`` where the
+            data bound the statistic from above only, ``nan`` where no interval could
+            be formed).
+        high: upper end of the interval (``None`` for an exact quantity; ``inf`` where
+            the data bound it from below only, e.g. a mean of right-censored times).
         n: the sample size it was computed from (seeds, instances), or ``None``.
         method: how the interval was computed (``"bootstrap"``, ``"se"``, ``"wilson"``,
             ``"exact"``).
@@ -378,6 +383,54 @@ def mean(da: Any, over: str | None = "seed", *, stat: str = "mean", n_boot: int 
     return _per_cell(da, [over] if over else [], one)
 
 
+def ratio_of_means(num: Any, den: Any, over: str = "seed", *, n_boot: int = DEFAULT_BOOT,
+                   level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """Ratio of two sample means, ``mean(num) / mean(den)``, with a paired bootstrap interval.
+
+    ``num`` and ``den`` are measured on the same samples (seeds or instances): each
+    resample draws the same samples for both, so their correlation narrows the
+    interval (a ratio of two regrets on the same functions, a speed-up on the same
+    seeds). Every dimension other than ``over`` is a cell.
+
+    Args:
+        num: DataArray with the sample dimension ``over`` and any cell dims.
+        den: DataArray of the same dims (broadcast against ``num``).
+        over: the sample dimension.
+        n_boot: resamples.
+        level: confidence level (per cell: pass ``1 - (1 - 0.95) / cells`` for a
+            Bonferroni family).
+        seed: seed of the resampling RNG.
+
+    Returns:
+        An :class:`Estimate`, or a dict of them by cell label.
+
+    Example:
+        >>> import xarray as xr
+        >>> a = xr.DataArray(np.arange(1.0, 11.0), dims=["seed"])
+        >>> e = ratio_of_means(a, 2 * a)
+        >>> e.value, round(e.low, 12), round(e.high, 12)
+        (0.5, 0.5, 0.5)
+    """
+    import xarray as xr
+
+    num, den = xr.broadcast(num, den)
+    if over not in num.dims:
+        raise ValueError(f"sample dimension {over!r} is not among {tuple(num.dims)}")
+    pair = xr.concat([num, den], dim="__ratio_part")
+
+    def one(coords, sub):
+        arr = np.asarray(sub.transpose(over, "__ratio_part").values, dtype=float)
+
+        def stat(s):
+            m = np.mean(s, axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return m[..., 0] / m[..., 1]
+
+        return bootstrap(arr, stat, n_boot=n_boot, level=level, seed=seed)
+
+    return _per_cell(pair, [over, "__ratio_part"], one)
+
+
 def proportion(successes: int, n: int, *, level: float = DEFAULT_LEVEL) -> Estimate:
     """A fraction with its Wilson score interval.
 
@@ -495,6 +548,66 @@ def semilog_rate(da: Any, x: str, over: str | None = "seed", *, stat: str = "mea
     """
     return _slope_estimate(da, x, over, logx=False, logy=True, stat=stat, xmin=xmin, xmax=xmax,
                            xvalues=None, n_boot=n_boot, level=level, seed=seed)
+
+
+def slope_difference(da: Any, x: str, dim: str, a: Any, b: Any, over: str | None = "seed", *,
+                     stat: str = "mean", xmin: float | None = None, xmax: float | None = None,
+                     semilog: bool = False, n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL,
+                     seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """``slope(dim=b) - slope(dim=a)`` of the seed-aggregated curves along ``x``, paired bootstrap.
+
+    Both curves are fitted as :func:`loglog_slope` (or :func:`semilog_rate`) fits them;
+    the interval resamples whole seeds, the same seeds for ``a`` and ``b`` (so noise
+    the two settings share, e.g. on common random numbers, cancels in the difference).
+    This is how a comparison of *rates* is decided, where :meth:`Claim.ordering
+    <jaxtheory.claims.Claim.ordering>` compares seed-means.
+
+    Args:
+        da: DataArray with dims ``over``, ``x``, ``dim`` and any cell dims.
+        x: the dimension to fit along.
+        dim: the dimension holding the two settings compared.
+        a: the coordinate of ``dim`` subtracted.
+        b: the coordinate of ``dim`` it is subtracted from.
+        over: the sample dimension (``None``: exact values, no interval).
+        stat: ``"mean"`` or ``"median"`` over seeds, before fitting.
+        xmin, xmax: fit only over ``xmin <= x <= xmax``.
+        semilog: fit ``log y`` against linear ``x`` instead of ``log x``.
+
+    Returns:
+        An :class:`Estimate`, or a dict of them by cell label (cells: every dimension
+        but ``over``, ``x`` and ``dim``).
+
+    Example:
+        >>> import xarray as xr
+        >>> T = np.array([10.0, 100.0, 1000.0])
+        >>> y = np.stack([T ** -0.5, T ** -0.2]) * np.ones((8, 1, 1))
+        >>> da = xr.DataArray(y, dims=["seed", "p", "T"], coords={"p": [2.0, 1.25], "T": T})
+        >>> round(slope_difference(da, "T", "p", 2.0, 1.25).value, 6)
+        0.3
+    """
+    for d in (x, dim):
+        if d not in da.dims:
+            raise ValueError(f"dimension {d!r} is not among {tuple(da.dims)}")
+
+    def one(coords, sub):
+        sub = sub.sel({dim: [a, b]})
+        xv = np.asarray(sub[x].values, dtype=float)
+        m = _x_mask(xv, xmin, xmax)
+        xv = xv[m] if semilog else np.log(xv[m])
+
+        def diff(agg):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                s = _ls_slope(xv, np.log(agg))
+            return s[..., 1] - s[..., 0]
+
+        if over is None:
+            arr = np.asarray(sub.transpose(dim, x).values, dtype=float)[:, m]
+            return Estimate(float(diff(arr)))
+        arr = np.asarray(sub.transpose(over, dim, x).values, dtype=float)[:, :, m]
+        return bootstrap(arr, lambda s: diff(_aggregate(s, stat)), n_boot=n_boot, level=level,
+                         seed=seed)
+
+    return _per_cell(da, [d for d in (over, x, dim) if d], one)
 
 
 def local_slopes(x: Any, y: Any) -> np.ndarray:
@@ -703,60 +816,73 @@ def monotone_violations(y: Any, *, increasing: bool = False, tol: float = 0.0) -
     return int(np.sum(bad | ~np.isfinite(d)))
 
 
-# -- ratios ------------------------------------------------------------------------------
+# -- goodness of a linear fit -------------------------------------------------------------
 
-def ratio(num: Any, den: Any, over: str | None = "seed", *, stat: str = "mean",
-          n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL,
-          seed: int = 0) -> Estimate | dict[str, Estimate]:
-    """Ratio of seed aggregates ``stat(num) / stat(den)`` per cell, with a paired bootstrap.
+def _r2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """R² of the least-squares line of y (..., m) on x (m,), vectorised over leading axes."""
+    b = _ls_slope(x, y)
+    a = y.mean(axis=-1) - b * x.mean()
+    resid = y - (a[..., None] + b[..., None] * x)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (resid * resid).sum(axis=-1) / (yc * yc).sum(axis=-1)
 
-    The ratio of means, not the mean of per-seed ratios: a method's loss relative to a
-    baseline's. ``num`` and ``den`` share their seeds (common random numbers), so the
-    bootstrap resamples seeds once for both: the interval is that of the paired ratio.
+
+def linear_r2(da: Any, x: str, over: str | None = "seed", *, stat: str = "mean",
+              xmin: float | None = None, xmax: float | None = None, xvalues: Any = None,
+              logx: bool = False, logy: bool = False, n_boot: int = DEFAULT_BOOT,
+              level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+    """R² of the least-squares line through the seed-aggregated curve, with a bootstrap interval.
+
+    How well ``aggregate over seeds of y`` is described by a straight line in ``x``
+    (``log x`` / ``log y`` with ``logx`` / ``logy``): :math:`R^2 = 1 - SS_{res}/SS_{tot}`
+    of that curve. The interval resamples whole seeds and refits, like
+    :func:`loglog_slope`.
 
     Args:
-        num: DataArray with the sample dimension ``over`` and any cell dims.
-        den: DataArray with the same dimensions and coordinates as ``num``.
+        da: DataArray with dims ``over``, ``x`` and any cell dims.
+        x: the dimension to fit along (its coordinate is the abscissa, unless
+            ``xvalues`` is given).
         over: the sample dimension (``None``: exact values, no interval).
-        stat: ``"mean"`` or ``"median"`` over the sample before dividing.
-        n_boot: resamples.
-        level: confidence level of each cell's interval (pass a Bonferroni-corrected
-            level for a family of cells).
-        seed: seed of the resampling RNG.
+        stat: ``"mean"`` or ``"median"`` over seeds.
+        xmin, xmax: fit only over ``xmin <= x <= xmax`` (on the abscissa as given).
+        xvalues: abscissa values to use instead of the coordinate (e.g. ``ln(1/δ)``).
+        logx, logy: fit on log axes.
 
     Returns:
-        An :class:`Estimate` (one cell) or a dict of them by cell label.
+        An :class:`Estimate`, or a dict of them by cell label.
 
     Raises:
-        ValueError: when ``num`` and ``den`` differ in dimensions.
+        ValueError: ``x`` is not a dimension, or fewer than three points are fitted
+            (a line through two points always has R² = 1).
 
     Example:
         >>> import xarray as xr
+        >>> d = np.array([1e-1, 1e-2, 1e-3, 1e-4])
         >>> rng = np.random.default_rng(0)
-        >>> base = xr.DataArray(1.0 + rng.random(16), dims=["seed"])
-        >>> e = ratio(1.1 * base, base)
-        >>> round(e.value, 6), round(e.low, 6), round(e.high, 6)
-        (1.1, 1.1, 1.1)
+        >>> tau = 100 + 50 * np.log(1 / d) + rng.normal(0, 5, size=(16, 4))
+        >>> da = xr.DataArray(tau, dims=["seed", "delta"], coords={"delta": d})
+        >>> e = linear_r2(da, "delta", xvalues=np.log(1 / d))
+        >>> bool(e.value > 0.99), e.n
+        (True, 16)
     """
-    import xarray as xr
-
-    if set(num.dims) != set(den.dims):
-        raise ValueError(f"ratio: numerator dims {tuple(num.dims)} differ from denominator dims "
-                         f"{tuple(den.dims)}")
-    part = "__ratio_part"
-    both = xr.concat([num, den.transpose(*num.dims)], dim=part)
+    if x not in da.dims:
+        raise ValueError(f"dimension {x!r} to fit along is not among {tuple(da.dims)}")
 
     def one(coords, sub):
-        if over is None:
-            v = np.asarray(sub.transpose(part).values, dtype=float)
-            return Estimate(float(v[0] / v[1]))
-        arr = np.asarray(sub.transpose(over, part).values, dtype=float)
+        xv = np.asarray(sub[x].values if xvalues is None else xvalues, dtype=float)
+        m = _x_mask(xv, xmin, xmax)
+        if m.sum() < 3:
+            raise ValueError(f"R² needs at least three points, got {int(m.sum())}")
+        xv = np.log(xv[m]) if logx else xv[m]
 
-        def stat_fn(s):
-            agg = _aggregate(s, stat)
+        def fn(y):
             with np.errstate(divide="ignore", invalid="ignore"):
-                return agg[..., 0] / agg[..., 1]
+                return _r2(xv, np.log(y) if logy else y)
 
-        return bootstrap(arr, stat_fn, n_boot=n_boot, level=level, seed=seed)
+        if over is None:
+            return Estimate(float(fn(np.asarray(sub.transpose(x).values, dtype=float)[m])))
+        arr = np.asarray(sub.transpose(over, x).values, dtype=float)[:, m]
+        return bootstrap(arr, lambda s: fn(_aggregate(s, stat)), n_boot=n_boot, level=level, seed=seed)
 
-    return _per_cell(both, [d for d in (over, part) if d], one)
+    return _per_cell(da, [d for d in (over, x) if d], one)

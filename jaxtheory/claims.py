@@ -19,7 +19,10 @@ Intervals are 95% (expanded) percentile-bootstrap intervals over the sample dime
 (``over``, ``"seed"`` by default) computed by :mod:`jaxtheory.analysis`, or what the
 measure returns as an :class:`~jaxtheory.analysis.Estimate`; a sample of fewer than
 :data:`~jaxtheory.analysis.MIN_SAMPLE` (8) seeds forms no interval, so a claim resting
-on it is inconclusive. An exact quantity (a closed form,
+on it is inconclusive. An interval may be open on one side (an infinite end: the data
+bound the statistic from one side only, as a mean of censored times is bounded from
+below); the claim can then fail on the bounded side, and is otherwise inconclusive.
+An exact quantity (a closed form,
 a residual, a count) has no interval and passes or fails on its value. A claim over
 several *cells* (every dimension of the measured DataArray that is not the sample or
 the fitted dimension) is judged cell by cell, with the 5% error split over the cells
@@ -155,8 +158,11 @@ def _judge(est: Estimate, low: float, high: float) -> str:
     if est.exact:
         return "pass" if low <= v <= high else "fail"
     a, b = est.low, est.high
-    if not (np.isfinite(a) and np.isfinite(b)):
+    if np.isnan(a) or np.isnan(b):
         return "inconclusive"  # no interval could be formed (e.g. one seed)
+    # an infinite end is a one-sided interval (the data bound the statistic on one side
+    # only, e.g. a mean of censored times): it can fail on the bounded side, never pass
+    # a region bounded on the open side
     if low <= a and b <= high:
         return "pass"
     if b < low or a > high:

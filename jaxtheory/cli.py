@@ -8,15 +8,26 @@ Examples::
     jaxtheory run noisy-quadratic --coordinator host0:1234 --num-processes 2 --process-id 0
     jaxtheory report runs/noisy-quadratic/smoke-<hash>
 
-Exit status: 0 on success, 1 when ``run --check`` finds a failed claim (``--strict``: a failed or inconclusive one), 2 for bad
-input (unknown experiment or preset, a malformed ``--set``, a missing run directory).
+Exit status: 0 on success, 1 when a run fails (an exception inside the simulator or
+the engine: a short message with the failing module and line; set
+``JAXTHEORY_TRACEBACK=1`` for the whole traceback) or ``run --check`` finds a failed
+claim (``--strict``: a failed or inconclusive one), 2 for bad input (unknown experiment
+or preset, a malformed ``--set``, a missing run directory).
+
+``run`` and ``docs build`` keep compiled programs in JAX's persistent compilation cache
+(:mod:`jaxtheory.compile_cache`): ``--cache-dir DIR`` puts it elsewhere, ``--no-cache``
+(or ``JAXTHEORY_CACHE=0``) switches it off.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import sysconfig
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
 __all__ = ["main", "build_parser"]
 
@@ -26,9 +37,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="jaxtheory", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    cache = argparse.ArgumentParser(add_help=False)
+    cg = cache.add_argument_group("compilation cache")
+    cx = cg.add_mutually_exclusive_group()
+    cx.add_argument("--cache-dir", default=None, metavar="DIR",
+                    help="persistent compilation cache directory (default: $JAXTHEORY_CACHE_DIR "
+                         "or ~/.cache/jaxtheory/jax)")
+    cx.add_argument("--no-cache", action="store_true",
+                    help="do not read or write the persistent compilation cache")
+
     sub.add_parser("list", help="registered experiments, their papers and presets")
 
-    r = sub.add_parser("run", help="run an experiment preset; prints the run directory")
+    r = sub.add_parser("run", help="run an experiment preset; prints the run directory",
+                       parents=[cache])
     r.add_argument("name", help="experiment name (see `jaxtheory list`)")
     r.add_argument("--preset", default=None, help="preset name (default: the experiment's, usually smoke)")
     r.add_argument("--out", default="runs", help="root directory of runs (default: runs)")
@@ -56,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("docs", help="generated documentation")
     dsub = d.add_subparsers(dest="docs_command", required=True, metavar="ACTION")
-    db = dsub.add_parser("build", help="run (or reuse) every experiment's preset, write pages, build the site")
+    db = dsub.add_parser("build", help="run (or reuse) every experiment's preset, write pages, build the site",
+                         parents=[cache])
     db.add_argument("--preset", default="smoke")
     db.add_argument("--out", default="docs/_build/html", help="HTML output directory")
     db.add_argument("--runs", default="runs", help="root directory of runs to reuse or write")
@@ -76,6 +98,56 @@ def _err(msg: str) -> int:
     return 2
 
 
+def _library_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if k in paths)
+
+
+def _failing_frame(exc: BaseException) -> tuple[str, int, str, str] | None:
+    """(file, line, function, module) of the innermost frame outside installed libraries.
+
+    That is the simulator's (or the experiment's, or jaxtheory's) line that raised or
+    called into JAX; the innermost frame of all when every frame is a library's.
+    """
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    if not frames:
+        return None
+    libs = _library_dirs()
+    own = [f for f in frames if not str(Path(f[0].f_code.co_filename).resolve()).startswith(libs)]
+    frame, line = (own or frames)[-1]
+    return frame.f_code.co_filename, line, frame.f_code.co_name, frame.f_globals.get("__name__", "?")
+
+
+def _run_error(exc: BaseException) -> int:
+    """Report an exception raised while running: exit status 1, no usage text."""
+    if os.environ.get("JAXTHEORY_TRACEBACK", "").strip() not in ("", "0"):
+        traceback.print_exception(exc)
+    where = _failing_frame(exc)
+    loc = ""
+    if where is not None:
+        path, line, func, module = where
+        try:
+            path = os.path.relpath(path)
+        except ValueError:  # another drive (Windows)
+            pass
+        loc = f" at {path}:{line} in {func} ({module})"
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    print(f"jaxtheory: run failed{loc}: {type(exc).__name__}: {msg}", file=sys.stderr)
+    print("jaxtheory: set JAXTHEORY_TRACEBACK=1 for the whole traceback", file=sys.stderr)
+    return 1
+
+
+def _configure_cache(a) -> None:
+    """Apply ``--cache-dir`` / ``--no-cache`` (else the default: on, see compile_cache)."""
+    from jaxtheory import compile_cache
+
+    if a.no_cache:
+        compile_cache.disable_compile_cache()
+    else:
+        compile_cache.enable_compile_cache(a.cache_dir)
+
+
 def _cmd_list() -> int:
     from jaxtheory.registry import experiments, import_errors
 
@@ -93,13 +165,14 @@ def _cmd_list() -> int:
 
 def _cmd_run(a) -> int:
     from jaxtheory.registry import get_experiment
-    from jaxtheory.sweep.mesh import init_distributed
+    from jaxtheory.sweep.mesh import init_distributed, select_devices
     from jaxtheory.sweep.space import SpaceError, parse_axis
 
     try:
         init_distributed(a.coordinator, a.num_processes, a.process_id, auto=a.distributed)
     except ValueError as e:
         return _err(str(e))
+    _configure_cache(a)
 
     try:
         exp = get_experiment(a.name)
@@ -115,11 +188,19 @@ def _cmd_run(a) -> int:
             overrides[name] = ax
         if a.chunk is not None and a.chunk < 1:
             raise SpaceError(f"--chunk must be a positive integer, got {a.chunk}")
-        devices = a.devices if a.devices == "all" else int(a.devices)
-        result = exp.sweep(a.preset, out=a.out, overrides=overrides, chunk=a.chunk,
-                           devices=devices, quiet=a.quiet)
+        select_devices(a.devices)  # a bad --devices is bad input, found before anything runs
+        spec, params, space = exp.resolve(a.preset, overrides)  # so is an override the
+        space.bind(spec, params)  # preset cannot take, or an axis the run does not read
     except (SpaceError, ValueError) as e:
         return _err(str(e))
+    devices = a.devices if a.devices == "all" else int(a.devices)
+    try:
+        result = exp.sweep(a.preset, out=a.out, overrides=overrides, chunk=a.chunk,
+                           devices=devices, quiet=a.quiet)
+    except SpaceError as e:  # raised before anything compiles: the space does not fit the run
+        return _err(str(e))
+    except Exception as e:  # noqa: BLE001 - the simulator (or the engine) failed
+        return _run_error(e)
     print(result.run_dir)
     if (a.check or a.strict) and result.failed:
         print(f"jaxtheory: claims failed: {', '.join(result.failed)}", file=sys.stderr)
@@ -158,6 +239,7 @@ def _cmd_docs(a) -> int:
         from jaxtheory.report.docs import build_docs
     except ImportError as e:  # pragma: no cover - docs extra missing
         return _err(f"docs support is unavailable: {e}")
+    _configure_cache(a)
     try:
         return build_docs(preset=a.preset, out=a.out, runs=a.runs, only=a.only,
                           sphinx=not a.no_sphinx, verdicts=a.verdicts,

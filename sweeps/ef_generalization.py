@@ -76,7 +76,7 @@ def _ratios(parts):
         m += int(np.prod([num.sizes[d] for d in num.dims if d != "seed"]))
     out = {}
     for prefix, num, den in parts:
-        est = analysis.ratio(num, den, level=_bonferroni(m))
+        est = analysis.ratio_of_means(num, den, level=_bonferroni(m))
         for label, e in (est.items() if isinstance(est, dict) else [("", est)]):
             out[",".join(p for p in (prefix, label) if p)] = e
     if not out:

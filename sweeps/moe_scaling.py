@@ -3,16 +3,22 @@
 Issue 11, digest ``002_08``: the MLP-MoE of the authors' code (sigmoid router, M
 experts, soft routing) on a teacher–student regression, trained with the per-layer
 init stds, learning rates and Adam ε of μP and of MSSP (and SP where a preset asks)
-in regimes I–III. Widths are a static axis; at each width every learning rate × seed
-is one lane of one compiled program, and the rules run side by side inside each lane
-(same init key, same batches). Claims follow the digest's §5c with its tolerances.
+in regimes I–III, times the authors' tuned base-width multipliers (digest §3,
+:data:`~jaxtheory.sims.moe.param.TUNED_MULTIPLIERS`). Widths are a static axis; at each
+width every learning rate × seed is one lane of one compiled program (learning rates
+paired in medium and full: same init and batches), and the rules run side by side inside
+each lane (same init key, same batches). Claims follow the
+digest's §5c with its tolerances; every statistic comes from :mod:`jaxtheory.analysis`
+(slopes with bootstrap intervals over seeds, tie-tolerant tuning over the learning-rate
+grid).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.sims.moe import diagnostics as dg
 from jaxtheory.sims.moe import train as tr
 from jaxtheory.sims.moe.param import LAYERS
@@ -22,270 +28,315 @@ from jaxtheory.sweep import Space, static, values
 INIT_SLOPE_MUP = -0.5  # μP regimes II/III: initial aggregate ∝ M^{-1/2} (CLT)
 INIT_SLOPE_TOL = 0.1  # |slope + 0.5| < 0.1 (μP), |slope| < 0.1 (MSSP)
 UPDATE_SLOPE_TOL = 0.15  # MSSP: every layer's update RMS |slope| < 0.15
+UPDATE_XMIN = 128  # update exponents are fitted over widths ≥ 128 (issue 17)
 TRANSFER_MAX_SHIFT = 1  # MSSP argmin moves ≤ 1 ×2-grid point, smallest → largest width
-MUP_MIN_SHIFT = 2  # μP regime III: argmin moves ≥ 2 points (or loss non-monotone)
-ZERO_RMS = 1e-12  # an RMS this small at every width is exactly zero (not fitted)
+MUP_MIN_SHIFT = 2  # μP regime III: argmin moves ≥ 2 points
+ZERO_RMS = 1e-12  # an RMS this small at every width and seed is exactly zero (not fitted)
 
 
-# -- measurements -----------------------------------------------------------------------
-
-
-def _sel(da, **kw):
-    """``da`` at the given coordinates, skipping any not among its dims."""
-    return da.sel({k: v for k, v in kw.items() if k in da.dims})
-
-
-def _groups(ds):
-    """(regime, optimizer) pairs in the results."""
-    regs = [str(r) for r in np.atleast_1d(ds["regime"].values)] if "regime" in ds.dims else []
-    opts = [str(o) for o in np.atleast_1d(ds["optimizer"].values)] if "optimizer" in ds.dims \
-        else []
-    return regs, opts
+# -- selections ---------------------------------------------------------------------------
 
 
 def _widths(ds):
     return np.asarray(ds["width"].values, float)
 
 
-def _init_slope(ds, regime, rule, metric="rms_h_agg0"):
-    """Width exponent of an init RMS; every (optimizer, LR, seed) lane is an init draw."""
-    da = _sel(ds[metric], regime=regime, rule=rule)
-    other = [d for d in da.dims if d != "width"]
-    v = da.transpose("width", *other).values.reshape(da.sizes["width"], -1)
-    v = v[:, np.all(np.isfinite(v), axis=0)]
-    return dg.fit_exponent(_widths(ds), v, seed_axes=1), int(v.shape[1])
+def _labels(ds, dim):
+    return [str(v) for v in np.atleast_1d(ds[dim].values)] if dim in ds.dims else []
 
 
-def _init_claim(regime, rule, expected):
-    def check(ds, spec):
-        s, n = _init_slope(ds, regime, rule)
-        return {"slope": round(s, 4), "init_draws": n}, bool(abs(s - expected) < INIT_SLOPE_TOL
-                                                            and n >= 8)
-    return check
+def _groups(ds):
+    """(regime, optimizer) pairs in the results."""
+    return [(r, o) for r in _labels(ds, "regime") for o in _labels(ds, "optimizer")]
 
 
-def _router_claim(ds, spec):
-    mup, n = _init_slope(ds, "I", "mup", "rms_z0")
-    z = _sel(ds["rms_z0"], regime="I", rule="mssp").values
-    mx = float(np.nanmax(np.abs(z)))
-    return ({"mup_slope": round(mup, 4), "mssp_max_router_rms": mx, "init_draws": n},
-            bool(abs(mup - INIT_SLOPE_MUP) < INIT_SLOPE_TOL and mx == 0.0))
+def _needs(*regimes):
+    def requires(ds, spec):
+        missing = [r for r in regimes if r not in _labels(ds, "regime")]
+        return f"the preset has no regime {', '.join(missing)}" if missing else None
+    return requires
+
+
+def _draws(da):
+    """The independent init draws of ``da``: seeds × the lane's init draws (and learning
+    rates, where they do not share their init) pooled into one sample dim ``sample``.
+
+    Learning rates are paired (common random numbers), so lanes that differ only in the
+    learning rate start from the same init: identical values across ``lr_scale`` are
+    kept once.
+    """
+    if "lr_scale" in da.dims:
+        first = da.isel(lr_scale=0)
+        if bool((da == first).all()):
+            da = first
+    pool = [d for d in ("lr_scale", "seed", "draw") if d in da.dims]
+    rest = [d for d in da.dims if d not in pool]
+    da = da.transpose(*rest, *pool)
+    vals = np.asarray(da.values, float).reshape(*[da.sizes[d] for d in rest], -1)
+    return xr.DataArray(vals, dims=(*rest, "sample"), coords={d: da[d].values for d in rest})
 
 
 def _fixed_lr(ds):
-    """The LR scale of the coordinate check: 1 (the authors' tuned base η) if swept."""
+    """The LR scale of the coordinate check: the one nearest 1 (the authors' tuned base η)
+    on a log scale."""
     lrs = np.asarray(ds["lr_scale"].values, float)
     return float(lrs[np.argmin(np.abs(np.log2(lrs)))])
 
 
-def update_slopes(ds, regime, optimizer, rule, lr_scale=None):
-    """Width exponents of every layer's effective and propagating update RMS and of
-    :math:`\\|h_{agg,t}-h_{agg,0}\\|`, at one learning rate (seed-averaged mean squares);
-    quantities that are exactly zero at every width are left out."""
+# -- measurements -----------------------------------------------------------------------
+
+
+def _init_sample(regime, rule, metric="rms_h_agg0_draws"):
+    """Initial RMS of ``metric`` per (width, optimizer, init draw)."""
+    def measure(ds, spec):
+        return _draws(analysis.select(ds[metric], regime=regime, rule=rule))
+    return measure
+
+
+def _router_zero(ds, spec):
+    """Largest router-logit RMS at init under MSSP in regime I (exactly 0 by construction)."""
+    return float(np.max(np.abs(analysis.select(ds["rms_z0_draws"], regime="I", rule="mssp").values)))
+
+
+def update_sample(ds, rule, lr_scale=None):
+    """Per-seed update RMS at one learning rate: every layer's effective and propagating
+    update and :math:`\\|h_{agg,t}-h_{agg,0}\\|`, for each (regime, optimizer).
+
+    Quantities that are exactly zero at every width and seed (the input layer's
+    propagating update; a zero-initialised layer's) are left out: there is nothing to fit.
+
+    Returns:
+        DataArray with dims ``(quantity, seed, width)``; ``quantity`` labels such as
+        ``"II/adam/eff:W1"``.
+    """
     lr_scale = _fixed_lr(ds) if lr_scale is None else lr_scale
-    out = {}
-    w = _widths(ds)
+    parts = []
     for metric, tag in (("rcc_effective", "eff"), ("rcc_propagating", "prop")):
-        da = _sel(ds[metric], regime=regime, optimizer=optimizer, rule=rule, lr_scale=lr_scale)
-        for layer in LAYERS:
-            v = da.sel(layer=layer).transpose("width", "seed").values
-            if np.all(np.abs(v) <= ZERO_RMS) or not np.all(np.isfinite(v)):
-                if not np.all(np.isfinite(v)):
-                    out[f"{tag}:{layer}"] = float("nan")
+        da = analysis.select(ds[metric], rule=rule, lr_scale=lr_scale)
+        parts += [(f"{tag}:{layer}", da.sel(layer=layer, drop=True)) for layer in LAYERS]
+    parts.append(("dh_agg", analysis.select(ds["rms_dh_agg"], rule=rule, lr_scale=lr_scale)))
+    labels, arrays = [], []
+    for r, o in _groups(ds):
+        for q, da in parts:
+            v = np.asarray(da.sel(regime=r, optimizer=o).transpose("seed", "width").values, float)
+            if np.all(np.abs(v) <= ZERO_RMS):
                 continue
-            out[f"{tag}:{layer}"] = dg.fit_exponent(w, v, seed_axes=1)
-    v = _sel(ds["rms_dh_agg"], regime=regime, optimizer=optimizer, rule=rule,
-             lr_scale=lr_scale).transpose("width", "seed").values
-    out["dh_agg"] = dg.fit_exponent(w, v, seed_axes=1) if np.all(np.isfinite(v)) \
-        else float("nan")
-    return out
+            labels.append(f"{r}/{o}/{q}")
+            arrays.append(v)
+    return xr.DataArray(np.stack(arrays), dims=("quantity", "seed", "width"),
+                        coords={"quantity": labels, "width": ds["width"].values})
 
 
-def _mssp_updates(ds, spec):
-    regs, opts = _groups(ds)
-    measured, worst = {}, 0.0
-    for r in regs:
-        for o in opts:
-            s = update_slopes(ds, r, o, "mssp")
-            measured[f"{r}/{o}"] = {k: round(v, 3) for k, v in s.items()}
-            worst = max(worst, max((abs(v) if np.isfinite(v) else np.inf) for v in s.values()))
-    measured["max_abs_slope"] = round(worst, 3)
-    return measured, bool(worst < UPDATE_SLOPE_TOL)
+def _updates(rule):
+    return lambda ds, spec: update_sample(ds, rule)
 
 
-def loss_table(ds, regime, optimizer, rule):
-    """Final loss, mean and std over seeds: arrays ``(width, lr)`` (NaN where diverged)."""
-    da = _sel(ds["final_loss"], regime=regime, optimizer=optimizer, rule=rule)
-    da = da.transpose("width", "lr_scale", "seed")
-    v = da.values
-    return np.nanmean(np.where(np.isfinite(v), v, np.nan), -1), np.nanstd(v, -1), \
-        np.all(np.isfinite(v), -1)
+def _mup_control(ds, spec):
+    """μP's update sample in regime I without the router (the one layer where μP and MSSP
+    differ there)."""
+    da = update_sample(ds, "mup")
+    keep = [q for q in da["quantity"].values if q.startswith("I/") and not q.endswith(":Q")]
+    return da.sel(quantity=keep)
 
 
-def best_lr_index(ds, regime, optimizer, rule):
-    """Per width: index of the LR with the lowest mean final loss (diverged LRs excluded)."""
-    mean, _, ok = loss_table(ds, regime, optimizer, rule)
-    return np.argmin(np.where(ok, mean, np.inf), axis=1)
+def final_loss(ds, rule):
+    """Final loss with every (width, LR) where some seed diverged set to +inf (never best)."""
+    da = analysis.select(ds["final_loss"], rule=rule)
+    return da.where(np.isfinite(da).all("seed"), np.inf)
+
+
+def best_lr(ds, rule, regime, optimizer, width):
+    """:func:`jaxtheory.analysis.best_over` the LR grid at one width: seed-mean first, ties
+    within one standard error of the best."""
+    da = final_loss(ds, rule).sel(regime=regime, optimizer=optimizer, width=width)
+    return analysis.best_over(da, "lr_scale", "seed")
+
+
+def tie_distance(grid, a, b) -> float:
+    """Grid points between two tie sets (0 when they overlap; NaN when one is empty)."""
+    grid = list(grid)
+    ia, ib = {grid.index(t) for t in a.ties}, {grid.index(t) for t in b.ties}
+    if not ia or not ib:
+        return float("nan")
+    return float(min(abs(i - j) for i in ia for j in ib))
+
+
+def lr_shift(ds, rule, regime, optimizer) -> float:
+    """Tie-tolerant shift of the best LR from the smallest to the largest width, in grid
+    points (0 when the tie sets overlap)."""
+    w = ds["width"].values
+    grid = [float(v) for v in ds["lr_scale"].values]
+    return tie_distance(grid, best_lr(ds, rule, regime, optimizer, w[0]),
+                        best_lr(ds, rule, regime, optimizer, w[-1]))
 
 
 def _transfer_mssp(ds, spec):
-    regs, opts = _groups(ds)
-    measured, ok = {}, True
-    for r in regs:
-        for o in opts:
-            idx = best_lr_index(ds, r, o, "mssp")
-            shift = int(abs(idx[-1] - idx[0]))
-            measured[f"{r}/{o}"] = {"best_log2_lr_scale": [float(np.log2(ds["lr_scale"].values[i]))
-                                                           for i in idx], "shift": shift}
-            ok &= shift <= TRANSFER_MAX_SHIFT
-    return measured, bool(ok)
+    return {f"regime={r},optimizer={o}": lr_shift(ds, "mssp", r, o) for r, o in _groups(ds)}
 
 
-def _mup_breaks(ds, spec):
-    regs, opts = _groups(ds)
-    if "III" not in regs:
-        return {"note": "no regime III in this preset"}, False
-    measured, ok = {}, True
+def _shift_mup_iii(ds, spec):
+    return {f"optimizer={o}": lr_shift(ds, "mup", "III", o) for o in _labels(ds, "optimizer")}
+
+
+def _rise_mup_iii(ds, spec):
+    """Largest rise of the seed-mean loss between neighbouring widths, at μP's best LR of
+    the smallest width (regime III), with a bootstrap interval over seeds."""
+    opts = _labels(ds, "optimizer")
+    out = {}
     for o in opts:
-        idx = best_lr_index(ds, "III", o, "mup")
-        shift = int(abs(idx[-1] - idx[0]))
-        mean, _, _ = loss_table(ds, "III", o, "mup")
-        at_base = mean[:, idx[0]]  # μP's best LR at the smallest width, across widths
-        monotone = bool(np.all(np.diff(at_base) < 0))
-        measured[o] = {"best_log2_lr_scale": [float(np.log2(ds["lr_scale"].values[i]))
-                                              for i in idx], "shift": shift,
-                       "loss_at_base_best_lr": [round(float(x), 5) for x in at_base],
-                       "monotone": monotone}
-        ok &= shift >= MUP_MIN_SHIFT or not monotone
-    return measured, bool(ok)
+        lr = best_lr(ds, "mup", "III", o, ds["width"].values[0]).at
+        da = analysis.select(ds["final_loss"], rule="mup", regime="III", optimizer=o, lr_scale=lr)
+        sample = np.asarray(da.transpose("seed", "width").values, float)
+
+        def rise(s):
+            return np.max(np.diff(np.nanmean(s, axis=1), axis=-1), axis=-1)
+
+        out[f"optimizer={o}"] = analysis.bootstrap(
+            sample, rise, level=1 - (1 - analysis.DEFAULT_LEVEL) / len(opts), seed=17)
+    return out
 
 
-def _monotone_mssp(ds, spec):
-    regs, opts = _groups(ds)
-    measured, ok = {}, True
-    for r in regs:
-        for o in opts:
-            mean, std, okm = loss_table(ds, r, o, "mssp")
-            idx = best_lr_index(ds, r, o, "mssp")
-            best = np.array([mean[i, j] for i, j in enumerate(idx)])
-            sd = np.array([std[i, j] for i, j in enumerate(idx)])
-            drops = best[:-1] - best[1:]
-            noise = np.maximum(sd[:-1], sd[1:])
-            good = bool(np.all(drops > noise))
-            measured[f"{r}/{o}"] = {"best_loss": [round(float(x), 5) for x in best],
-                                    "seed_std": [round(float(x), 5) for x in sd],
-                                    "strict_beyond_noise": good}
-            ok &= good
-    return measured, bool(ok)
+def _drops_mssp(ds, spec):
+    """Per seed: loss drop between neighbouring widths, each width at its own best LR."""
+    w = ds["width"].values
+    groups = _groups(ds)
+    S = ds.sizes["seed"]
+    drops = np.full((len(groups), S, len(w) - 1), np.nan)
+    for g, (r, o) in enumerate(groups):
+        loss = final_loss(ds, "mssp").sel(regime=r, optimizer=o)
+        at = [loss.sel(width=n, lr_scale=best_lr(ds, "mssp", r, o, n).at).values for n in w]
+        for k in range(len(w) - 1):
+            drops[g, :, k] = at[k] - at[k + 1]
+    return xr.DataArray(drops, dims=("group", "seed", "pair"),
+                        coords={"group": [f"{r}/{o}" for r, o in groups],
+                                "pair": [f"{int(a)}→{int(b)}" for a, b in zip(w[:-1], w[1:])]})
 
 
 # -- figures ----------------------------------------------------------------------------
 
 
-def _panel_rules(ds):
+def _rules(ds):
     return [str(r) for r in ds["rule"].values]
 
 
+def _colors(n):
+    import matplotlib
+
+    return matplotlib.colormaps["viridis"](np.linspace(0.1, 0.9, n))
+
+
 def _draw_lr_sweep(ds, spec, fig):
-    regs, opts = _groups(ds)
-    rules = _panel_rules(ds)
-    rows = [(r, o) for r in regs for o in opts]
-    lrs = np.log2(np.asarray(ds["lr_scale"].values, float))
-    import matplotlib.cm as cm
-    colors = cm.viridis(np.linspace(0.1, 0.9, ds.sizes["width"]))
+    rows, rules = _groups(ds), _rules(ds)
+    grid = [float(v) for v in ds["lr_scale"].values]
     axes = fig.subplots(len(rows), len(rules), squeeze=False, sharey="row")
     for i, (r, o) in enumerate(rows):
         for j, rule in enumerate(rules):
             ax = axes[i, j]
-            mean, _, ok = loss_table(ds, r, o, rule)
-            for k, w in enumerate(ds["width"].values):
-                y = np.where(ok[k], mean[k], np.nan)
-                ax.plot(lrs, y, "o-", ms=3, color=colors[k], label=f"N={int(w)}")
-                if np.any(np.isfinite(y)):
-                    b = int(np.nanargmin(y))
-                    ax.plot(lrs[b], y[b], "*", ms=11, color=colors[k], mec="k")
-            ax.set_yscale("log")
+            loss = analysis.select(ds["final_loss"], rule=rule, regime=r, optimizer=o)
+            drawn = plots.lr_sweep(ax, loss, lr="lr_scale", width="width", over="seed", band="se")
+            for w, (line, _) in drawn.items():
+                b = best_lr(ds, rule, r, o, w)
+                tied = [grid.index(t) for t in b.ties]
+                ax.plot(np.log2(np.asarray(grid)[tied]), np.asarray(b.curve)[tied], "o", ms=7,
+                        mfc="none", color=line.get_color())
             ax.set_title(f"{rule} — regime {r}, {o}", fontsize=9)
-            if i == len(rows) - 1:
-                ax.set_xlabel("log₂ LR scale (η / η_base)")
+            ax.set_xlabel("log₂ LR scale (η / η_base)" if i == len(rows) - 1 else "")
             if j == 0:
                 ax.set_ylabel("final loss")
+            if (i, j) != (0, len(rules) - 1) and ax.get_legend() is not None:
+                ax.get_legend().remove()
     axes[0, -1].legend(fontsize=7)
 
 
 def _draw_opt_lr(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    regs, opts = _groups(ds)
-    lrs = np.log2(np.asarray(ds["lr_scale"].values, float))
     w = np.log2(_widths(ds))
-    for r in regs:
-        for o in opts:
-            for rule, ls in zip(_panel_rules(ds), ("-", "--", ":")):
-                idx = best_lr_index(ds, r, o, rule)
-                ax.plot(w, lrs[idx], "o" + ls, label=f"{rule} {r}/{o}")
+    k = 0
+    for r, o in _groups(ds):
+        for rule, ls in zip(_rules(ds), ("-", "--", ":")):
+            at, lo, hi = [], [], []
+            for n in ds["width"].values:
+                b = best_lr(ds, rule, r, o, n)
+                t = np.log2(b.ties) if b.ties else [np.nan]
+                at.append(np.log2(b.at) if b.at is not None else np.nan)
+                lo.append(at[-1] - np.min(t))
+                hi.append(np.max(t) - at[-1])
+            ax.errorbar(w + 0.03 * k, at, yerr=[lo, hi], fmt="o" + ls, ms=4, capsize=2,
+                        label=f"{rule} {r}/{o}")
+            k += 1
     ax.set_xlabel("log₂ width N")
-    ax.set_ylabel("log₂ optimal LR scale")
+    ax.set_ylabel("log₂ best LR scale (bars: LRs tied within 1 SE)")
     ax.legend(fontsize=7)
 
 
 def _draw_loss_width(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    regs, opts = _groups(ds)
     lr = _fixed_lr(ds)
-    j = int(np.argmin(np.abs(np.asarray(ds["lr_scale"].values) - lr)))
-    for r in regs:
-        for o in opts:
-            for rule, ls in zip(_panel_rules(ds), ("-", "--", ":")):
-                mean, std, _ = loss_table(ds, r, o, rule)
-                ax.errorbar(_widths(ds), mean[:, j], yerr=std[:, j], fmt="o" + ls, ms=3,
-                            capsize=2, label=f"{rule} {r}/{o}")
+    for r, o in _groups(ds):
+        for rule, ls in zip(_rules(ds), ("-", "--", ":")):
+            v = analysis.select(ds["final_loss"], rule=rule, regime=r, optimizer=o, lr_scale=lr)
+            v = np.asarray(v.transpose("width", "seed").values, float)
+            ax.errorbar(_widths(ds), np.nanmean(v, 1), yerr=np.nanstd(v, 1), fmt="o" + ls, ms=3,
+                        capsize=2, label=f"{rule} {r}/{o}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("width N")
-    ax.set_ylabel(f"final loss at LR scale {lr:g}")
+    ax.set_ylabel(f"final loss at LR scale {lr:g} (mean ± std over seeds)")
     ax.legend(fontsize=7)
 
 
+def _exponents(ds, rule):
+    """Width exponents with bootstrap intervals: the init aggregate (all widths) and every
+    update quantity (widths ≥ UPDATE_XMIN), keyed ``"regime/optimizer/quantity"``."""
+    out = {}
+    for r, o in _groups(ds):
+        init = _draws(analysis.select(ds["rms_h_agg0_draws"], regime=r, rule=rule, optimizer=o))
+        if np.all(init.values > 0):
+            out[f"{r}/{o}/init:h_agg"] = analysis.loglog_slope(init, "width", "sample")
+    xmin = UPDATE_XMIN if np.sum(_widths(ds) >= UPDATE_XMIN) >= 2 else None
+    sample = update_sample(ds, rule)
+    est = analysis.loglog_slope(sample, "width", "seed", xmin=xmin)
+    if isinstance(est, analysis.Estimate):  # a single quantity
+        est = {f"quantity={sample['quantity'].values[0]}": est}
+    return {**out, **{k.split("=", 1)[1]: v for k, v in est.items()}}
+
+
 def _draw_exponents(ds, spec, fig):
-    regs, opts = _groups(ds)
-    rules = _panel_rules(ds)
-    combos = [(r, o) for r in regs for o in opts]
+    rules = _rules(ds)
+    per_rule = {rule: _exponents(ds, rule) for rule in rules}
+    names = sorted({k for v in per_rule.values() for k in v})
     ax = fig.add_subplot(1, 1, 1)
-    names = None
-    width = 0.8 / max(1, len(combos) * len(rules))
-    k = 0
-    for r, o in combos:
-        for rule in rules:
-            s = update_slopes(ds, r, o, rule)
-            init = {"init:h_agg": _init_slope(ds, r, rule)[0]}
-            s = {**init, **s}
-            names = names or list(s)
-            x = np.arange(len(names)) + k * width
-            ax.bar(x, [s.get(n, np.nan) for n in names], width, label=f"{rule} {r}/{o}")
-            k += 1
+    width = 0.8 / max(1, len(rules))
+    for j, rule in enumerate(rules):
+        e = per_rule[rule]
+        x = np.arange(len(names)) + j * width
+        val = np.array([e[n].value if n in e else np.nan for n in names])
+        lo = np.array([e[n].value - e[n].low if n in e else np.nan for n in names])
+        hi = np.array([e[n].high - e[n].value if n in e else np.nan for n in names])
+        ax.bar(x, val, width, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], capsize=1.5,
+               label=rule)
     ax.axhspan(-UPDATE_SLOPE_TOL, UPDATE_SLOPE_TOL, color="0.9", zorder=0)
     ax.axhline(0, color="k", lw=0.5)
-    ax.set_xticks(np.arange(len(names or [])) + 0.4 - width / 2)
-    ax.set_xticklabels(names or [], rotation=60, fontsize=7)
-    ax.set_ylabel("width exponent")
-    ax.legend(fontsize=6, ncol=2)
+    ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2)
+    ax.set_xticklabels(names, rotation=75, fontsize=6)
+    ax.set_ylabel("width exponent (95% bootstrap interval)")
+    ax.legend(fontsize=7)
 
 
 def _draw_init_agg(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    regs, _ = _groups(ds)
-    for r in regs:
-        for rule, ls in zip(_panel_rules(ds), ("-", "--", ":")):
-            metric = "rms_z0" if r == "I" else "rms_h_agg0"
-            da = _sel(ds[metric], regime=r, rule=rule)
-            other = [d for d in da.dims if d != "width"]
-            v = da.transpose("width", *other).values.reshape(da.sizes["width"], -1)
-            y = np.sqrt(np.nanmean(v ** 2, 1))
-            if np.all(y > 0):
-                ax.loglog(_widths(ds), y, "o" + ls, label=f"{rule} {r}: "
-                          + ("router logits" if r == "I" else "h_agg"))
+    for r in _labels(ds, "regime"):
+        for rule, ls in zip(_rules(ds), ("-", "--", ":")):
+            metric = "rms_z0_draws" if r == "I" else "rms_h_agg0_draws"
+            d = _draws(analysis.select(ds[metric], regime=r, rule=rule))
+            v = np.asarray(d.transpose("width", ...).values, float).reshape(d.sizes["width"], -1)
+            if np.all(v > 0):
+                q25, q50, q75 = np.percentile(v, [25, 50, 75], axis=1)
+                line, = ax.loglog(_widths(ds), q50, "o" + ls, label=f"{rule} {r}: "
+                                  + ("router logits" if r == "I" else "h_agg"))
+                ax.fill_between(_widths(ds), q25, q75, color=line.get_color(), alpha=0.2, lw=0)
     ax.set_xlabel("width N")
-    ax.set_ylabel("RMS at init")
+    ax.set_ylabel("RMS at init (median and IQR over init draws)")
     ax.legend(fontsize=7)
 
 
@@ -294,17 +345,60 @@ The MLP-MoE of the authors' code (digest 002_08 §2.1): $h = \varphi(xW_{in})$, 
 logits $z = hQ$, gates $g_m = \sigma(z_m)(M_{base}/M)^\alpha$ ($M_{base} = 8$; $\alpha = 1$
 in regimes II/III, $0$ in I), experts $o_m = \varphi(hW^{(1)}_m)W^{(2)}_m$, soft routing
 $h_{agg} = \sum_m g_m o_m$, output $f = h_{agg}W_{out}$, GELU, no forward multipliers.
-Dimensions: regime I $M = 4$, $N_e = N$; regime II $M = N/8$, $N_e = 8$; regime III
-$M = N/8$, $N_e = N$. Task: $x \sim N(0, I_{32})$, $y = \tanh(xA)b/8$ with a fixed teacher
-($A$: $32\times64$, $b$: $64\times4$), MSE, fresh minibatches each step. Per-layer init
-std, learning rate (base $\eta$ = 0.16 for Adam, 0.04 for SGD, times `lr_scale`) and
-Adam ε (base $10^{-8}$) from the tables of digest §3 (μP: zero output init; MSSP: zero
-router in I, $\sqrt M$ expert down-projection init in II, tied experts in III). Final
-loss on 512 held-out points. Diagnostics on 64 probe inputs: the initial aggregate
+Dimensions: regime I $M = 4$, $N_e = N$; regime II $M = N/r$, $N_e = 8$; regime III
+$M = N/r$, $N_e = N$ ($r$ = `m_ratio`: 8 in smoke, the authors' 16 in medium and full).
+Task: $x \sim N(0, I_{32})$, $y = \tanh(xA)b/8$ with a fixed teacher ($A$: $32\times64$,
+$b$: $64\times4$), MSE, fresh minibatches each step. Per-layer init std, learning rate
+and Adam ε (base $10^{-8}$) from the tables of digest §3 (μP: zero output init; MSSP:
+zero router in I, $\sqrt M$ expert down-projection init in II, tied experts in III),
+times the authors' **tuned base-width multipliers** (digest §3, their
+`tuned_multipliers.py`): per optimizer × regime × rule a base learning rate $\eta$, one
+init-std multiplier for every layer and one learning-rate multiplier per role (input,
+output, router, expert up, expert down), constant in width, applied as their
+`moe_training.py` applies them. The learning rate of a lane is $\eta\cdot$`lr_scale`
+times each layer's multiplier. The multipliers were tuned on TinyImageNet (four rows
+with a $1/N$ output init that the rules here replace by the tables' zero init; regime
+III's row without tied experts is used for MSSP too); on this task the best `lr_scale`
+is about $2^{-2}$–$2^{-3}$ at $T = 300$ and $1$–$2$ at $T = 30$.
+
+Final loss on 512 held-out points. Diagnostics on 64 probe inputs: the initial aggregate
 $\|h_{agg,0}\|$, router logits, and the refined coordinate check (effective
 $\|(W_t - W_0)a_t\|$ and propagating $\|W_0(a_t - a_0)\|$ update RMS per layer) at the
-end, with width exponents fitted on seed-averaged mean squares. Every lane's init is an
-independent draw, so the initial-aggregate exponents pool all learning rates × seeds.
+end, at the `lr_scale` nearest 1. In medium and full, learning rates are paired (common
+random numbers: at a width and seed every learning rate starts from the same init and
+sees the same batches) and the initial-aggregate exponents use `init_draws` = 4
+independent init draws per lane (its own and three more, forward pass only) × seeds; in
+smoke every lane draws its own init and the init statistics pool learning rates × seeds.
+
+Statistics (`jaxtheory.analysis`): width exponents are log–log slopes of the seed-mean
+RMS with 95% bootstrap intervals over seeds (over seeds × init draws at init;
+update exponents over widths $\ge 128$ only); the best learning rate at a width is the
+argmin of the seed-mean final loss, and every learning rate within one standard error
+of the best is tied with it (a learning rate where a seed diverged is never best). LR
+transfer is judged on these tie sets: the shift between the smallest and the largest
+width is the number of ×2 grid points between their tie sets (0 when they overlap).
+
+**Medium preset verdicts (2026-12-01).** Run on the shared CPU as two subsets of the
+preset (`--chunk 4`): `--set regime=I,II` (widths 64–512, 256 lanes, 436 CPU-s) and
+`--set regime=III --set width=64,128,256` (96 lanes, 313 CPU-s); regime III at
+$N = 512$ (32 lanes of ~50 CPU-s each, from a timing) was not run, so the regime-III
+verdicts cover $N = 64$–$256$. Init: `init-aggregate-mup-II` pass, −0.509
+[−0.517, −0.501]; `init-aggregate-mssp-II` pass, −0.009 [−0.017, −0.001];
+`init-aggregate-mup-III` pass, −0.508 [−0.519, −0.498]; `init-aggregate-mssp-III` pass,
+−0.005 [−0.014, 0.004]; `router-logits-regime-I` pass, −0.503 [−0.525, −0.481];
+`mssp-router-logits-zero` pass (exactly 0). Updates: `mssp-update-exponents`
+inconclusive (regimes I/II: 15 of 17 cells pass, the router's effective update is
+undecided, e.g. II 0.11 [−0.17, 0.39]; regime III: 6 of 9 pass, 3 undecided);
+`mup-update-exponents` pass (regime I, 7 cells, all within ±0.07): the MSSP claim does
+not tell the rules apart there. What does tell them apart is the aggregation step: under
+μP in regime II the expert down-projection's updates scale with width (effective +0.36,
+propagating −0.36, $\|h_{agg,t}-h_{agg,0}\|$ −0.23) where MSSP's stay within ±0.035.
+Transfer: `mssp-lr-transfer` pass (shift 0 in I, II and III); `mup-regime-III-no-transfer`
+fail (shift 0: μP's best `lr_scale`, $2^{-3}$ with $2^{-2}$ tied at $N = 64$, is as stable
+as MSSP's over $N = 64$–$256$; refuted in this setting or the range is too short);
+`mup-regime-III-non-monotone` inconclusive (largest rise −3·10⁻⁵ [−4·10⁻⁴, 4·10⁻⁴]);
+`mssp-monotone-improvement` inconclusive (the drops at each width's best learning rate
+are 10⁻⁴–10⁻³ of a loss near 0.032, intervals straddle 0 except regime II 64→128).
 """
 
 _RULES = ("mup", "mssp")
@@ -316,21 +410,41 @@ EXPERIMENT = Experiment(
                 arxiv="2605.14200",
                 authors="Vankadara, Haas, Hayward, Bordt, Breccia"),
     run=tr.run,
-    spec=tr.MoESpec(rules=_RULES),
+    spec=tr.MoESpec(rules=_RULES, tuned=True, init_draws=4),
     params=tr.DEFAULT_PARAMS,
     metric_dims=tr.METRIC_DIMS,
     coords=lambda spec: {"rule": list(spec.rules),
                          "step": tr.log_steps(spec.steps, spec.num_log),
-                         "layer": list(LAYERS), "term": list(dg.AGG_TERMS)},
+                         "layer": list(LAYERS), "term": list(dg.AGG_TERMS),
+                         "draw": np.arange(spec.init_draws)},
     presets={
         "smoke": Preset(
+            # CI: learning rates unpaired and no extra init draws, so that every lane is an
+            # init draw of its own (8 per width: the init claims decide) at the cost of the
+            # smoke preset before it had them; the other claims need medium's 8 seeds.
             Space(width=static(32, 64, 128, 256), regime=static("I", "II", "III"),
                   optimizer=static("adam"),
                   lr_scale=values(0.5, 1.0, 2.0, 4.0), seeds=2),
             spec={"steps": 30, "batch_size": 32, "n_eval": 256, "n_probe": 64,
-                  "num_log": 6},
-            description="CPU: N = 32…256, regimes I–III, Adam, 30 steps of batch 32, "
-                        "4 LRs (×2 grid) × 2 seeds, μP and MSSP side by side.",
+                  "num_log": 6, "init_draws": 1},
+            description="CPU, ~2 min: N = 32…256, regimes I–III, Adam, 30 steps of batch 32, "
+                        "4 LRs (×2 grid, unpaired) × 2 seeds, μP and MSSP side by side, tuned "
+                        "multipliers.",
+        ),
+        "medium": Preset(
+            # Per lane ~73 CPU-s (measured: 23 for all groups but regime III at N = 512,
+            # M = 32, ~50 for that one, from a timing), 32 lanes: ~2350 CPU-s, 20-25 min on
+            # two free cores; 8 seeds because an interval needs analysis.MIN_SAMPLE = 8. A
+            # lane of regime III at N = 512 holds ~1.4 GB (the engine sizes chunks by
+            # outputs only): --chunk 4 keeps it near 6 GB.
+            Space(width=static(64, 128, 256, 512), regime=static("I", "II", "III"),
+                  optimizer=static("adam"), lr_scale=values(*[2.0 ** k for k in range(-4, 0)]),
+                  seeds=8, paired=("lr_scale",)),
+            spec={"steps": 300, "batch_size": 32, "n_eval": 512, "n_probe": 64,
+                  "num_log": 12, "m_ratio": 16},
+            description="2-core CPU, ~20-25 min with --chunk 4: N = 64…512, M = N/16, regimes "
+                        "I–III, Adam, T = 300, batch 32, 4 LRs (×2 grid 2⁻⁴…2⁻¹ around the "
+                        "tuned optimum) × 8 seeds (paired), μP and MSSP, tuned multipliers.",
         ),
         "full": Preset(
             # The authors' MLP runs: M = N/16 and regime-III widths up to 1024. At N = 1024
@@ -339,7 +453,8 @@ EXPERIMENT = Experiment(
             # one 80-140 GB accelerator (the engine sizes chunks by outputs only).
             Space(width=static(128, 256, 512, 1024), regime=static("I", "II", "III"),
                   optimizer=static("sgd", "adam"),
-                  lr_scale=values(*[2.0 ** k for k in range(-6, 3)]), seeds=4),
+                  lr_scale=values(*[2.0 ** k for k in range(-6, 3)]), seeds=4,
+                  paired=("lr_scale",)),
             spec={"steps": 1000, "batch_size": 50, "n_eval": 2048, "n_probe": 128,
                   "num_log": 24, "rules": ("sp", "mup", "mssp"), "m_ratio": 16},
             description="One accelerator (run with --chunk 8): N = 128…1024, M = N/16, "
@@ -348,62 +463,99 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
-        Claim("init-aggregate-mup-II",
-              "Under μP in regime II the initial aggregated expert output shrinks like "
-              "N^{-1/2} (CLT over M ∝ N independent experts).",
-              expected=INIT_SLOPE_MUP, tolerance=INIT_SLOPE_TOL,
-              check=_init_claim("II", "mup", INIT_SLOPE_MUP)),
-        Claim("init-aggregate-mup-III",
-              "Under μP in regime III the initial aggregated expert output shrinks like "
-              "N^{-1/2}.", expected=INIT_SLOPE_MUP, tolerance=INIT_SLOPE_TOL,
-              check=_init_claim("III", "mup", INIT_SLOPE_MUP)),
-        Claim("init-aggregate-mssp-II",
-              "Under MSSP in regime II (√M expert down-projection init) the initial "
-              "aggregate is Θ(1).", expected=0.0, tolerance=INIT_SLOPE_TOL,
-              check=_init_claim("II", "mssp", 0.0)),
-        Claim("init-aggregate-mssp-III",
-              "Under MSSP in regime III (tied expert init) the initial aggregate is Θ(1).",
-              expected=0.0, tolerance=INIT_SLOPE_TOL, check=_init_claim("III", "mssp", 0.0)),
-        Claim("router-logits-regime-I",
-              "Regime I: μP's random router logits at init shrink like N^{-1/2}; MSSP's zero "
-              "router gives exactly zero logits.",
-              expected={"mup_slope": INIT_SLOPE_MUP, "mssp_max_router_rms": 0.0},
-              tolerance=INIT_SLOPE_TOL, check=_router_claim),
-        Claim("mssp-update-exponents",
-              "Under MSSP every layer's effective and propagating update RMS (and "
-              "‖h_agg,t − h_agg,0‖) is width-independent, at LR scale 1.",
-              expected="|slope| < 0.15", tolerance=UPDATE_SLOPE_TOL, check=_mssp_updates),
-        Claim("mssp-lr-transfer",
-              "Under MSSP the best learning rate moves by at most one ×2 grid point from the "
-              "smallest to the largest width.", expected=f"shift ≤ {TRANSFER_MAX_SHIFT}",
-              tolerance="none", check=_transfer_mssp),
-        Claim("mup-regime-III-no-transfer",
-              "Under μP in regime III the best learning rate moves by ≥ 2 grid points, or "
-              "the loss at μP's best learning rate (smallest width) is non-monotone in "
-              "width.", expected=f"shift ≥ {MUP_MIN_SHIFT} or non-monotone",
-              tolerance="none", check=_mup_breaks),
-        Claim("mssp-monotone-improvement",
-              "Under MSSP the final loss at each width's best learning rate decreases "
-              "strictly with width, each drop larger than the seed std.",
-              expected="strictly decreasing beyond seed noise", tolerance="seed std",
-              check=_monotone_mssp),
+        Claim.slope("init-aggregate-mup-II",
+                    "Under μP in regime II the initial aggregated expert output shrinks like "
+                    "N^{-1/2} (CLT over M ∝ N independent experts).",
+                    _init_sample("II", "mup"), "width", over="sample", expected=INIT_SLOPE_MUP,
+                    atol=INIT_SLOPE_TOL, source="derived", requires=_needs("II")),
+        Claim.slope("init-aggregate-mup-III",
+                    "Under μP in regime III the initial aggregated expert output shrinks like "
+                    "N^{-1/2}.", _init_sample("III", "mup"), "width", over="sample",
+                    expected=INIT_SLOPE_MUP, atol=INIT_SLOPE_TOL, source="derived",
+                    requires=_needs("III")),
+        Claim.slope("init-aggregate-mssp-II",
+                    "Under MSSP in regime II (√M expert down-projection init) the initial "
+                    "aggregate is Θ(1).", _init_sample("II", "mssp"), "width", over="sample",
+                    expected=0.0, atol=INIT_SLOPE_TOL, source="paper", requires=_needs("II")),
+        Claim.slope("init-aggregate-mssp-III",
+                    "Under MSSP in regime III (tied expert init) the initial aggregate is Θ(1).",
+                    _init_sample("III", "mssp"), "width", over="sample", expected=0.0,
+                    atol=INIT_SLOPE_TOL, source="paper", requires=_needs("III")),
+        Claim.slope("router-logits-regime-I",
+                    "Regime I: μP's random router logits at init (std 1/N) shrink like "
+                    "N^{-1/2}.", _init_sample("I", "mup", "rms_z0_draws"), "width", over="sample",
+                    expected=INIT_SLOPE_MUP, atol=INIT_SLOPE_TOL, source="derived",
+                    requires=_needs("I")),
+        Claim.identity("mssp-router-logits-zero",
+                       "Regime I: MSSP's zero router gives exactly zero router logits at init "
+                       "(largest RMS over all lanes).", _router_zero, 0.0, source="derived",
+                       requires=_needs("I")),
+        Claim.slope("mssp-update-exponents",
+                    "Under MSSP every layer's effective and propagating update RMS (and "
+                    "‖h_agg,t − h_agg,0‖) is width-independent at the LR scale nearest 1 (the "
+                    "authors' tuned η): |width exponent| < 0.15, fitted over widths ≥ 128, per "
+                    "regime × optimizer × quantity. This does not tell MSSP from μP: in regime "
+                    "I the rules differ only in the router init and μP shows the same exponents "
+                    "(issue 17's probe: the same regime-I exponent under both), see "
+                    "mup-update-exponents; they differ in the aggregation observables "
+                    "(init-aggregate-*).", _updates("mssp"), "width", expected=0.0,
+                    atol=UPDATE_SLOPE_TOL, xmin=UPDATE_XMIN, source="paper"),
+        Claim.slope("mup-update-exponents",
+                    "μP control of mssp-update-exponents in regime I, the same statistic under "
+                    "μP for every layer but the router (μP's random router, std 1/N, is the one "
+                    "difference from MSSP there): μP's maximal-update desiderata make these "
+                    "updates Θ(1) as well, so mssp-update-exponents passing does not single out "
+                    "MSSP. μP's exponents in regimes II/III are drawn beside MSSP's in the "
+                    "coordinate-check figure.", _mup_control, "width", expected=0.0,
+                    atol=UPDATE_SLOPE_TOL, xmin=UPDATE_XMIN, source="paper",
+                    requires=_needs("I")),
+        Claim.at_most("mssp-lr-transfer",
+                      "Under MSSP the best learning rate moves by at most one ×2 grid point "
+                      "from the smallest to the largest width, per regime × optimizer: the "
+                      "learning rates tied with the best (within one SE) at the two widths "
+                      "overlap or lie within one grid point.", _transfer_mssp,
+                      TRANSFER_MAX_SHIFT, over=None, source="paper"),
+        Claim.at_least("mup-regime-III-no-transfer",
+                       "Under μP in regime III the best learning rate drifts with width: the "
+                       "tie sets (within one SE of the best) at the smallest and the largest "
+                       "width lie ≥ 2 ×2 grid points apart. The digest joined this and "
+                       "mup-regime-III-non-monotone with 'or'; the abstract states both "
+                       "('not monotone and the optimal LR drifts'), so each is checked.",
+                       _shift_mup_iii, MUP_MIN_SHIFT, over=None, source="paper",
+                       requires=_needs("III")),
+        Claim.at_least("mup-regime-III-non-monotone",
+                       "Under μP in regime III the final loss at μP's best learning rate of "
+                       "the smallest width is not monotone in width: the largest rise of the "
+                       "seed-mean loss between neighbouring widths is above 0 (bootstrap "
+                       "interval over seeds).", _rise_mup_iii, 0.0, over=None, source="paper",
+                       requires=_needs("III")),
+        Claim.at_least("mssp-monotone-improvement",
+                       "Under MSSP the final loss at each width's best learning rate decreases "
+                       "with width: every drop between neighbouring widths is above 0 "
+                       "(paired bootstrap interval of the seed-mean drop, per regime × "
+                       "optimizer × width pair).", _drops_mssp, 0.0, source="paper"),
     ],
     figures=[
         Figure("loss_vs_lr", _draw_lr_sweep,
-               "Final loss against log₂ learning-rate scale, one curve per width; μP and "
-               "MSSP side by side, one row per regime/optimizer; stars mark each width's "
-               "best learning rate.", size=(8.0, 8.5)),
+               "Final loss against log₂ learning-rate scale, one curve per width (mean ± SE "
+               "over seeds); μP and MSSP side by side, one row per regime/optimizer; stars "
+               "mark each width's best learning rate, open circles the ones tied with it.",
+               size=(8.0, 8.5)),
         Figure("optimal_lr_vs_width", _draw_opt_lr,
-               "Best learning-rate scale against width (flat: transfer)."),
+               "Best learning-rate scale against width, bars spanning the learning rates "
+               "tied with it within one SE (flat: transfer)."),
         Figure("loss_vs_width", _draw_loss_width,
-               "Final loss against width at the fixed learning-rate scale 1 (mean ± std "
+               "Final loss against width at the learning-rate scale nearest 1 (mean ± std "
                "over seeds)."),
         Figure("coordinate_check_exponents", _draw_exponents,
-               "Width exponents of the initial aggregate and of every layer's effective and "
-               "propagating update RMS (grey band: ±0.15).", size=(9.0, 4.5)),
+               "Width exponents (95% bootstrap intervals over seeds) of the initial aggregate "
+               "and of every layer's effective and propagating update RMS (widths ≥ 128), μP "
+               "beside MSSP (grey band: ±0.15; no error bar: fewer than 8 samples, no "
+               "interval).", size=(10.0, 5.0)),
         Figure("initial_aggregate", _draw_init_agg,
-               "RMS at init against width: h_agg (regimes II/III) and router logits "
-               "(regime I; MSSP's are exactly zero and not drawn)."),
+               "RMS at init against width (median and interquartile range over init draws): "
+               "h_agg (regimes II/III) and router logits (regime I; MSSP's are exactly zero "
+               "and not drawn)."),
     ],
     description=DESCRIPTION,
 )

@@ -13,7 +13,7 @@ import json
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset
 from jaxtheory.sims import quadratic as quad
 from jaxtheory.sweep import Space, lin, log, static, values
 
@@ -64,7 +64,7 @@ def _stationary_ratio(momentum_filter):
             cols.append(r["mean_risk"] / theory)
             labels.append(f"lr={r['lr']:.4g} β={r['momentum']:g} σ={r['noise']:g} d={r['dim']}")
         if not cols:
-            raise ValueError("no config of this preset is stable and mixed")
+            raise NotApplicable("no config of this preset with this momentum is stable and mixed")
         return xr.DataArray(np.stack(cols, axis=1), dims=("seed", "config"), coords={"config": labels})
 
     return measure

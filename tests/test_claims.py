@@ -168,3 +168,35 @@ def test_claim_json_and_descriptions():
     with pytest.raises(ValueError, match="source"):
         Claim.at_most("c", "", _m, 1.0, source="folklore")
     assert "proposed" in SOURCES and isinstance(analysis.DEFAULT_LEVEL, float)
+
+
+# -- one-sided intervals (added by the shifting-means-bai migration) ----------------------
+
+@pytest.mark.parametrize("make,verdict", [
+    (lambda e: Claim.at_least("c", "", lambda ds, s: e, 3.0, source="derived"), "pass"),
+    (lambda e: Claim.at_most("c", "", lambda ds, s: e, 3.0, source="derived"), "fail"),
+    (lambda e: Claim.at_most("c", "", lambda ds, s: e, 4.5, source="derived"), "inconclusive"),
+    (lambda e: Claim.close("c", "", lambda ds, s: e, 5.0, atol=2.0, source="derived"), "inconclusive"),
+    (lambda e: Claim.close("c", "", lambda ds, s: e, 1.0, atol=2.0, source="derived"), "fail"),
+])
+def test_interval_open_above_is_a_lower_bound(make, verdict):
+    # [4, inf): the data bound the statistic from below only (a mean of censored times):
+    # it proves "≥ 3" and refutes "≤ 3" or "in [-1, 3]", and can never prove an upper bound
+    r = make(analysis.Estimate(5.0, 4.0, float("inf"), 32, "bootstrap")).evaluate(None, None)
+    assert r.verdict == verdict
+    assert r.interval == [4.0, float("inf")]
+
+
+def test_interval_open_below_and_nan_ends():
+    below = analysis.Estimate(1.0, -float("inf"), 2.0, 32, "bootstrap")
+    assert Claim.at_most("c", "", lambda ds, s: below, 2.5, source="derived").evaluate(None, None).verdict == "pass"
+    assert Claim.at_least("c", "", lambda ds, s: below, 2.5, source="derived").evaluate(None, None).verdict == "fail"
+    both = analysis.Estimate(1.0, -float("inf"), float("inf"), 32, "bootstrap")
+    assert Claim.at_least("c", "", lambda ds, s: both, 0.0, source="derived").evaluate(None, None).verdict \
+        == "inconclusive"
+    none = analysis.Estimate(1.0, float("nan"), float("nan"), 4, "bootstrap")
+    assert Claim.at_least("c", "", lambda ds, s: none, 0.0, source="derived").evaluate(None, None).verdict \
+        == "inconclusive"
+    stored = json.loads(json.dumps(Claim.at_least("c", "", lambda ds, s: analysis.Estimate(
+        5.0, 4.0, float("inf"), 32, "bootstrap"), 3.0, source="derived").evaluate(None, None).to_json()))
+    assert stored["interval"] == [4.0, "inf"] and describe_interval(stored) == "[4, inf]"

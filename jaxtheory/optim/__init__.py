@@ -5,7 +5,19 @@ Every transform here returns an :class:`optax.GradientTransformation` (or
 traced scalars, so a whole learning-rate grid can be ``jax.vmap``-ed.
 """
 
-# Each family adds one line below: ``from jaxtheory.optim._<family> import *``.
+from jaxtheory.optim import (
+    _compress,
+    _error_feedback,
+    _imuon,
+    _lmo,
+    _mirror,
+    _normalized,
+    _schatten,
+    _two_phase,
+)
+
+# Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
+# module to ``__all__``.
 from jaxtheory.optim._normalized import *  # noqa: F401,F403
 from jaxtheory.optim._mirror import *  # noqa: F401,F403
 from jaxtheory.optim._lmo import *  # noqa: F401,F403
@@ -14,3 +26,10 @@ from jaxtheory.optim._error_feedback import *  # noqa: F401,F403
 from jaxtheory.optim._two_phase import *  # noqa: F401,F403
 from jaxtheory.optim._imuon import *  # noqa: F401,F403
 from jaxtheory.optim._schatten import *  # noqa: F401,F403
+
+__all__ = [
+    name
+    for module in (_normalized, _mirror, _lmo, _compress, _error_feedback, _two_phase, _imuon,
+                   _schatten)
+    for name in module.__all__
+]

@@ -38,7 +38,18 @@ class ErrorFeedbackState(NamedTuple):
 
 
 def _as_key(key):
+    """A PRNG key from a seed (a Python int or an integer scalar array, traced or not), or
+    ``key`` itself when it already is a key (raw ``uint32[2]`` data or a typed key).
+
+    An integer scalar array is what :func:`optax.inject_hyperparams` makes of an int
+    argument, and what ``jax.vmap`` over seeds passes in.
+    """
+    if isinstance(key, bool):
+        raise TypeError("key must be an int seed or a PRNG key, got a bool")
     if isinstance(key, int):
+        return jax.random.PRNGKey(key)
+    dtype = getattr(key, "dtype", None)
+    if dtype is not None and jnp.ndim(key) == 0 and jnp.issubdtype(dtype, jnp.integer):
         return jax.random.PRNGKey(key)
     return key
 
@@ -91,7 +102,8 @@ def error_feedback(
         num_workers: ``None`` for one node (gradients shaped like params), or the static
             number of workers ``W``: gradients then have a leading axis of size ``W``,
             buffers are per worker, params and the returned update are shared.
-        key: seed (Python int) or PRNG key of the compressor's randomness; may be traced.
+        key: seed (an int, or an integer scalar array such as a traced seed) or PRNG key of
+            the compressor's randomness; may be traced.
 
     Returns:
         An :class:`optax.GradientTransformationExtraArgs` with state

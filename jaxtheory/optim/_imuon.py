@@ -21,6 +21,10 @@ means that putting further transforms after them in an :func:`optax.chain`
 (scaling, weight decay, clipping) breaks feasibility: the point no longer lies on
 the manifold. Put gradient-side transforms *before* them only.
 
+Half-precision (bfloat16, float16) parameters are stepped in float32 and the update
+is rounded once to the parameter dtype (LAPACK has no half-precision eigh, QR or
+inverse); the rounded point is then on the manifold to that precision only.
+
 The update rules follow the authors' code (github.com/1bang118/manifold-intrinsic-muon,
 commit 4f1d4b1) as summarised in the project digest 002_01.
 """
@@ -34,6 +38,7 @@ import jax.numpy as jnp
 import optax
 
 from jaxtheory.optim._lmo import (
+    _svd_input,
     lmo_frobenius,
     polar_newton_schulz,
     polar_svd,
@@ -80,15 +85,31 @@ def _fro(x):
   return jnp.sqrt(jnp.sum(jnp.square(x), axis=(-2, -1), keepdims=True))
 
 
-def _eye_like(s):
-  return jnp.eye(s.shape[-1], dtype=s.dtype)
+def _psd_sqrt(s):
+  """``s^{1/2}`` of a symmetric PSD matrix by eigh (round-off negative eigenvalues clamped at 0)."""
+  w, v = jnp.linalg.eigh(_sym(s))
+  return (v * jnp.sqrt(jnp.maximum(w, 0))[..., None, :]) @ _t(v)
 
 
-def _psd_power(s, power, eps=0.0, floor=1e-12):
-  """``(s + eps I)^power`` of a symmetric PSD matrix by eigh, eigenvalues floored."""
-  w, v = jnp.linalg.eigh(_sym(s) + eps * _eye_like(s))
-  w = jnp.maximum(w, floor)
-  return (v * w[..., None, :] ** power) @ _t(v)
+def _gram_inv_sqrt(y, eps):
+  r"""``(yᵀy + eps I)^{-1/2}`` for ``y`` of shape (k, r), from the SVD of ``y`` (the Gram is never formed).
+
+  The eigenvalues are :math:`\sigma_i^2 + \varepsilon`; those at or below
+  :math:`(\max(k, r)\,\epsilon_{\mathrm{mach}}\,\sigma_{\max})^2` (a singular value at the
+  round-off of a zero one, the rank tolerance of ``numpy.linalg.matrix_rank``, and
+  :math:`\varepsilon` below it too) count as zero and get inverse root 0, a pseudo-inverse
+  root. The threshold scales with ``y``: with ``eps = 0``, :math:`y \to \alpha y` multiplies
+  the result by :math:`1/\alpha` to round-off.
+  """
+  k, r = y.shape[-2], y.shape[-1]
+  _, sv, vt = jnp.linalg.svd(y, full_matrices=k < r)
+  if k < r:  # r - k further null directions of yᵀy
+    sv = jnp.concatenate([sv, jnp.zeros(sv.shape[:-1] + (r - k,), sv.dtype)], axis=-1)
+  w = sv * sv + eps
+  tol = (max(k, r) * jnp.finfo(sv.dtype).eps * jnp.max(sv, axis=-1, keepdims=True)) ** 2
+  keep = w > tol
+  wp = jnp.where(keep, 1.0 / jnp.sqrt(jnp.where(keep, w, 1)), 0)
+  return (_t(vt) * wp[..., None, :]) @ vt
 
 
 def _polar(x, polar, ns_coeffs, ns_steps):
@@ -158,7 +179,7 @@ def fixed_rank_direction(
     norm: str = "spectral",
     *,
     metric: str = "balanced",
-    eps: float | jax.Array = 1e-8,
+    eps: float | jax.Array = 0.0,
     polar: str = "svd",
     ns_coeffs: Any = "quintic",
     ns_steps: int = 5,
@@ -177,7 +198,21 @@ def fixed_rank_direction(
   Q_B\operatorname{polar}(Q_B^\top\nabla_X)` depends only on the row space of
   :math:`A` and the column space of :math:`B`: it is invariant under
   :math:`B\to BS,\ A\to S^{-1}A`. ``eps > 0`` breaks this at order
-  :math:`\varepsilon/\lambda_{\min}(AA^\top)`.
+  :math:`\varepsilon/\lambda_{\min}(AA^\top)` (with the authors' :math:`\varepsilon = 10^{-8}`
+  and the factor scales of :mod:`jaxtheory.sims.matrix.completion`, whole float64 runs
+  from gauges :math:`\alpha \in \{0.1, 1, 10\}` end up to :math:`3 \times 10^{-3}` apart
+  instead of :math:`10^{-12}`), so the default is ``eps = 0``.
+
+  The inverse roots come from the SVD of the factors (the Gram, with its squared
+  condition number, is never formed) and are guarded instead of regularised: an
+  eigenvalue :math:`\sigma_i^2 + \varepsilon` of :math:`AA^\top + \varepsilon I` at or below
+  :math:`(\max(r, n)\,\epsilon_{\mathrm{mach}}\,\sigma_{\max}(A))^2` (a singular value at the
+  round-off of a zero one; likewise for :math:`B`) gets inverse root 0, a pseudo-inverse
+  root. The guard scales with the factor (:math:`A \to \alpha A` scales it by
+  :math:`\alpha^2`), so it keeps the invariance; a rank-deficient factor gives a finite step
+  that does not move along the null directions of its Gram (where the first-order
+  decrease is zero): the ambient step is the formula above with :math:`Q_A, Q_B`
+  orthonormal bases of the row space of :math:`A` and the column space of :math:`B`.
 
   ``metric='euclidean'`` gives the baselines on the factors: EGD (joint Frobenius
   normalisation), Muon (polar of each factor gradient), NuMuon (rank one of each).
@@ -190,7 +225,9 @@ def fixed_rank_direction(
     norm: ``'spectral'`` (iMuon / Muon), ``'frobenius'`` (RGD / EGD), ``'nuclear'``
       (iMuon-Nu / NuMuon).
     metric: ``'balanced'`` (intrinsic) or ``'euclidean'`` (factor-wise baselines).
-    eps: Gram regulariser :math:`\varepsilon` (may be traced).
+    eps: absolute Gram regulariser :math:`\varepsilon \ge 0` (may be traced); 0 (default)
+      is the exact balanced metric, gauge invariant to round-off; the authors' code uses
+      ``1e-8``, which is not (see above).
     polar: ``'svd'`` (exact, rank-aware) or ``'newton_schulz'``.
     ns_coeffs: Newton–Schulz coefficients.
     ns_steps: Newton–Schulz iterations.
@@ -214,8 +251,8 @@ def fixed_rank_direction(
   """
   _check_norm(norm)
   if metric == "balanced":
-    pa = _psd_power(A @ _t(A), -0.5, eps)
-    pb = _psd_power(_t(B) @ B, -0.5, eps)
+    pa = _gram_inv_sqrt(_t(A), eps)
+    pb = _gram_inv_sqrt(B, eps)
     hb, ha = grad_B @ pa, pb @ grad_A
   elif metric == "euclidean":
     hb, ha = grad_B, grad_A
@@ -258,7 +295,7 @@ def imuon_fixed_rank(
     norm: str = "spectral",
     *,
     metric: str = "balanced",
-    eps: float | jax.Array = 1e-8,
+    eps: float | jax.Array = 0.0,
     momentum: optax.ScalarOrSchedule = 0.0,
     nesterov: bool = False,
     polar: str = "svd",
@@ -282,7 +319,8 @@ def imuon_fixed_rank(
     learning_rate: step size :math:`\eta_t`, scalar or schedule (may be traced).
     norm: ``'spectral'`` (iMuon), ``'frobenius'`` (RGD), ``'nuclear'`` (iMuon-Nu).
     metric: ``'balanced'`` or ``'euclidean'``.
-    eps: Gram regulariser (may be traced).
+    eps: absolute Gram regulariser of :func:`fixed_rank_direction` (may be traced); 0
+      (default) keeps the step gauge invariant to round-off.
     momentum: heavy-ball coefficient :math:`\mu` on the factor gradients (may be traced).
     nesterov: Nesterov direction :math:`\nabla + \mu M`.
     polar: ``'svd'`` or ``'newton_schulz'``.
@@ -326,14 +364,14 @@ def imuon_fixed_rank(
     d, mu = _momentum(updates, state, momentum, nesterov)
 
     def step(dp, p):
-      out = fixed_rank_direction(dp["B"] if isinstance(dp, dict) else dp.B,
-                                 dp["A"] if isinstance(dp, dict) else dp.A,
-                                 p["B"] if isinstance(p, dict) else p.B,
-                                 p["A"] if isinstance(p, dict) else p.A,
+      get = (lambda q, k: q[k]) if isinstance(p, dict) else getattr
+      b, a = get(p, "B"), get(p, "A")
+      # half precision is computed in float32 (LAPACK has no bfloat16/float16 eigh)
+      out = fixed_rank_direction(_svd_input(get(dp, "B")), _svd_input(get(dp, "A")),
+                                 _svd_input(b), _svd_input(a),
                                  norm, metric=metric, eps=eps, polar=polar,
                                  ns_coeffs=ns_coeffs, ns_steps=ns_steps)
-      return _make_pair(p, (-lr * out.xi_B).astype(out.xi_B.dtype),
-                        (-lr * out.xi_A).astype(out.xi_A.dtype))
+      return _make_pair(p, (-lr * out.xi_B).astype(b.dtype), (-lr * out.xi_A).astype(a.dtype))
 
     new = jax.tree.map(step, d, params, is_leaf=_is_pair)
     return new, IMuonState(count=optax.safe_increment(state.count), mu=mu)
@@ -424,7 +462,9 @@ def imuon_lora(
 
     def step(dp, p):
       get = (lambda q, k: q[k]) if isinstance(p, dict) else getattr
-      mb, ma, b, a = get(dp, "B"), get(dp, "A"), get(p, "B"), get(p, "A")
+      dtype_b, dtype_a = get(p, "B").dtype, get(p, "A").dtype
+      # half precision is computed in float32 (LAPACK has no bfloat16/float16 QR or inverse)
+      mb, ma, b, a = (_svd_input(get(q, k)) for q, k in ((dp, "B"), (dp, "A"), (p, "B"), (p, "A")))
       eye = jnp.eye(a.shape[0], dtype=a.dtype)
       inv_aat = jnp.linalg.inv(a @ _t(a) + eps * eye)
       inv_btb = jnp.linalg.inv(_t(b) @ b + eps * eye)
@@ -443,8 +483,8 @@ def imuon_lora(
         lr_a = lr * 0.2 * max(a.shape) ** 0.5
       else:
         lr_b = lr_a = lr
-      ub = (-lr * wd * b - lr_b * db).astype(b.dtype)
-      ua = (-lr * wd * a - lr_a * da).astype(a.dtype)
+      ub = (-lr * wd * b - lr_b * db).astype(dtype_b)
+      ua = (-lr * wd * a - lr_a * da).astype(dtype_a)
       return _make_pair(p, ub, ua)
 
     new = jax.tree.map(step, d, params, is_leaf=_is_pair)
@@ -472,7 +512,12 @@ def _leafwise_transform(name, step, learning_rate, momentum, nesterov, min_ndim=
       raise ValueError(f"{name} needs params in update()")
     lr = _eval(learning_rate, state.count)
     d, mu = _momentum(updates, state, momentum, nesterov)
-    new = jax.tree.map(lambda g, x: (step(g, x, lr) - x).astype(x.dtype), d, params)
+    def leaf(g, x):
+      # half precision is computed in float32 (LAPACK has no bfloat16/float16 eigh or QR)
+      g32, x32 = _svd_input(g), _svd_input(x)
+      return (step(g32, x32, lr) - x32).astype(x.dtype)
+
+    new = jax.tree.map(leaf, d, params)
     return new, IMuonState(count=optax.safe_increment(state.count), mu=mu)
 
   return optax.GradientTransformation(init_fn, update_fn)
@@ -801,7 +846,7 @@ def grassmann_direction(G: jax.Array, Y: jax.Array, norm: str = "spectral", *,
     return _block_lmo(pig, norm, polar, ns_coeffs, ns_steps)
   if metric != "balanced":
     raise ValueError(f"unknown metric {metric!r}; use 'balanced' or 'euclidean'")
-  s = _psd_power(c, 0.5)
+  s = _psd_sqrt(c)
   return _block_lmo(pig @ s, norm, polar, ns_coeffs, ns_steps) @ s
 
 

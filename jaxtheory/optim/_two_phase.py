@@ -33,6 +33,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._error_feedback import _as_key
+
 __all__ = [
     "TwoPhaseState",
     "DiLoCoEFState",
@@ -183,8 +185,7 @@ def _two_phase(
         if not use_ef:
             return TwoPhaseState(*base)
         error = jax.tree.map(jnp.zeros_like, params)
-        k = jax.random.PRNGKey(key) if isinstance(key, int) else key
-        return DiLoCoEFState(*base, error, k)
+        return DiLoCoEFState(*base, error, _as_key(key))
 
     def update_fn(grads, state, params=None, **extra_args):
         if params is None:
@@ -398,7 +399,8 @@ def diloco_ef(
         sync_period: inner steps :math:`H` per round (static int).
         num_workers: number of workers :math:`W` (static int).
         compressor: a callable ``(key, tree) -> tree`` such as ``top_k(k)``.
-        key: seed or PRNG key of the compressor's randomness (may be traced).
+        key: seed (an int or an integer scalar array, may be traced) or PRNG key of the
+            compressor's randomness.
         error_decay: buffer decay :math:`\\beta` (traced allowed); 1 is classic EF.
         reset_inner_state: re-initialize inner states at each synchronization.
 

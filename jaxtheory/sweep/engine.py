@@ -43,6 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtheory.compile_cache import _enable_by_default as _enable_compile_cache
 from jaxtheory.sweep import store
 from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
 from jaxtheory.sweep.provenance import code_provenance
@@ -285,6 +286,9 @@ def sweep(
 ):
     """Run ``run(spec, params, key)`` over every lane of ``space``.
 
+    The first call in a process turns on JAX's persistent compilation cache unless it
+    is switched off (see :mod:`jaxtheory.compile_cache`).
+
     Args:
         run: pure, jittable, vmappable ``run(spec, params, key) -> {name: array}``.
         spec: frozen dataclass fixing shapes; static axes replace its fields.
@@ -334,6 +338,7 @@ def sweep(
         {'a': 2, 'seed': 2, 'x_dim0': 3}
     """
     t_start = time.perf_counter()
+    _enable_compile_cache()  # once per process, before the first compile
     if not isinstance(space, Space):
         raise SpaceError(f"space must be a jaxtheory.sweep.Space, got {type(space).__name__}")
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):

@@ -207,3 +207,25 @@ def test_validation():
     x = jnp.zeros(3)
     with pytest.raises(ValueError):
         opt.update(jnp.zeros((3, 3)), opt.init(x), x)
+
+
+def test_seed_may_be_an_integer_array_traced_or_injected():
+    # An int seed given as an integer scalar array (what inject_hyperparams and a vmap over
+    # seeds pass) makes the same key as the Python int (checked exactly on the state); the
+    # vmapped trajectories are other programs than the looped ones: float32 round-off.
+    x0 = jnp.zeros(D, jnp.float32)
+
+    def final(seed):
+        return run(error_feedback(optax.sgd(0.05), rand_k(2), key=seed), x0)[0]
+
+    by_int = [jax.jit(lambda s=s: final(s))() for s in (3, 4)]
+    by_vmap = jax.jit(jax.vmap(final))(jnp.asarray([3, 4], jnp.int32))
+    for i in range(2):
+        np.testing.assert_allclose(np.asarray(by_vmap[i]), np.asarray(by_int[i]), rtol=1e-6,
+                                   atol=1e-7)
+    assert np.abs(np.asarray(by_int[0] - by_int[1])).max() > 1e-4  # seeds matter
+    inj = optax.inject_hyperparams(error_feedback, static_args=("compressor",))(
+        optax.sgd(0.05), rand_k(2), key=3)
+    assert inj.init(x0).hyperparams["key"].dtype == jnp.int32
+    np.testing.assert_array_equal(np.asarray(inj.init(x0).inner_state.key),
+                                  np.asarray(jax.random.PRNGKey(3)))

@@ -117,7 +117,7 @@ def test_claim_gauge_invariance_single_step():
 
 
 def test_gauge_invariance_broken_only_at_order_eps():
-  # eps > 0 (default 1e-8) regularises the Gram roots; the gauge error is O(eps / lambda_min)
+  # eps > 0 (the authors' 1e-8) regularises the Gram roots; the gauge error is O(eps / lambda_min)
   b, a, gx = _problem(12, 10, 4, seed=1)
   with jax.enable_x64(True):
     s = _cond_matrix(4, 100.0, seed=3)
@@ -161,7 +161,7 @@ def test_imuon_fixed_rank_transform_momentum_dict_nodes_and_chain():
     m = jax.tree.map(lambda x, y: mom * x + y, g1, g2)
     d = jax.tree.map(lambda x, y: y + mom * x, m, g2)
     rb, ra, _, _ = np_fixed_rank(np.asarray(d["layer"]["B"]), np.asarray(d["layer"]["A"]),
-                                 b, a, "spectral", "balanced", 1e-8)
+                                 b, a, "spectral", "balanced", 0.0)  # the default eps
     np.testing.assert_allclose(np.asarray(u["layer"]["B"]), -lr * rb, atol=1e-10)
     np.testing.assert_allclose(np.asarray(u["layer"]["A"]), -lr * ra, atol=1e-10)
     # gradient-side transforms may come before it in a chain
@@ -389,3 +389,160 @@ def test_imuon_grassmann_qr_retraction_lands_on_orthonormal_point():
     (y, _), _ = jax.jit(lambda y0: jax.lax.scan(body, (y0, tx.init(y0)), None, length=60))(y0)
     np.testing.assert_allclose(np.asarray(y.T @ y), np.eye(p), atol=1e-10)
     assert float(f(y)) == pytest.approx(-0.5 * (7 + 6), rel=1e-3)
+
+
+# ---------------------------------------------------------------- default eps: gauge invariance
+def _experiment_factors(seed=0, m=50, n=50, r=3):
+  """Factors at the scale of the imuon-completion smoke preset: N(0, (mnr)^{-1/2}) entries."""
+  rng = np.random.default_rng(seed)
+  std = (m * n * r) ** -0.25
+  b, a = std * rng.standard_normal((m, r)), std * rng.standard_normal((r, n))
+  return b, a, 1e-2 * rng.standard_normal((m, n))
+
+
+def _ambient_default(b, a, gx, norm, dtype, **kw):
+  b, a, gx = (jnp.asarray(x, dtype) for x in (b, a, gx))
+  d = fixed_rank_direction(gx @ a.T, b.T @ gx, b, a, norm, **kw)
+  return np.asarray(d.xi_B @ a + b @ d.xi_A, np.float64)
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["float32", "float64"])
+def test_default_eps_step_is_gauge_invariant_to_round_off(x64):
+  """With the default eps the ambient step is the same for (B, A) and (BS, S^-1 A), S = alpha I
+  (alpha in {0.1, 10}: the experiment's gauges) and random S with cond(S) in {10, 100}, to
+  round-off. Tolerance 64 eps_mach times the condition number of the gauged factors (the
+  inputs are rounded per gauge; the step is stable SVDs and products), times
+  sigma_1 / (sigma_1 - sigma_2) of H for the nuclear norm (its top singular pair's
+  sensitivity). Measured: <= 21 eps (spectral, Frobenius), <= 101 eps (nuclear), in float32
+  and float64. The authors' absolute eps = 1e-8 breaks it in float64 at 7e-7."""
+  dtype = jnp.float64 if x64 else jnp.float32
+  eps = float(jnp.finfo(dtype).eps)
+  b, a, gx = _experiment_factors()
+  gauges = [np.eye(3) * al for al in (0.1, 10.0)] + [_cond_matrix(3, c, seed=4) for c in (10.0, 100.0)]
+  sv_h = np.linalg.svd(gx @ np.linalg.qr(a.T)[0], compute_uv=False)
+  with jax.enable_x64(x64):
+    for norm in NORMS:
+      ref = _ambient_default(b, a, gx, norm, dtype)
+      for s in gauges:
+        b2, a2 = b @ s, np.linalg.solve(s, a)
+        tol = 64 * eps * max(np.linalg.cond(x) for x in (b, a, b2, a2))
+        if norm == "nuclear":
+          tol *= sv_h[0] / (sv_h[0] - sv_h[1])
+        x = _ambient_default(b2, a2, gx, norm, dtype)
+        rel = np.linalg.norm(x - ref) / np.linalg.norm(ref)
+        assert rel <= tol, (norm, np.linalg.cond(s), rel / eps)
+    if x64:
+      x = _ambient_default(0.1 * b, 10.0 * a, gx, "spectral", dtype, eps=1e-8)
+      ref = _ambient_default(b, a, gx, "spectral", dtype, eps=1e-8)
+      assert np.linalg.norm(x - ref) / np.linalg.norm(ref) > 1e6 * eps
+
+
+def test_default_params_whole_runs_gauge_invariant_float64():
+  """imuon-completion at its default parameters (smoke shapes, float64): final errors from the
+  gauges {0.1, 1, 10} agree to 1e6 eps (measured <= 7e-13; each step adds round-off ~eps and
+  the runs amplify it ~1e3-fold over 120 steps). With eps = 1e-8 they differed by up to 3e-3."""
+  from jaxtheory.sims.matrix import completion
+
+  assert completion.DEFAULT_PARAMS["eps"] == 0.0
+  spec = completion.CompletionSpec(m=50, n=50, r=3, steps=120, methods=("imuon",),
+                                   gauges=(0.1, 1.0, 10.0))
+  with jax.enable_x64(True):
+    for kappa, lr in ((1.0, 0.1), (10.0, 0.3)):
+      params = dict(completion.DEFAULT_PARAMS, kappa=kappa, lr=lr)
+      out = jax.jit(lambda k, p=params: completion.run(spec, p, k))(jax.random.key(0))
+      fin = np.asarray(out["final_error"])[0]
+      assert (fin.max() - fin.min()) / fin.min() <= 1e6 * np.finfo(np.float64).eps, (kappa, lr, fin)
+
+
+def _orth_range(x, rtol):
+  """Orthonormal basis (columns) of the range of x: singular values above rtol * sigma_max."""
+  u, s, _ = np.linalg.svd(x, full_matrices=False)
+  return u[:, s > rtol * s[0]] if s[0] > 0 else u[:, :0]
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", ["B rank 2", "A rank 2", "B = 0", "both rank 1", "B 2 x 3"])
+def test_default_eps_rank_deficient_factors(case, x64):
+  """Rank-deficient factors (r = 3): finite steps that do not move along the Gram's null
+  directions, and the ambient step polar(g Q_A^T) Q_A + Q_B polar(Q_B^T g) (per norm) with Q_A, Q_B
+  orthonormal bases of row(A), col(B) of the actual rank (digest 002_01 §2.1). The tolerance is
+  the rank-revealing round-off: 1e3 eps_mach relative (1e-4 float32, 2e-13 float64)."""
+  dtype = jnp.float64 if x64 else jnp.float32
+  rng = np.random.default_rng(7)
+  m, n, r = (2 if case == "B 2 x 3" else 12), 10, 3  # B 2 x 3: fewer rows than the rank
+  b, a = rng.standard_normal((m, r)), rng.standard_normal((r, n))
+  g = rng.standard_normal((m, n))
+  c2, c1 = rng.standard_normal((2, r)), rng.standard_normal((1, r))
+  if case == "B rank 2":
+    b = rng.standard_normal((m, 2)) @ c2
+  elif case == "A rank 2":
+    a = c2.T @ rng.standard_normal((2, n))
+  elif case == "B = 0":
+    b = np.zeros((m, r))
+  else:
+    b, a = rng.standard_normal((m, 1)) @ c1, c1.T @ rng.standard_normal((1, n))
+  tol = 1e3 * float(jnp.finfo(dtype).eps)
+  with jax.enable_x64(x64):
+    b_, a_ = np.asarray(jnp.asarray(b, dtype), np.float64), np.asarray(jnp.asarray(a, dtype), np.float64)
+    qa, qb = _orth_range(a_.T, tol).T, _orth_range(b_, tol)  # (k_A, n), (m, k_B)
+    for norm in NORMS:
+      d = fixed_rank_direction(jnp.asarray(g @ a_.T, dtype), jnp.asarray(b_.T @ g, dtype),
+                               jnp.asarray(b_, dtype), jnp.asarray(a_, dtype), norm)
+      xb, xa = np.asarray(d.xi_B, np.float64), np.asarray(d.xi_A, np.float64)
+      assert np.all(np.isfinite(xb)) and np.all(np.isfinite(xa)), norm
+      # no motion along the null directions of A A^T (columns of xi_B) and B^T B (rows of xi_A)
+      scale = max(np.abs(xb).max(), np.abs(xa).max())
+      null_a = np.eye(r) - np.linalg.pinv(a_.T) @ a_.T if qa.shape[0] < r else np.zeros((r, r))
+      null_b = np.eye(r) - np.linalg.pinv(b_) @ b_ if qb.shape[1] < r else np.zeros((r, r))
+      assert np.abs(xb @ null_a).max() <= tol * scale, norm
+      assert np.abs(null_b @ xa).max() <= tol * scale, norm
+      hb, ha = g @ qa.T, qb.T @ g
+      if norm == "frobenius":
+        nu = np.sqrt(np.sum(hb ** 2) + np.sum(ha ** 2))
+        ref = (hb @ qa + qb @ ha) / nu
+      else:
+        ref = np_lmo(hb, norm) @ qa + (qb @ np_lmo(ha, norm) if qb.shape[1] else 0.0)
+      amb = xb @ a_ + b_ @ xa
+      np.testing.assert_allclose(amb, ref, rtol=0, atol=tol * np.abs(ref).max(), err_msg=norm)
+
+
+def test_zero_factors_give_zero_step():
+  z = FactorPair(jnp.zeros((4, 2)), jnp.zeros((2, 3)))
+  g = jnp.ones((4, 3))
+  for norm in NORMS:
+    d = fixed_rank_direction(g @ z.A.T, z.B.T @ g, z.B, z.A, norm)
+    assert float(jnp.abs(d.xi_B).max()) == 0.0 and float(jnp.abs(d.xi_A).max()) == 0.0, norm
+
+
+# ---------------------------------------------------------------- half precision
+def _bf16_problems():
+  rng = np.random.default_rng(3)
+  spd = np.eye(3) + 0.2 * np.ones((3, 3))
+  q, _ = np.linalg.qr(rng.standard_normal((4, 2)))
+  pair = FactorPair(B=rng.standard_normal((4, 2)), A=rng.standard_normal((2, 3)))
+  return [
+      pytest.param(imuon_fixed_rank(0.1), pair, id="fixed_rank"),
+      pytest.param(imuon_lora(0.1, polar="svd"), pair, id="lora"),
+      pytest.param(imuon_spd(0.1), spd, id="spd"),
+      pytest.param(imuon_stiefel(0.1, retraction="qr"), q, id="stiefel_qr"),
+      pytest.param(imuon_grassmann(0.1, retraction="qr"), q + 0.3 * rng.standard_normal((4, 2)),
+                   id="grassmann_qr"),
+  ]
+
+
+@pytest.mark.parametrize("tx,x", _bf16_problems())
+def test_bfloat16_params_are_computed_in_float32(tx, x):
+  # LAPACK has no bfloat16 eigh/QR/solve: the step is computed in float32 from the bf16
+  # values and rounded once to bf16, so it equals the float32 step on the same (rounded)
+  # inputs up to that rounding (relative 2^-8 of the largest entry).
+  rng = np.random.default_rng(4)
+  x16 = jax.tree.map(lambda v: jnp.asarray(v, jnp.bfloat16), x)
+  g16 = jax.tree.map(lambda v: jnp.asarray(rng.standard_normal(np.shape(v)), jnp.bfloat16), x)
+  u16, _ = tx.update(g16, tx.init(x16), x16)
+  x32, g32 = (jax.tree.map(lambda v: v.astype(jnp.float32), t) for t in (x16, g16))
+  u32, _ = tx.update(g32, tx.init(x32), x32)
+  for a, b in zip(jax.tree.leaves(u16), jax.tree.leaves(u32)):
+    assert a.dtype == jnp.bfloat16
+    scale = float(jnp.max(jnp.abs(b)))
+    np.testing.assert_allclose(np.asarray(a, np.float32), np.asarray(b), rtol=0,
+                               atol=2.0 ** -8 * scale)

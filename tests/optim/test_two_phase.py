@@ -343,3 +343,16 @@ def test_validation():
         opt.init(jnp.zeros(4))
     with pytest.raises(ValueError):
         opt.update(jnp.zeros((3, 4)), opt.init(jnp.zeros((3, 4))), None)
+
+
+def test_diloco_ef_seed_may_be_an_integer_array():
+    # inject_hyperparams turns the int seed into an int32 array; vmap over seeds traces it
+    x0 = replicate_workers(jnp.asarray(X0, jnp.float32), W)
+    inj = optax.inject_hyperparams(diloco_ef, static_args=("sync_period", "num_workers", "compressor"))(
+        optax.sgd(0.05), optax.sgd(1.0), 2, W, top_k(2), key=5)
+    state = inj.init(x0)
+    assert state.hyperparams["key"].dtype == jnp.int32
+    np.testing.assert_array_equal(np.asarray(state.inner_state.key), np.asarray(jax.random.PRNGKey(5)))
+    keys = jax.vmap(lambda s: diloco_ef(optax.sgd(0.05), optax.sgd(1.0), 2, W, top_k(2), key=s)
+                    .init(x0).key)(jnp.arange(2))
+    np.testing.assert_array_equal(np.asarray(keys[1]), np.asarray(jax.random.PRNGKey(1)))

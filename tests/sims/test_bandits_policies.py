@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 
 from jaxtheory.sims.bandits import (
@@ -154,3 +155,23 @@ def test_round_draws_quality():
     # consecutive rounds and neighbouring episodes
     assert abs(np.corrcoef(D[:, 1:, 0].ravel(), D[:, :-1, 0].ravel())[0, 1]) < lim
     assert abs(np.corrcoef(D[1:, :, 1].ravel(), D[:-1, :, 1].ravel())[0, 1]) < lim
+
+
+def test_round_draws_normal_is_finite_and_exact_at_the_extreme_bits():
+    # The normal is read at the mid-point uniform (b + 1/2) 2^-24 of a 24-bit integer b.
+    # Formed in float32, b + 1/2 rounded b = 2^24 - 1 up to u = 1 and gave z = +inf once
+    # in 2^24 rounds (an infinite reward: ISM-theory then stopped at every δ at once on a
+    # random arm). Formed from the integer, 2u - 1 is exact in float32, so the extreme
+    # draws are finite, antisymmetric (b and 2^24 - 1 - b give -z and z exactly, as
+    # erfinv is odd) and agree with float64 to float32 round-off of erfinv (rtol 1e-6).
+    from jaxtheory.sims.bandits.runner import _normal_from_bits
+
+    b = np.array([0, 1, 2, 2**23 - 1, 2**23, 2**24 - 3, 2**24 - 2, 2**24 - 1], np.uint32)
+    z32 = np.asarray(_normal_from_bits(jnp.asarray(b), jnp.float32))
+    assert np.all(np.isfinite(z32)) and np.abs(z32).max() < 5.5
+    np.testing.assert_array_equal(z32, -z32[::-1])
+    with jax.enable_x64(True):
+        z64 = np.asarray(_normal_from_bits(jnp.asarray(b), jnp.float64))
+    ref = math.sqrt(2) * scipy.special.erfinv((2 * b.astype(np.float64) + 1 - 2**24) * 2.0**-24)
+    np.testing.assert_allclose(z64, ref, rtol=1e-12)
+    np.testing.assert_allclose(z32, ref, rtol=1e-6)

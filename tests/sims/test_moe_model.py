@@ -2,6 +2,8 @@
 exponents against the digest's numpy prototype, and the training run (vmapped lanes equal
 single runs, tied experts drift apart, blow-ups are recorded, not raised)."""
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -55,6 +57,12 @@ def test_aggregate_equals_sum_of_expert_outputs():
     np.testing.assert_allclose(inter["h_agg"], agg, rtol=1e-5, atol=1e-6)
 
 
+def rms_exponent(widths, rms):
+    """Least-squares slope of log sqrt(mean over seeds of rms²) against log width (numpy)."""
+    y = 0.5 * np.log(np.mean(np.square(np.asarray(rms, float)), axis=1))
+    return float(np.polyfit(np.log(widths), y, 1)[0])
+
+
 # Digest 002_08 §5c(1): numpy prototype, N = 32…256, M = N/8, 8 seeds, batch 64:
 # -0.474 (μP-II), 0.000 (MSSP-II), -0.481 (μP-III), -0.005 (MSSP-III), router -0.47 (μP-I).
 PROTOTYPE = {("II", "mup"): -0.474, ("II", "mssp"): 0.0, ("III", "mup"): -0.481,
@@ -70,7 +78,7 @@ def test_initial_aggregate_exponents_match_prototype(regime):
         rms.append(np.sqrt(np.mean(np.square(np.asarray(inter["h_agg"])), axis=(2, 3))))
     rms = np.asarray(rms)  # (width, rule, seed)
     for i, rule in enumerate(("mup", "mssp")):
-        s = moe.fit_exponent(widths, rms[:, i], seed_axes=1)
+        s = rms_exponent(widths, rms[:, i])
         # prototype used other random draws: seed noise of the slope is a few 0.01
         assert s == pytest.approx(PROTOTYPE[(regime, rule)], abs=0.06), (rule, s)
         assert abs(s - (-0.5 if rule == "mup" else 0.0)) < 0.1
@@ -82,7 +90,7 @@ def test_router_logit_exponent_regime_I():
     for w in widths:
         inter = _fwd(moe.MoESpec(width=w, regime="I"), ("mup",), 8)
         rms.append(np.sqrt(np.mean(np.square(np.asarray(inter["z"])), axis=(2, 3)))[0])
-    s = moe.fit_exponent(widths, np.asarray(rms), seed_axes=1)
+    s = rms_exponent(widths, rms)
     assert s == pytest.approx(-0.47, abs=0.06)
 
 
@@ -156,3 +164,30 @@ def test_refined_coordinate_check_against_direct_formulas():
     k = layers.index("W1")
     e_lin = jnp.einsum("bn,mne->bme", it["h"], pt["W1"] - p0["W1"])
     np.testing.assert_allclose(out["effective"][k], rms(e_lin), rtol=1e-5)
+
+
+def test_extra_init_draws_are_independent_inits_of_the_same_rule():
+    """``init_draws``: draw 0 is the lane's own init; the others are the inits of keys
+    folded from its init key, independent of the learning rate."""
+    spec = moe.MoESpec(width=16, regime="II", steps=2, batch_size=4, n_eval=16, n_probe=8,
+                       num_log=2, init_draws=5)
+    f = jax.jit(jax.vmap(lambda lr, k: moe.run(spec, {"lr_scale": lr, "eps": 1e-8}, k),
+                         in_axes=(0, None)))
+    out = f(jnp.array([0.5, 2.0]), jax.random.key(3))
+    d = np.asarray(out["rms_h_agg0_draws"])  # (lr, rule, draw)
+    assert d.shape == (2, 2, 5)
+    np.testing.assert_array_equal(d[..., 0], np.asarray(out["rms_h_agg0"]))  # same program
+    np.testing.assert_array_equal(d[0], d[1])  # init only: the learning rate plays no part
+    assert len(np.unique(np.round(d[0, 1], 6))) == 5  # five different draws
+    # draw j >= 1 is the init from the j-th key split off fold_in(init key, 1), computed here
+    k_init = jax.random.split(jax.random.key(3))[0]
+    keys = jax.random.split(jax.random.fold_in(k_init, 1), 4)
+    pz = moe.spec_parameterization(spec, "mssp")
+    probe = jnp.asarray(moe.make_task(spec.task, spec.d_in, spec.d_out, spec.task_seed,
+                                      spec.n_eval).eval_x[: spec.n_probe])
+    model = moe.spec_model(spec)
+    direct = jax.jit(jax.vmap(lambda k: moe.rms(moe.moe_forward(
+        model, moe.init_params(pz, 4, k), probe)[1]["h_agg"])))(keys)
+    np.testing.assert_allclose(d[0, 1, 1:], direct, rtol=1e-5)  # float32, other programs
+    with pytest.raises(ValueError, match="init_draws"):
+        moe.run(dataclasses.replace(spec, init_draws=0), moe.DEFAULT_PARAMS, jax.random.key(0))

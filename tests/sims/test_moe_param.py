@@ -197,3 +197,100 @@ def test_bad_names_raise():
         P.layer_rules("nope", "adam", "I")
     with pytest.raises(ValueError):
         P.moe_dims("IV", 32)
+
+
+# Digest 002_08 §3, "Tuned base-width multipliers", the table rows copied verbatim (columns:
+# base LR | init×, lr_in, lr_out, lr_router, lr_W1, lr_W2 | best val top-5), typed here
+# independently of TUNED_MULTIPLIERS, with the (optimizer, regime, rules) each row is for.
+DIGEST_TUNED = [
+    ("| SGD regime I (`fixed_E_mup_multfree`) | 0.04 | 1, 0.016, 256, 1, 1, 1 | 0.300 |",
+     "sgd", "I", ("mup", "mssp")),
+    ("| SGD regime II μP (`…_stdinit`, 1/N out) | 0.01 | 0.25, 1/256, 2^20, 16, 64, 1/256 | 0.296 |",
+     "sgd", "II", ("mup",)),
+    ("| SGD regime II MSSP (`…_ours`) | 0.01 | 0.25, 1/64, 65536, 4, 1, 1/64 | 0.3135 |",
+     "sgd", "II", ("mssp",)),
+    ("| SGD regime III (no shared, 1/N out) | 0.04 | 1, 1/16, 4, 4096, 1/4, 1/16 | 0.291 |",
+     "sgd", "III", ("mup", "mssp")),
+    ("| Adam regime III (no shared, 1/N out) | 0.16 | 0.25, 1, 4, 1, 4, 1/16 | 0.3265 |",
+     "adam", "III", ("mup", "mssp")),
+    ("| Adam regime II μP (1/N out) | 0.16 | 0.25, 4, 64, 1/4, 1/16, 1/16 | 0.317 |",
+     "adam", "II", ("mup",)),
+    ("| Adam regime II MSSP | 0.16 | 0.25, 4, 4, 4, 1/4, 1/256 | 0.3267 |",
+     "adam", "II", ("mssp",)),
+    ("| Adam regime I | 0.16 | 1, 4, 1, 1, 1, 1 | 0.293 |", "adam", "I", ("mup", "mssp")),
+]
+DIGEST_PATH = "/work/shared/papers/002_08.md"
+
+
+def _number(tok):
+    tok = tok.strip()
+    if "/" in tok:
+        a, b = tok.split("/")
+        return float(a) / float(b)
+    if "^" in tok:
+        a, b = tok.split("^")
+        return float(a) ** float(b)
+    return float(tok)
+
+
+def _parse_row(line):
+    cols = [c.strip() for c in line.strip().strip("|").split("|")]
+    base_lr = _number(cols[1])
+    init, lr_in, lr_out, lr_router, lr_w1, lr_w2 = (_number(t) for t in cols[2].split(","))
+    return base_lr, init, {"W_in": lr_in, "W_out": lr_out, "Q": lr_router, "W1": lr_w1,
+                           "W2": lr_w2}, _number(cols[3])
+
+
+def test_tuned_multipliers_are_the_digest_table():
+    covered = set()
+    for line, opt, regime, rules in DIGEST_TUNED:
+        base_lr, init, lrs, top5 = _parse_row(line)
+        for rule in rules:
+            tm = P.tuned_multipliers(rule, opt, regime)
+            covered.add((opt, regime, rule))
+            assert tm.base_lr == base_lr and tm.init == init and tm.best_val_top5 == top5, line
+            assert tm.per_layer() == lrs, line  # exact: the same decimal/binary fractions
+    assert covered == set(P.TUNED_MULTIPLIERS)  # every row of the table, nothing else
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(DIGEST_PATH), reason="digest not on this machine")
+def test_digest_copy_is_verbatim():
+    text = open(DIGEST_PATH, encoding="utf-8").read()
+    for line, *_ in DIGEST_TUNED:
+        assert line in text, line
+
+
+@pytest.mark.parametrize("key", sorted(P.TUNED_MULTIPLIERS))
+def test_tuned_parameterization_applies_the_row(key):
+    opt, regime, rule = key
+    d = dims_at(regime, 256)
+    plain = P.parameterization(rule, opt, regime, d)
+    tuned = P.parameterization(rule, opt, regime, d, tuned=True)
+    tm = P.TUNED_MULTIPLIERS[key]
+    assert plain.base_lr == P.BASE_LR[opt] and tuned.base_lr == tm.base_lr and tuned.tuned
+    np.testing.assert_allclose(tuned.init_std, np.array(plain.init_std) * tm.init, rtol=1e-15)
+    np.testing.assert_allclose(tuned.lr_mult, np.array(plain.lr_mult) * np.array(tm.lr), rtol=1e-15)
+    assert tuned.eps_mult == plain.eps_mult and tuned.tie_experts == plain.tie_experts
+    assert float(tuned.numbers().base_lr) == pytest.approx(tm.base_lr, rel=1e-7)  # float32
+
+
+def test_tuned_update_is_the_hand_computed_sgd_step():
+    # one SGD step: ΔW_ℓ = -η_base · lr_scale · table_ℓ · tuned_ℓ · g_ℓ (authors' moe_training.py)
+    from jaxtheory.sims.moe import train as tr
+
+    spec = tr.MoESpec(width=16, regime="II", optimizer="sgd", rules=("mup",), tuned=True)
+    pz = tr.spec_parameterization(spec)
+    p = P.init_params(pz, 4, jax.random.key(0))
+    g = jax.tree.map(jnp.ones_like, p)
+    tx = P.moe_optimizer(pz, pz.base_lr * 0.5, numbers=pz.numbers())
+    u, _ = tx.update(g, tx.init(p), p)
+    tm = P.tuned_multipliers("mup", "sgd", "II")
+    for i, layer in enumerate(P.LAYERS):
+        want = -0.01 * 0.5 * P.parameterization("mup", "sgd", "II", tr.spec_dims(spec)).lr_mult[i] \
+            * tm.lr[i]
+        np.testing.assert_allclose(u[layer], want, rtol=1e-6, err_msg=layer)  # float32
+
+
+def test_tuned_needs_an_authors_rule():
+    with pytest.raises(ValueError, match="no tuned multipliers"):
+        P.parameterization("sp", "adam", "I", dims_at("I", 128), tuned=True)

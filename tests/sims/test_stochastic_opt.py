@@ -77,7 +77,7 @@ def test_bg0_matches_numpy_without_noise(bg0_run, algo, obj, budget):
               eta0=2.0, sgd_lr=0.05)
     out = bg0_run(_params(**kw), jax.random.key(0))
     ref = _np_bg0(algo, obj, budget, dict(bg0.DEFAULT_PARAMS, **kw))
-    assert int(out["steps"]) == ref["steps"] and int(out["diverged_step"]) == -1
+    assert int(out["iterations"]) == ref["steps"] and int(out["diverged_step"]) == -1
     for name in ("mean_grad_norm", "final_grad_norm", "final_dist"):
         np.testing.assert_allclose(float(out[name]), ref[name], rtol=1e-4, atol=1e-5,
                                    err_msg=name)

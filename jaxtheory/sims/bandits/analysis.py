@@ -3,7 +3,8 @@
 Exact Clopper-Pearson intervals for error rates, summaries that keep censored episodes
 apart from successes, and the theoretical reference values the experiment's claims
 compare against: the Shifting-Means lower bound, ISM-theory's own predicted stopping
-time, and the importance-weighted variance of the binding pair.
+time, and the importance-weighted variance of the binding pair. Fits (slopes, R²) and
+bootstrap intervals come from :mod:`jaxtheory.analysis`.
 
 References:
     Clopper, C. J. and Pearson, E. S. (1934). The use of confidence or fiducial limits
@@ -27,8 +28,6 @@ __all__ = [
     "ism_theory_predicted_tau",
     "iw_second_moment",
     "iw_variance",
-    "loglog_slope",
-    "linear_fit_r2",
 ]
 
 
@@ -242,44 +241,3 @@ def iw_variance(mu_a: float, mu_b: float, n_arms: int, sigma: float, shifts) -> 
         16.75
     """
     return iw_second_moment(mu_a, mu_b, n_arms, sigma, shifts) - (mu_a - mu_b) ** 2
-
-
-def loglog_slope(x, y) -> float:
-    """Least-squares slope of :math:`\\ln y` against :math:`\\ln x`.
-
-    Args:
-        x: positive abscissae.
-        y: positive ordinates.
-
-    Returns:
-        the slope.
-
-    Example:
-        >>> round(loglog_slope([1, 2, 4], [3, 6, 12]), 6)
-        1.0
-    """
-    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
-    return float(np.polyfit(lx, ly, 1)[0])
-
-
-def linear_fit_r2(x, y) -> tuple[float, float, float]:
-    """Ordinary least squares of ``y`` on ``x``: slope, intercept and :math:`R^2`.
-
-    Args:
-        x: abscissae.
-        y: ordinates.
-
-    Returns:
-        ``(slope, intercept, r2)``.
-
-    Example:
-        >>> s, i, r2 = linear_fit_r2([0, 1, 2], [1, 3, 5])
-        >>> round(s, 6), round(i, 6), round(r2, 6)
-        (2.0, 1.0, 1.0)
-    """
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    slope, intercept = np.polyfit(x, y, 1)
-    resid = y - (slope * x + intercept)
-    ss_tot = np.sum((y - y.mean()) ** 2)
-    r2 = 1.0 - np.sum(resid**2) / ss_tot if ss_tot > 0 else float("nan")
-    return float(slope), float(intercept), float(r2)

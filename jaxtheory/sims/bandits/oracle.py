@@ -25,6 +25,26 @@ For Gaussian arms :math:`x_a(u) = u / (\\Delta_a^2 - u)` with :math:`u = 2\\sigm
 :math:`F(u) = \\sum_{a\\ne1} x_a(u)^2` and one bisection suffices
 (:func:`optimal_weights_gaussian`).
 
+Ties. Both solvers share one rule for when the best mean is tied: arm :math:`a` is tied
+with the best when
+
+.. math::
+    \\mu_{\\max} - \\mu_a \\le \\sqrt{\\varepsilon}\\,(1 + \\max_b |\\mu_b|),
+
+with :math:`\\varepsilon` the machine epsilon of the means' dtype (:math:`\\sqrt{\\varepsilon}` is
+:math:`3.5 \\times 10^{-4}` in float32 and :math:`1.5 \\times 10^{-8}` in float64), or
+when the divergence cannot separate it from the best (:math:`d(\\mu_{\\max}, \\mu_a) \\le 0`,
+e.g. two Bernoulli means clipped to the same value). Rounding the means perturbs
+a gap by about :math:`\\varepsilon (1 + \\max|\\mu|)`, so below the tolerance the gap, and with
+it :math:`T^* \\propto 1/\\Delta^2`, is known to worse than :math:`\\sqrt{\\varepsilon}` relative
+precision. When two or more arms are tied the problem is degenerate: the weights are
+uniform over the tied arms and :math:`T^* = \\infty`. That is the limit as the gap between
+the two best arms closes (the weights tend to :math:`1/2` on each and :math:`0` elsewhere;
+for Gaussian arms :math:`T^* \\Delta^2 \\to 8\\sigma^2`), and the convention of the
+Garivier-Kaufmann reference code for exact ties; for three or more tied arms the limit
+depends on how the gaps close, and uniform weights are a convention. So for finite means the
+weights are finite and sum to one, and :math:`T^*` is infinite exactly when the means are tied.
+
 References:
     Garivier, A. and Kaufmann, E. (2016). Optimal best arm identification with fixed
     confidence. COLT. arXiv:1602.04589.
@@ -43,8 +63,6 @@ __all__ = [
     "optimal_weights_gaussian",
     "optimal_weights",
 ]
-
-_TINY = 1e-12
 
 
 def gaussian_kl(x, y, sigma=1.0):
@@ -72,6 +90,12 @@ def bernoulli_kl(x, y, eps=1e-6):
 
     .. math:: d(x, y) = x \\ln\\frac{x}{y} + (1 - x) \\ln\\frac{1 - x}{1 - y}.
 
+    Evaluated as :math:`y\\, h\\big(\\tfrac{x - y}{y}\\big) + (1 - y)\\, h\\big(\\tfrac{y - x}{1 - y}\\big)`
+    with :math:`h(t) = (1 + t)\\ln(1 + t) - t \\ge 0`: two non-negative terms, each accurate to
+    round-off, so :math:`d \\approx (x - y)^2 / (2y(1-y))` keeps its relative precision as
+    :math:`x \\to y` (the textbook form loses it to cancellation: relative error
+    :math:`\\sim \\varepsilon / (x - y)^2`).
+
     Args:
         x: first mean.
         y: second mean.
@@ -86,7 +110,24 @@ def bernoulli_kl(x, y, eps=1e-6):
     """
     x = jnp.clip(jnp.asarray(x), eps, 1.0 - eps)
     y = jnp.clip(jnp.asarray(y), eps, 1.0 - eps)
-    return x * jnp.log(x / y) + (1.0 - x) * jnp.log((1.0 - x) / (1.0 - y))
+    diff = x - y
+    return y * _xlogx_excess(diff / y) + (1.0 - y) * _xlogx_excess(-diff / (1.0 - y))
+
+
+def _xlogx_excess(t):
+    """:math:`h(t) = (1 + t)\\ln(1 + t) - t \\ge 0` for :math:`t > -1`, accurate to round-off near 0.
+
+    Near :math:`t = 0` the two terms cancel to :math:`t^2/2`, so there the Taylor series
+    :math:`h(t) = \\sum_{n \\ge 2} (-t)^n / (n(n-1))` is used (to :math:`t^8`; the remainder is
+    below :math:`t^7/36 < 3 \\times 10^{-16}` relative at :math:`|t| < 10^{-2}`).
+    """
+    small = jnp.abs(t) < 1e-2
+    ts = jnp.where(small, t, 0.0)
+    series = ts * ts * (1 / 2 + ts * (-1 / 6 + ts * (1 / 12 + ts * (-1 / 20 + ts * (1 / 30 + ts * (
+        -1 / 42 + ts * (1 / 56)))))))
+    tl = jnp.where(small, 1.0, t)
+    direct = (1.0 + tl) * jnp.log1p(tl) - tl
+    return jnp.where(small, series, direct)
 
 
 def _bisect_increasing(f: Callable, lo, hi, n_iter: int):
@@ -102,12 +143,42 @@ def _bisect_increasing(f: Callable, lo, hi, n_iter: int):
     return 0.5 * (a + b)
 
 
-def _gaps(mu):
-    mu = jnp.asarray(mu)
+def _best_and_ties(mu, d_best=None):
+    """The best arm and the arms tied with it, by the module's one tie rule (see the module docstring).
+
+    Args:
+        mu: arm means, shape ``(K,)``, floating.
+        d_best: optional divergences :math:`d(\\mu_{\\max}, \\mu_a)`, shape ``(K,)``; an arm
+            whose divergence from the best is zero or negative counts as tied
+            (a NaN divergence does not, so NaN propagates to the weights).
+
+    Returns:
+        ``(best, is_best, gaps, tied, degenerate)``: the index of ``argmax mu``, its one-hot
+        mask, the gaps :math:`\\mu_{\\max} - \\mu_a`, the mask of arms tied with the best
+        (the best included) and whether two or more arms are tied.
+    """
     best = jnp.argmax(mu)
     is_best = jnp.arange(mu.shape[0]) == best
     gaps = mu[best] - mu
-    return best, is_best, gaps
+    tol = jnp.sqrt(jnp.finfo(mu.dtype).eps) * (1.0 + jnp.max(jnp.abs(mu)))
+    tied = is_best | (gaps <= tol)
+    if d_best is not None:
+        tied = tied | (d_best <= 0)
+    degenerate = jnp.sum(tied) > 1
+    return best, is_best, gaps, tied, degenerate
+
+
+def _as_means(mu):
+    mu = jnp.asarray(mu)
+    if mu.ndim != 1 or mu.shape[0] < 2:
+        raise ValueError(f"mu must have shape (K,) with K >= 2 arms, got shape {mu.shape}")
+    if not jnp.issubdtype(mu.dtype, jnp.floating):
+        mu = mu.astype(jnp.result_type(float))
+    return mu
+
+
+def _tied_uniform(tied, dtype):
+    return tied.astype(dtype) / jnp.sum(tied).astype(dtype)
 
 
 def optimal_weights_gaussian(mu, sigma=1.0, n_iter: int = 60):
@@ -121,8 +192,9 @@ def optimal_weights_gaussian(mu, sigma=1.0, n_iter: int = 60):
         w^*_a = \\frac{x_a}{\\sum_b x_b},\\quad T^* = \\frac{2\\sigma^2 \\sum_b x_b}{u}.
 
     So :math:`(w^*_1)^2 = \\sum_{a \\ne 1} (w^*_a)^2`; for two arms :math:`w^* = (1/2, 1/2)`
-    and :math:`T^* = 8\\sigma^2/\\Delta^2`. When the best mean is tied the weights are
-    uniform over the tied arms and :math:`T^* = \\infty`.
+    and :math:`T^* = 8\\sigma^2/\\Delta^2`. When the best mean is tied (gap at most
+    :math:`\\sqrt{\\varepsilon}\\,(1 + \\max|\\mu|)`, the rule of the module docstring) the weights
+    are uniform over the tied arms and :math:`T^* = \\infty`.
 
     Args:
         mu: arm means, shape ``(K,)`` (any order; the best arm is ``argmax mu``).
@@ -140,11 +212,11 @@ def optimal_weights_gaussian(mu, sigma=1.0, n_iter: int = 60):
     References:
         Garivier and Kaufmann (2016), arXiv:1602.04589, Thm 5 and section 3.
     """
-    mu = jnp.asarray(mu)
-    best, is_best, gaps = _gaps(mu)
+    mu = _as_means(mu)
+    # gaps above the tie tolerance (>= sqrt(eps)) have positive squares: no divergence check needed
+    _, is_best, gaps, tied, degenerate = _best_and_ties(mu)
     g2 = jnp.where(is_best, jnp.inf, gaps**2)
     dmin2 = jnp.min(g2)
-    degenerate = dmin2 <= _TINY * (1.0 + jnp.max(jnp.abs(mu)) ** 2)
     dmin2_safe = jnp.where(degenerate, 1.0, dmin2)
 
     def x_of(r):  # r = u / dmin2 in (0, 1)
@@ -159,8 +231,7 @@ def optimal_weights_gaussian(mu, sigma=1.0, n_iter: int = 60):
     x = jnp.where(is_best, 1.0, x_of(r))
     w = x / jnp.sum(x)
     T = 2.0 * jnp.asarray(sigma, mu.dtype) ** 2 * jnp.sum(x) / (r * dmin2_safe)
-    tied = mu >= mu[best]
-    w = jnp.where(degenerate, tied / jnp.sum(tied), w)
+    w = jnp.where(degenerate, _tied_uniform(tied, mu.dtype), w)
     T = jnp.where(degenerate, jnp.inf, T)
     return w.astype(mu.dtype), T.astype(mu.dtype)
 
@@ -183,7 +254,9 @@ def optimal_weights(mu, divergence: Callable, n_outer: int = 50, n_inner: int = 
         n_inner: inner bisection iterations per outer step (static).
 
     Returns:
-        ``(w, T)`` as in :func:`optimal_weights_gaussian`.
+        ``(w, T)`` as in :func:`optimal_weights_gaussian`; ties (the rule of the module
+        docstring, which here also counts an arm with :math:`d(\\mu_1, \\mu_a) \\le 0` as tied)
+        give uniform weights over the tied arms and :math:`T^* = \\infty`.
 
     Example:
         >>> w, T = optimal_weights(jnp.array([0.0, 0.5]), gaussian_kl)
@@ -193,12 +266,13 @@ def optimal_weights(mu, divergence: Callable, n_outer: int = 50, n_inner: int = 
     References:
         Garivier and Kaufmann (2016), arXiv:1602.04589, Thm 5 and Lemma 3.
     """
-    mu = jnp.asarray(mu)
-    best, is_best, gaps = _gaps(mu)
+    mu = _as_means(mu)
+    best = jnp.argmax(mu)
     mu1 = mu[best]
-    d1a = jnp.where(is_best, jnp.inf, divergence(mu1, mu))
+    d1a = divergence(mu1, mu)
+    _, is_best, _, tied, degenerate = _best_and_ties(mu, d1a)
+    d1a = jnp.where(is_best, jnp.inf, d1a)
     dmin = jnp.min(d1a)
-    degenerate = ~(dmin > _TINY)
     dmin_safe = jnp.where(degenerate, 1.0, dmin)
     one = jnp.ones((), mu.dtype)
     zero = jnp.zeros((), mu.dtype)
@@ -225,7 +299,6 @@ def optimal_weights(mu, divergence: Callable, n_outer: int = 50, n_inner: int = 
     x = jnp.where(is_best, 1.0, z / (1.0 - z))
     w = x / jnp.sum(x)
     T = jnp.sum(x) / y
-    tied = mu >= mu1
-    w = jnp.where(degenerate, tied / jnp.sum(tied), w)
+    w = jnp.where(degenerate, _tied_uniform(tied, mu.dtype), w)
     T = jnp.where(degenerate, jnp.inf, T)
     return w.astype(mu.dtype), T.astype(mu.dtype)

@@ -210,8 +210,12 @@ def round_draws(seed, t):
     :math:`j \\in \\{1,2,3\\}` gives :math:`m(m(h_t + j\\varphi) \\oplus s_0)`, where :math:`m`
     is the bijective lowbias32 mixer and :math:`\\varphi` the 32-bit golden ratio. The
     uniforms take the top 24 bits; the normal is :math:`\\sqrt2\\,\\mathrm{erf}^{-1}(2u-1)`
-    at a mid-point uniform. Keyed by the absolute round index, so batching, chunking and
-    compaction never change an episode's trajectory. (JAX's threefry is not called per
+    at the mid-point uniform :math:`u = (b + 1/2)\\,2^{-24}` of the 24-bit integer :math:`b`,
+    with :math:`2u - 1 = (2b + 1 - 2^{24})\\,2^{-24}` formed from the integer (exact in
+    float32; forming :math:`b + 1/2` in float32 rounded :math:`b = 2^{24} - 1` up to
+    :math:`u = 1` and gave :math:`z = +\\infty` once in :math:`2^{24}` rounds). Keyed by the
+    absolute round index, so batching, chunking and compaction never change an episode's
+    trajectory. (JAX's threefry is not called per
     round because its XLA compile costs seconds per function on CPU.)
 
     Args:
@@ -230,11 +234,20 @@ def round_draws(seed, t):
     h = _mix32(_mix32(jnp.asarray(t).astype(jnp.uint32) ^ seed[0]) + seed[1])
     streams = jnp.arange(1, 4, dtype=jnp.uint32) * jnp.uint32(0x9E3779B9)
     bits = _mix32(_mix32(h + streams) ^ seed[0])
-    top = (bits >> 8).astype(f)
-    u = top * (2.0**-24)
-    mid = (top[1] + 0.5) * (2.0**-24)
-    z = jnp.sqrt(jnp.asarray(2.0, f)) * jax.scipy.special.erfinv(2.0 * mid - 1.0)
-    return u[0], z, u[2]
+    top = bits >> 8
+    u = top.astype(f) * (2.0**-24)
+    return u[0], _normal_from_bits(top[1], f), u[2]
+
+
+def _normal_from_bits(b, dtype):
+    """Standard normal at the mid-point uniform of the 24-bit integer ``b``: exact in float32.
+
+    :math:`2u - 1 = (2b + 1 - 2^{24})\\,2^{-24}` is an odd integer below :math:`2^{24}` in
+    magnitude times a power of two, so it lies in :math:`[-1 + 2^{-24}, 1 - 2^{-24}]`
+    exactly and :math:`\\mathrm{erf}^{-1}` is finite (at most 5.42 in magnitude).
+    """
+    x = (b.astype(jnp.int32) * 2 + (1 - (1 << 24))).astype(dtype) * (2.0**-24)
+    return jnp.sqrt(jnp.asarray(2.0, dtype)) * jax.scipy.special.erfinv(x)
 
 
 def _chunk(spec: BAISpec, params, key, carry: Carry) -> Carry:

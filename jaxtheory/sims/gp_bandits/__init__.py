@@ -11,8 +11,6 @@
   functions (Branin, Hartmann-3/-6, Currin) with known maxima.
 * :mod:`~jaxtheory.sims.gp_bandits.runner`: :class:`GPBanditSpec`, :func:`run` for the
   sweep engine, β rules, the randomness schedule and random search's expected regret.
-* :mod:`~jaxtheory.sims.gp_bandits.analysis`: regret summaries the experiment's claims
-  use (late-phase increments, growth exponents), in numpy.
 
 References:
     Paper digest 002_06 (GP-BTS without initial uncertainty sampling; no public preprint
@@ -21,7 +19,6 @@ References:
     Wilson et al. (2020), arXiv:2002.09309.
 """
 
-from jaxtheory.sims.gp_bandits.analysis import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.kernels import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.objectives import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.pathwise import *  # noqa: F401,F403

@@ -37,8 +37,9 @@ METHODS = {
 }
 
 #: Default of every parameter ``run`` reads.
-#: Default parameters of the completion :func:`run`: condition number, step size, ε.
-DEFAULT_PARAMS = {"kappa": 10.0, "lr": 0.3, "eps": 1e-8}
+#: Default parameters of the completion :func:`run`: condition number, step size, ε
+#: (0: the exact balanced metric, gauge invariant to round-off; the authors' 1e-8 is not).
+DEFAULT_PARAMS = {"kappa": 10.0, "lr": 0.3, "eps": 0.0}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,7 +90,8 @@ def run(spec: CompletionSpec, params: dict, key: jax.Array) -> dict:
     Args:
         spec: :class:`CompletionSpec`.
         params: ``kappa`` (target condition number), ``lr`` (:math:`\\eta`), ``gauge``
-            (:math:`\\alpha`), ``eps`` (Gram regulariser of the balanced metric).
+            (:math:`\\alpha`), ``eps`` (absolute Gram regulariser of the balanced metric,
+            :func:`jaxtheory.optim.fixed_rank_direction`; 0 in :data:`DEFAULT_PARAMS`).
         key: PRNG key (target, observations and initial factors).
 
     Returns:

@@ -27,20 +27,20 @@ exactly as
     + \\underbrace{\\textstyle\\sum_m g_{m,0} \\Delta o_m}_{\\text{expert}}
     + \\underbrace{\\textstyle\\sum_m \\Delta g_m \\Delta o_m}_{\\text{cross}}.
 
-Exponents are fitted by :func:`fit_exponent` with the mean square averaged over seeds
-before the logarithm (single seeds are too noisy, digest §5c).
+Width exponents of these quantities are fitted in the experiments with
+:func:`jaxtheory.analysis.loglog_slope` (seeds averaged before the logarithm, with a
+bootstrap interval over seeds; single seeds are too noisy, digest §5c).
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from jaxtheory.sims.moe.param import LAYERS
 
 __all__ = ["AGG_TERMS", "rms", "gate_entropy", "refined_coord_check",
-           "aggregate_decomposition", "fit_exponent"]
+           "aggregate_decomposition"]
 
 #: Names of the four terms of :func:`aggregate_decomposition`, in order.
 AGG_TERMS = ("base", "gate", "expert", "cross")
@@ -144,34 +144,3 @@ def aggregate_decomposition(inter0: dict, intert: dict) -> jax.Array:
     dg, do = gt - g0, ot - o0
     agg = lambda g, o: jnp.einsum("bm,bmn->bn", g, o)  # noqa: E731
     return jnp.stack([rms(agg(g0, o0)), rms(agg(dg, o0)), rms(agg(g0, do)), rms(agg(dg, do))])
-
-
-def fit_exponent(widths, values, seed_axes=()) -> float | np.ndarray:
-    """Least-squares slope of :math:`\\log \\sqrt{\\overline{v^2}}` against :math:`\\log N`.
-
-    The mean square is averaged over ``seed_axes`` before the logarithm, so a single
-    noisy seed cannot dominate (digest 002_08 §5c).
-
-    Args:
-        widths: the widths :math:`N`, along axis 0 of ``values``.
-        values: RMS values, shape ``(len(widths), ...)``.
-        seed_axes: axes (of ``values``) averaged over before the fit.
-
-    Returns:
-        The slope, a float (or an array over the remaining axes).
-
-    Example:
-        >>> import numpy as np
-        >>> w = np.array([32, 64, 128, 256])
-        >>> v = (w[:, None] ** -0.5) * np.array([0.9, 1.1])
-        >>> round(float(fit_exponent(w, v, seed_axes=1)), 6)
-        -0.5
-    """
-    v = np.asarray(values, np.float64)
-    ms = np.mean(np.square(v), axis=seed_axes) if seed_axes != () else np.square(v)
-    y = 0.5 * np.log(ms)
-    x = np.log(np.asarray(widths, np.float64))
-    xc = x - x.mean()
-    yc = y - y.mean(axis=0)
-    slope = np.tensordot(xc, yc, axes=(0, 0)) / np.sum(xc * xc)
-    return float(slope) if np.ndim(slope) == 0 else slope

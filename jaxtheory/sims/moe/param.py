@@ -16,6 +16,15 @@ expert initialization in regime III. In every μP/MSSP rule the output layer is
 zero-initialised. SP, NTP and μP-with-global-ε are derived from the same data
 (:func:`layer_rules`).
 
+The authors' tuned base-width multipliers (digest 002_08 §3, "Tuned base-width
+multipliers", from their ``tuned_multipliers.py``) are :data:`TUNED_MULTIPLIERS`: per
+optimizer × regime × rule a base learning rate, one init-std multiplier for every
+layer and one learning-rate multiplier per role (input, output, router, expert up- and
+down-projection), constants in width. :func:`parameterization` applies them with
+``tuned=True``, exactly as the authors' ``moe_training.py`` does: every layer's init std
+times ``init``, every layer's learning rate times its role's multiplier, Adam ε
+unchanged.
+
 Applied through :func:`init_params` (per-layer init std, tied experts) and
 :func:`moe_optimizer` (an optax transform with per-label Adam ε and per-label update
 scaling around any base optimizer; the base learning rate may be a traced scalar).
@@ -39,9 +48,13 @@ __all__ = [
     "OPTIMIZERS",
     "REGIMES",
     "M_BASE",
+    "BASE_LR",
     "ZERO",
     "MUP_TABLE",
     "MSSP_CHANGES",
+    "TUNED_MULTIPLIERS",
+    "TunedMultipliers",
+    "tuned_multipliers",
     "Monomial",
     "LayerRule",
     "Parameterization",
@@ -68,6 +81,9 @@ OPTIMIZERS = ("sgd", "adam")
 REGIMES = ("I", "II", "III")
 #: Base number of experts of the gate normalisation :math:`(M_{base}/K)^\alpha`.
 M_BASE = 8
+#: Base learning rate per optimizer without tuned multipliers: the authors' tuned base
+#: η (digest 002_08 §5a); a run's learning rate is ``base_lr * lr_scale``.
+BASE_LR = {"adam": 0.16, "sgd": 0.04}
 
 #: A monomial :math:`\prod_d d^{e_d}` as a sorted tuple of ``(dimension, exponent)``.
 Monomial = tuple
@@ -146,6 +162,101 @@ MSSP_CHANGES: dict = {
 }
 
 _FAN_IN = {"W_in": "d_in", "Q": "N", "W1": "N", "W2": "N_e", "W_out": "N"}
+
+
+@dataclasses.dataclass(frozen=True)
+class TunedMultipliers:
+    """One row of the authors' tuned base-width multipliers (digest 002_08 §3).
+
+    Attributes:
+        config: the authors' scaling-config name.
+        key: the entry of that config in their ``tuned_multipliers.py`` (``soft``: soft
+            routing, zero output init, experts shared where the rule ties them;
+            ``_no_shared``: untied experts; ``_ll1overN``: output layer initialised with
+            std 1/N instead of 0).
+        base_lr: the base learning rate :math:`\\eta`.
+        init: multiplier of every layer's init std.
+        lr: learning-rate multiplier per layer of :data:`LAYERS`, as a tuple in that order.
+        best_val_top5: the best validation top-5 accuracy of the authors' tuning run
+            (TinyImageNet), as the digest prints it.
+    """
+
+    config: str
+    key: str
+    base_lr: float
+    init: float
+    lr: tuple
+    best_val_top5: float
+
+    def per_layer(self) -> dict[str, float]:
+        """``{layer: learning-rate multiplier}``."""
+        return dict(zip(LAYERS, self.lr))
+
+
+def _row(config, key, base_lr, init, lr_in, lr_out, lr_router, lr_w1, lr_w2, top5):
+    # the digest's column order (init×, lr_in, lr_out, lr_router, lr_W1, lr_W2) -> LAYERS
+    return TunedMultipliers(config, key, base_lr, init, (lr_in, lr_router, lr_w1, lr_w2, lr_out),
+                            top5)
+
+
+_SGD_I = _row("fixed_E_mup_multfree", "soft", 0.04, 1.0, 0.016, 256.0, 1.0, 1.0, 1.0, 0.300)
+_SGD_III = _row("mup_stdinit_allscaling_multfree", "soft_no_shared_ll1overN", 0.04, 1.0,
+                1 / 16, 4.0, 4096.0, 1 / 4, 1 / 16, 0.291)
+_ADAM_I = _row("fixed_E_mup_adam", "soft", 0.16, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 0.293)
+_ADAM_III = _row("mup_adam_allscaling_stdinit_ours", "soft_no_shared_ll1overN", 0.16, 0.25,
+                 1.0, 4.0, 1.0, 4.0, 1 / 16, 0.3265)
+
+#: The authors' tuned base-width multipliers, digest 002_08 §3 (arXiv 2605.14200; their
+#: ``tuned_multipliers.py``, best accuracy at the base width with soft routing):
+#: ``TUNED_MULTIPLIERS[(optimizer, regime, rule)]`` for ``rule`` in ``("mup", "mssp")``.
+#: Regime II has one row per rule; in regimes I and III the digest prints one row per
+#: optimizer and both rules use it (regime I: μP and MSSP share the config and differ
+#: only in the router init; regime III: the row was tuned without tied experts, i.e. on
+#: μP). Four rows (II μP, III) were tuned with a 1/N output init (``_ll1overN``); the
+#: rules here keep the zero output init of the tables, so those rows are used outside
+#: the exact setting they were tuned in.
+TUNED_MULTIPLIERS: dict = {
+    ("sgd", "I", "mup"): _SGD_I,
+    ("sgd", "I", "mssp"): _SGD_I,
+    ("sgd", "II", "mup"): _row("mup_bottleneck_stdinit", "soft_ll1overN", 0.01, 0.25, 1 / 256,
+                               2.0 ** 20, 16.0, 64.0, 1 / 256, 0.296),
+    ("sgd", "II", "mssp"): _row("mup_bottleneck_ours", "soft", 0.01, 0.25, 1 / 64, 65536.0, 4.0,
+                                1.0, 1 / 64, 0.3135),
+    ("sgd", "III", "mup"): _SGD_III,
+    ("sgd", "III", "mssp"): _SGD_III,
+    ("adam", "I", "mup"): _ADAM_I,
+    ("adam", "I", "mssp"): _ADAM_I,
+    ("adam", "II", "mup"): _row("mup_bottleneck_adam_stdinit_multfree", "soft_ll1overN", 0.16,
+                                0.25, 4.0, 64.0, 1 / 4, 1 / 16, 1 / 16, 0.317),
+    ("adam", "II", "mssp"): _row("mup_bottleneck_adam_multfree", "soft", 0.16, 0.25, 4.0, 4.0,
+                                 4.0, 1 / 4, 1 / 256, 0.3267),
+    ("adam", "III", "mup"): _ADAM_III,
+    ("adam", "III", "mssp"): _ADAM_III,
+}
+
+
+def tuned_multipliers(rule: str, optimizer: str, regime: str) -> TunedMultipliers:
+    """The authors' tuned base-width multipliers of a rule × optimizer × regime.
+
+    Args:
+        rule: ``"mup"`` or ``"mssp"`` (the rules the authors tuned).
+        optimizer: ``"sgd"`` or ``"adam"``.
+        regime: ``"I"``, ``"II"`` or ``"III"``.
+
+    Returns:
+        The :class:`TunedMultipliers` row of :data:`TUNED_MULTIPLIERS`.
+
+    Example:
+        >>> tm = tuned_multipliers("mssp", "adam", "II")
+        >>> tm.base_lr, tm.init, tm.per_layer()["W2"]
+        (0.16, 0.25, 0.00390625)
+    """
+    key = (optimizer, regime, rule)
+    if key not in TUNED_MULTIPLIERS:
+        raise ValueError(f"no tuned multipliers for rule {rule!r}, optimizer {optimizer!r}, "
+                         f"regime {regime!r}: the authors tuned 'mup' and 'mssp' with "
+                         f"{OPTIMIZERS} in {REGIMES}")
+    return TUNED_MULTIPLIERS[key]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,6 +382,9 @@ class Parameterization:
         eps_mult: per-layer Adam-ε multiplier.
         tie_experts: every expert starts as a copy of expert 0 (MSSP regime III).
         alpha: gate-normalisation exponent (1 in II/III, 0 in I).
+        base_lr: the base learning rate :math:`\\eta` the multipliers apply to
+            (:data:`BASE_LR`, or the tuned row's).
+        tuned: the authors' tuned multipliers (:data:`TUNED_MULTIPLIERS`) are applied.
     """
 
     rule: str
@@ -282,6 +396,8 @@ class Parameterization:
     eps_mult: tuple
     tie_experts: bool
     alpha: float
+    base_lr: float = 0.0
+    tuned: bool = False
 
     def dim(self, name: str) -> int:
         """One dimension by name."""
@@ -295,7 +411,7 @@ class Parameterization:
         """The per-layer numbers as float32 arrays (see :class:`RuleNumbers`)."""
         f = lambda v: jnp.asarray(v, jnp.float32)  # noqa: E731
         return RuleNumbers(f(self.init_std), f(self.lr_mult), f(self.eps_mult),
-                           f(1.0 if self.tie_experts else 0.0))
+                           f(1.0 if self.tie_experts else 0.0), f(self.base_lr))
 
 
 class RuleNumbers(NamedTuple):
@@ -310,12 +426,14 @@ class RuleNumbers(NamedTuple):
         lr_mult: ``(5,)`` learning-rate multipliers.
         eps_mult: ``(5,)`` Adam-ε multipliers.
         tie: scalar, 1.0 when the experts start tied.
+        base_lr: scalar, the base learning rate :math:`\\eta` of the rule.
     """
 
     init_std: jax.Array
     lr_mult: jax.Array
     eps_mult: jax.Array
     tie: jax.Array
+    base_lr: jax.Array
 
 
 def stack_numbers(pzs) -> RuleNumbers:
@@ -330,15 +448,21 @@ def stack_numbers(pzs) -> RuleNumbers:
     return jax.tree.map(lambda *a: jnp.stack(a), *[pz.numbers() for pz in pzs])
 
 
-def parameterization(rule: str, optimizer: str, regime: str, dims: Mapping[str, int]
-                     ) -> Parameterization:
+def parameterization(rule: str, optimizer: str, regime: str, dims: Mapping[str, int], *,
+                     tuned: bool = False) -> Parameterization:
     """Evaluate :func:`layer_rules` at concrete dimensions (arXiv 2605.14200).
 
+    With ``tuned=True`` the authors' tuned base-width multipliers
+    (:func:`tuned_multipliers`) are applied as their code applies them: every layer's
+    init std times the row's ``init``, each layer's learning-rate multiplier times its
+    role's, and the row's base learning rate; Adam ε is unchanged.
+
     Args:
-        rule: one of :data:`RULES`.
+        rule: one of :data:`RULES` (``"mup"`` or ``"mssp"`` with ``tuned=True``).
         optimizer: ``"sgd"`` or ``"adam"``.
         regime: ``"I"``, ``"II"`` or ``"III"``.
         dims: ``d_in``, ``N``, ``N_e``, ``M``, ``K``.
+        tuned: apply :data:`TUNED_MULTIPLIERS`.
 
     Returns:
         A :class:`Parameterization`.
@@ -346,18 +470,26 @@ def parameterization(rule: str, optimizer: str, regime: str, dims: Mapping[str, 
     Example:
         >>> dims = {"d_in": 32, **moe_dims("II", 64)}
         >>> pz = parameterization("mup", "sgd", "II", dims)
-        >>> pz.per_layer("lr_mult")["W2"], pz.per_layer("init_std")["W_out"]
-        (512.0, 0.0)
+        >>> pz.per_layer("lr_mult")["W2"], pz.per_layer("init_std")["W_out"], pz.base_lr
+        (512.0, 0.0, 0.04)
+        >>> parameterization("mup", "sgd", "II", dims, tuned=True).per_layer("lr_mult")["W2"]
+        2.0
     """
     rules = layer_rules(rule, optimizer, regime)
     dims = {k: int(dims[k]) for k in ("d_in", "N", "N_e", "M", "K")}
     tie = rule == "mssp" and MSSP_CHANGES[regime]["tie_experts"]
+    init = [_eval(rules[l].init, dims) for l in LAYERS]
+    lr = [_eval(rules[l].lr, dims) for l in LAYERS]
+    base_lr = BASE_LR[optimizer]
+    if tuned:
+        tm = tuned_multipliers(rule, optimizer, regime)
+        init = [v * tm.init for v in init]
+        lr = [v * c for v, c in zip(lr, tm.lr)]
+        base_lr = tm.base_lr
     return Parameterization(
-        rule, optimizer, regime, tuple(sorted(dims.items())),
-        tuple(_eval(rules[l].init, dims) for l in LAYERS),
-        tuple(_eval(rules[l].lr, dims) for l in LAYERS),
+        rule, optimizer, regime, tuple(sorted(dims.items())), tuple(init), tuple(lr),
         tuple(_eval(rules[l].eps, dims) for l in LAYERS),
-        bool(tie), 0.0 if regime == "I" else 1.0)
+        bool(tie), 0.0 if regime == "I" else 1.0, float(base_lr), bool(tuned))
 
 
 def param_shapes(pz: Parameterization, d_out: int) -> dict[str, tuple[int, ...]]:

@@ -27,17 +27,15 @@ from jaxtheory.sims.moe.param import (Parameterization, init_params, moe_dims, m
                                       parameterization, stack_numbers)
 from jaxtheory.sims.moe.tasks import make_task, sample_batch, task_dims
 
-__all__ = ["BASE_LR", "DEFAULT_PARAMS", "METRIC_DIMS", "MoESpec", "log_steps", "spec_dims",
+__all__ = ["DEFAULT_PARAMS", "METRIC_DIMS", "MoESpec", "log_steps", "spec_dims",
            "spec_parameterization", "spec_model", "mse", "run"]
 
-#: Base learning rate per optimizer: the authors' tuned base η (digest 002_08 §5a);
-#: the run's learning rate is ``BASE_LR[optimizer] * lr_scale``.
-BASE_LR = {"adam": 0.16, "sgd": 0.04}
 #: Default of every parameter :func:`run` reads: learning-rate scale and base Adam ε.
 DEFAULT_PARAMS = {"lr_scale": 1.0, "eps": 1e-8}
 _OWN_DIMS = {
     "loss": ("step",), "init_loss": (), "final_loss": (), "final_acc": (),
     "rms_h_agg0": (), "rms_z0": (), "gate_entropy0": (), "act_rms0": ("layer",),
+    "rms_h_agg0_draws": ("draw",), "rms_z0_draws": ("draw",),
     "rms_h_agg": (), "rms_dh_agg": (), "rms_z": (), "gate_entropy": (),
     "agg_terms": ("term",), "rcc_effective": ("layer",), "rcc_propagating": ("layer",),
     "act_rms": ("layer",), "expert_spread": (),
@@ -71,6 +69,12 @@ class MoESpec:
         n_eval: evaluation-set size (teachers).
         n_probe: probe inputs for the diagnostics (first of the evaluation set).
         num_log: about how many log-spaced steps of the loss curve are kept.
+        init_draws: independent init draws per lane whose initial ``h_agg`` and router
+            logits are measured (the lane's own first; at least 1): init statistics
+            that do not depend on training, with more draws than lanes.
+        tuned: apply the authors' tuned base-width multipliers
+            (:data:`~jaxtheory.sims.moe.param.TUNED_MULTIPLIERS`: base learning rate,
+            init-std and per-role learning-rate multipliers) to every rule.
     """
 
     width: int = 64
@@ -91,6 +95,8 @@ class MoESpec:
     n_eval: int = 512
     n_probe: int = 64
     num_log: int = 12
+    init_draws: int = 1
+    tuned: bool = False
 
 
 def log_steps(steps: int, num: int) -> np.ndarray:
@@ -125,7 +131,8 @@ def spec_parameterization(spec: MoESpec, rule: str | None = None) -> Parameteriz
         >>> spec_parameterization(MoESpec(regime="III"), "mssp").tie_experts
         True
     """
-    return parameterization(rule or spec.rules[0], spec.optimizer, spec.regime, spec_dims(spec))
+    return parameterization(rule or spec.rules[0], spec.optimizer, spec.regime, spec_dims(spec),
+                            tuned=spec.tuned)
 
 
 def spec_model(spec: MoESpec) -> MoEMLP:
@@ -159,8 +166,9 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
     The key splits into (init, data); step ``t`` trains on
     ``sample_batch(task, fold_in(data, t))``. The rules of ``spec.rules`` run side by
     side under ``vmap`` with the same keys (paired: same init noise, same batches). The
-    base learning rate is ``BASE_LR[optimizer] * lr_scale``, times each layer's
-    multiplier (arXiv 2605.14200). Plain ``lax.scan``: a blow-up propagates NaN/inf into
+    learning rate is the rule's base (:data:`~jaxtheory.sims.moe.param.BASE_LR` of the
+    optimizer, or the tuned row's with ``spec.tuned``) times ``lr_scale``, times each
+    layer's multiplier (arXiv 2605.14200). Plain ``lax.scan``: a blow-up propagates NaN/inf into
     the metrics, never an exception; the engine flags the lane.
 
     Args:
@@ -173,7 +181,8 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
         :func:`log_steps`; at ``steps`` the evaluation loss), ``init_loss`` and
         ``final_loss`` (evaluation set), ``final_acc`` (digits only), the init
         diagnostics ``rms_h_agg0``, ``rms_z0``, ``gate_entropy0``, ``act_rms0`` (per
-        layer), the final ones ``rms_h_agg``, ``rms_dh_agg`` (:math:`h_{agg,t}-h_{agg,0}`),
+        layer), ``rms_h_agg0_draws`` and ``rms_z0_draws`` (over ``spec.init_draws``
+        init draws: the lane's own, then keys folded from its init key), the final ones ``rms_h_agg``, ``rms_dh_agg`` (:math:`h_{agg,t}-h_{agg,0}`),
         ``rms_z``, ``gate_entropy``, ``agg_terms``, ``rcc_effective``,
         ``rcc_propagating``, ``act_rms`` (per layer), ``expert_spread`` (RMS spread of
         ``W1`` across experts over its RMS); and ``diverged_step``, the first step whose
@@ -186,6 +195,8 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
         >>> out["loss"].shape, out["rcc_effective"].shape, int(out["diverged_step"])
         ((2, 6), (2, 5), -1)
     """
+    if spec.init_draws < 1:
+        raise ValueError(f"init_draws must be at least 1, got {spec.init_draws}")
     d = spec_dims(spec)
     pzs = [spec_parameterization(spec, r) for r in spec.rules]
     pz = pzs[0]
@@ -194,7 +205,6 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
     ex, ey = jnp.asarray(task.eval_x), jnp.asarray(task.eval_y)
     probe = ex[: spec.n_probe]
     k_init, k_data = jax.random.split(key)
-    lr = BASE_LR[spec.optimizer] * params["lr_scale"]
     at = jnp.asarray(log_steps(spec.steps, spec.num_log), jnp.int32)
 
     def loss_fn(p, x, y):
@@ -204,7 +214,7 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
 
     def one_rule(nums):
         p0 = init_params(pz, d["d_out"], k_init, numbers=nums)
-        tx = moe_optimizer(pz, lr, eps=params["eps"], numbers=nums)
+        tx = moe_optimizer(pz, nums.base_lr * params["lr_scale"], eps=params["eps"], numbers=nums)
 
         def step(carry, t):
             p, s = carry
@@ -214,10 +224,19 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
             return (optax.apply_updates(p, u), s), loss
 
         (pt, _), losses = jax.lax.scan(step, (p0, tx.init(p0)), jnp.arange(spec.steps))
+
+        def init_rms(k):  # one more init draw: only its forward pass on the probes
+            _, i = moe_forward(model, init_params(pz, d["d_out"], k, numbers=nums), probe)
+            return rms(i["h_agg"]), rms(i["z"])
+
         f_end, _ = moe_forward(model, pt, ex)
         final_loss = mse(f_end, ey)
         losses = jnp.concatenate([losses, final_loss[None]])
         _, i0 = moe_forward(model, p0, probe)
+        more = (jnp.zeros((0,)), jnp.zeros((0,)))
+        if spec.init_draws > 1:  # sequential (lax.map): one extra init in memory at a time
+            more = jax.lax.map(init_rms, jax.random.split(jax.random.fold_in(k_init, 1),
+                                                          spec.init_draws - 1))
         _, it = moe_forward(model, pt, probe)
         rcc = refined_coord_check(p0, pt, i0, it)
         extra = {}
@@ -229,6 +248,8 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
             "loss": losses[at], "init_loss": loss_fn(p0, ex, ey), "final_loss": final_loss,
             **extra,
             "rms_h_agg0": rms(i0["h_agg"]), "rms_z0": rms(i0["z"]),
+            "rms_h_agg0_draws": jnp.concatenate([rms(i0["h_agg"])[None], more[0]]),
+            "rms_z0_draws": jnp.concatenate([rms(i0["z"])[None], more[1]]),
             "gate_entropy0": gate_entropy(i0["gates"]),
             "act_rms0": refined_coord_check(p0, p0, i0, i0)["activation"],
             "rms_h_agg": rms(it["h_agg"]), "rms_dh_agg": rms(it["h_agg"] - i0["h_agg"]),

@@ -150,7 +150,8 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
         :math:`\\max_{t \\le T}\\lVert x_t - x_0\\rVert` (up to the last finite step when
         the run diverged), ``travel_ratio``
         :math:`\\max_{1\\le t\\le T}\\lVert x_t - x_0\\rVert / (t\\eta)` (at most 1 for the
-        normalized methods), ``steps`` :math:`T`, ``oracle_calls`` and
+        normalized methods), ``iterations`` :math:`T` (named apart from the spec field
+        ``steps``, which a preset sweeps as a static axis), ``oracle_calls`` and
         ``diverged_step`` (-1 when finite). The other metrics are NaN when the run
         diverged.
 
@@ -162,7 +163,7 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
         >>> import jax
         >>> p = dict(DEFAULT_PARAMS, sigma1=2.0)
         >>> out = run(BG0Spec(steps=200), p, jax.random.key(0))
-        >>> int(out["steps"]), int(out["diverged_step"]), bool(out["travel_ratio"] <= 1.0)
+        >>> int(out["iterations"]), int(out["diverged_step"]), bool(out["travel_ratio"] <= 1.0)
         (200, -1, True)
     """
     algo = jnp.asarray(params["algorithm"], jnp.int32)
@@ -247,7 +248,7 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
         "final_dist": guard(jnp.sqrt(jnp.sum(delta**2))),
         "max_dist": max_dist,
         "travel_ratio": guard(max_ratio),
-        "steps": T,
+        "iterations": T,
         "oracle_calls": jnp.where(is_storm, b0 + 2 * (T - 1), T),
         "diverged_step": div,
     }
