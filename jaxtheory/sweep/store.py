@@ -14,14 +14,19 @@ Layout of a run directory::
 
 Every file is written to a temporary name in the same directory and renamed into
 place, so a killed process leaves either the old file or the new one, never half of
-one. Arrays are read back with ``allow_pickle=False``: no object is ever unpickled.
+one. ``results.nc`` of a small sweep is laid out ahead of its values
+(:func:`prepare_dataset`, a ``.results.nc.prep-<host>-<pid>.*.tmp`` file while the
+device computes) and renamed into place once they are written. Arrays are read back
+with ``allow_pickle=False``: no object is ever unpickled.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import socket
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -42,6 +47,8 @@ __all__ = [
     "git_revision",
     "package_versions",
     "write_dataset",
+    "PreparedDataset",
+    "prepare_dataset",
     "open_results",
 ]
 
@@ -174,24 +181,161 @@ def git_revision(start: Path | None = None) -> dict:
 
 
 def package_versions() -> dict:
-    """Versions of the packages that decide a run's numbers."""
+    """Versions of the packages that decide a run's numbers.
+
+    They are read once per process: the modules a process has imported do not change
+    when a package is reinstalled under it.
+    """
+    return dict(_package_versions())
+
+
+@functools.cache
+def _package_versions() -> tuple[tuple[str, str | None], ...]:
+    import platform
     from importlib import metadata
 
-    out = {}
+    out = []
     for name in ("jaxtheory", "jax", "jaxlib", "optax", "flax", "numpy", "xarray", "h5netcdf"):
         try:
-            out[name] = metadata.version(name)
+            out.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            out[name] = None
-    import platform
-
-    out["python"] = platform.python_version()
-    return out
+            out.append((name, None))
+    return (*out, ("python", platform.python_version()))
 
 
 def write_dataset(path: Path, ds) -> None:
     """Write an xarray Dataset to netCDF (h5netcdf engine) atomically."""
     _atomic_to(path, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf"))
+
+
+#: Largest dataset (bytes of data variables) :func:`prepare_dataset` lays out ahead of its
+#: values; a larger one is written in one go at the end, where its size dwarfs the layout.
+PREPARE_MAX_BYTES = 64 << 20
+
+
+class PreparedDataset:
+    """A netCDF file laid out ahead of its values: written with placeholder values to a
+    temporary name beside its destination, it waits for :meth:`commit`.
+
+    Writing a small dataset's layout (dimension scales, coordinates, attributes) costs
+    more than its values; the sweep engine lays out ``results.nc`` while the device
+    computes and writes the values when they arrive. See :func:`prepare_dataset`.
+
+    Attributes:
+        path: the destination.
+    """
+
+    def __init__(self, path: Path, template, tmp: str):
+        self.path = Path(path)
+        self._template = template
+        self._tmp: str | None = tmp
+
+    def matches(self, ds) -> bool:
+        """Whether ``ds`` has the template's layout: the same coordinates and attributes,
+        and data variables of the same names, dims, dtypes and attributes (numbers only,
+        which are stored as they are)."""
+        t = self._template
+        if self._tmp is None or list(ds.data_vars) != list(t.data_vars) or ds.attrs != t.attrs:
+            return False
+        for name, v in ds.data_vars.items():
+            w = t[name]
+            if (v.dims != w.dims or v.shape != w.shape or v.dtype != w.dtype or v.attrs != w.attrs
+                    or v.dtype.kind not in "fiu"):
+                return False
+        return ds.drop_vars(list(ds.data_vars)).identical(t.drop_vars(list(t.data_vars)))
+
+    def commit(self, ds) -> bool:
+        """Write the values of ``ds`` into the laid-out file and rename it into place.
+
+        Returns:
+            True when done; False, with nothing written and the temporary file removed,
+            when ``ds`` does not have the template's layout (:meth:`matches`): write it
+            with :func:`write_dataset` instead.
+        """
+        if not self.matches(ds):
+            self.discard()
+            return False
+        import h5py
+
+        tmp, self._tmp = self._tmp, None
+        try:
+            with h5py.File(tmp, "r+") as f:
+                for name, v in ds.data_vars.items():
+                    f[name][...] = np.ascontiguousarray(v.values)
+            os.replace(tmp, self.path)
+        except BaseException:
+            _unlink(tmp)
+            raise
+        return True
+
+    def discard(self) -> None:
+        """Remove the temporary file (the destination is untouched)."""
+        if self._tmp is not None:
+            _unlink(self._tmp)
+            self._tmp = None
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _orphan_prefix(path: Path) -> str:
+    return f".{path.name}.prep-"
+
+
+def _remove_orphans(path: Path) -> None:
+    """Remove layouts left beside ``path`` by processes of this host that have died."""
+    prefix, host = _orphan_prefix(path), socket.gethostname()
+    for f in path.parent.glob(f"{prefix}*.tmp"):
+        h, _, rest = f.name[len(prefix):].rpartition("-")
+        pid = rest.partition(".")[0]
+        if h != host or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            _unlink(str(f))
+        except OSError:  # alive, under another user
+            pass
+
+
+def prepare_dataset(path: Path, template) -> PreparedDataset | None:
+    """Lay out the netCDF file ``path`` will hold, ahead of its values.
+
+    ``template`` is the dataset to come with placeholder values (zeros): the same
+    coordinates, attributes, data variables, dims and dtypes. It is written (h5netcdf
+    engine) to a temporary file beside ``path``, which
+    :meth:`PreparedDataset.commit` fills with the real values and renames into place,
+    so ``path`` holds the old file or the new one, never half of one, as with
+    :func:`write_dataset`. Layouts left by killed processes of this host are removed.
+
+    Args:
+        path: the destination, e.g. a run's ``results.nc``.
+        template: an xarray Dataset with placeholder values.
+
+    Returns:
+        A :class:`PreparedDataset`, or ``None`` when the template's data variables
+        exceed :data:`PREPARE_MAX_BYTES` or are not all numbers (write those with
+        :func:`write_dataset`).
+    """
+    path = Path(path)
+    if (sum(v.nbytes for v in template.data_vars.values()) > PREPARE_MAX_BYTES
+            or any(v.dtype.kind not in "fiu" for v in template.data_vars.values())):
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_orphans(path)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_orphan_prefix(path)}{socket.gethostname()}-{os.getpid()}.",
+                               suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        template.to_netcdf(tmp, engine="h5netcdf")
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return PreparedDataset(path, template, tmp)
 
 
 def open_results(run_dir: Path):
