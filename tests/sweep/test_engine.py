@@ -17,8 +17,8 @@ from jax import monitoring
 
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.sweep import (
-    Space, SpaceError, categorical, clear_compile_cache, compute_timings, lane_key_data, log, make_key,
-    open_results, static, sweep, values, zipped,
+    Space, SpaceError, categorical, clear_compile_cache, compute_timings, lane_key_data, lane_key_table, log,
+    make_key, open_results, static, sweep, values, zipped,
 )
 
 
@@ -380,4 +380,143 @@ def test_label_mistakes_fail_before_compiling():
         sweep(code_run, Spec(), Space(lr=values(0.1)), {"lr": 0.1, "opt": "adam"}, quiet=True)
     with pytest.raises(SpaceError, match="paired names 'opt', which is not an axis"):
         sweep(code_run, Spec(), Space(lr=values(0.1), paired=("opt",)), {"lr": 0.1, "opt": OPT}, quiet=True)
+    assert COUNTER.n == before
+
+
+# -- overhead: lane keys in bulk, results.nc laid out while the device computes ---------
+
+
+def test_lane_key_table_equals_lane_key_data_lane_for_lane():
+    configs = [{"lr": np.float64(lr), "opt": opt, "flag": flag, "n": n, "shape": (2, 3),
+                'q"uoted': "ü\"\\", "nan": float("nan")}
+               for lr in np.geomspace(1e-4, 3.0, 5) for opt in ("adam", np.str_("sgd"))
+               for flag in (True, np.bool_(False)) for n in (3, np.int64(-7))]
+    configs += [{}, {"lr": 0.1}, {"lr": np.float32(0.1)}]  # float32 0.1 is another value
+    for seeds, base in ((1, 0), (3, 7)):
+        want = np.stack([lane_key_data(c, s, base) for c in configs for s in range(seeds)])
+        got = lane_key_table(configs, seeds, base)
+        assert got.dtype == np.uint32 and got.shape == (len(configs) * seeds, 2)
+        np.testing.assert_array_equal(got, want)
+    assert len({tuple(r) for r in lane_key_table(configs, 3, 0)}) == len(configs) * 3
+
+
+@dataclasses.dataclass(frozen=True)
+class WideSpec:
+    dim: int = 3
+    steps: int = 6
+
+
+def wide_run(spec, params, key):
+    """Metrics of a size set by a static axis (groups align by an outer join), an integer
+    metric, a categorical code, and divergence for a large lr."""
+    x, losses, div = guarded_scan(
+        lambda x, t: (x * (1 + params["lr"]) + 0.1 * jax.random.normal(jax.random.fold_in(key, t), x.shape),
+                      jnp.sum(x * x)),
+        jnp.ones(spec.dim), jnp.arange(spec.steps))
+    return {"x": x, "loss": losses, "count": jnp.sum(x > 0).astype(jnp.int32), "code": params["opt"],
+            "diverged_step": div}
+
+
+def _wide(tmp, **kw):
+    space = Space(lr=values(0.1, 1e30), opt=values("sgd", "muon"), dim=static(2, 3),
+                  p=zipped(scale=[1.0, 2.0], w=[3, 4]), seeds=2, paired=("lr",))
+    return sweep(wide_run, WideSpec(), space, {"lr": 0.1, "opt": OPT, "scale": 1.0, "w": 0},
+                 metric_dims={"x": ("i",), "loss": ("step",)}, run_dir=tmp, quiet=True, **kw)
+
+
+def _on_disk(path):
+    ds = xr.open_dataset(path, engine="h5netcdf").load()
+    ds.close()
+    # repr: a NaN fill value equals itself
+    return ds, {k: repr(sorted((e, v) for e, v in var.encoding.items() if e != "source"))
+                for k, var in ds.variables.items()}
+
+
+def test_results_laid_out_ahead_equal_a_direct_write(tmp_path, monkeypatch):
+    from jaxtheory.sweep import store
+
+    direct = []
+    write = store.write_dataset
+    monkeypatch.setattr(store, "write_dataset", lambda path, ds: (direct.append(path), write(path, ds)))
+    res = _wide(tmp_path / "run", chunk=4)
+    assert res.manifest["chunks_run"] == 8 and direct == []  # laid out, then filled
+    assert not [p for p in (tmp_path / "run").rglob("*.tmp")]
+    assert (res.dataset["status"] == 1).any() and res.dataset["x"].isnull().any()  # diverged, outer-joined
+    write(tmp_path / "direct.nc", res.dataset)
+    got, got_enc = _on_disk(tmp_path / "run" / "results.nc")
+    want, want_enc = _on_disk(tmp_path / "direct.nc")
+    xr.testing.assert_identical(got, want)  # values, dims, coords, attrs (the manifest) and dtypes
+    assert got_enc == want_enc
+    xr.testing.assert_identical(got, res.dataset)
+    # a resume computes nothing to lay out behind: results.nc is written in one go
+    again = _wide(tmp_path / "run", chunk=4)
+    assert again.manifest["chunks_run"] == 0 and direct == [tmp_path / "run" / "results.nc"]
+    xr.testing.assert_identical(_on_disk(tmp_path / "run" / "results.nc")[0], want)
+
+
+def test_results_of_another_layout_are_written_directly(tmp_path, monkeypatch):
+    from jaxtheory.sweep import store
+
+    def flags(spec, params, key):  # booleans are stored encoded: never filled in place
+        return {"pos": jax.random.normal(key, (spec.dim,)) > 0}
+
+    direct = []
+    write = store.write_dataset
+    monkeypatch.setattr(store, "write_dataset", lambda path, ds: (direct.append(path), write(path, ds)))
+    res = sweep(flags, Spec(), Space(lr=values(0.1, 0.2), seeds=2), PARAMS, run_dir=tmp_path, quiet=True)
+    assert direct == [tmp_path / "results.nc"] and not list(tmp_path.glob("*.tmp"))
+    back = open_results(tmp_path)
+    assert back["pos"].dtype == bool
+    xr.testing.assert_identical(back, res.dataset)
+
+
+def test_a_failing_sweep_leaves_no_laid_out_results(tmp_path, monkeypatch):
+    from jaxtheory.sweep import store
+
+    calls = []
+    save = store.save_chunk
+
+    def save_then_fail(path, arrays):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        save(path, arrays)
+
+    monkeypatch.setattr(store, "save_chunk", save_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        sweep(run, Spec(), Space(lr=values(0.1, 0.2, 0.3), seeds=2), PARAMS, metric_dims=DIMS,
+              run_dir=tmp_path, chunk=2, quiet=True)
+    assert len(list((tmp_path / "chunks").glob("*.npz"))) == 1
+    assert not (tmp_path / "results.nc").exists() and not [p for p in tmp_path.rglob("*.tmp")]
+
+
+def test_layouts_left_by_dead_processes_are_removed(tmp_path):
+    import socket
+
+    from jaxtheory.sweep import store
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host = socket.gethostname()
+    orphan = tmp_path / f".results.nc.prep-{host}-{dead.pid}.abc.tmp"
+    alive = tmp_path / f".results.nc.prep-{host}-{os.getpid()}.xyz.tmp"
+    elsewhere = tmp_path / f".results.nc.prep-{host}x-{dead.pid}.abc.tmp"  # another host: kept
+    for f in (orphan, alive, elsewhere):
+        f.write_bytes(b"")
+    template = xr.Dataset({"a": ("i", np.arange(3.0))})
+    prepared = store.prepare_dataset(tmp_path / "results.nc", template)
+    assert not orphan.exists() and alive.exists() and elsewhere.exists()
+    assert prepared.commit(template.assign(a=("i", np.array([1.0, 2.0, 3.0]))))
+    np.testing.assert_array_equal(open_results(tmp_path)["a"].values, [1.0, 2.0, 3.0])
+    # another layout: nothing is written, the temporary file goes
+    other = store.prepare_dataset(tmp_path / "results.nc", template)
+    assert not other.commit(xr.Dataset({"a": ("j", np.arange(3.0))}))
+    assert sorted(p.name for p in tmp_path.glob("*.tmp")) == sorted([alive.name, elsewhere.name])
+    np.testing.assert_array_equal(open_results(tmp_path)["a"].values, [1.0, 2.0, 3.0])
+
+
+def test_metric_dims_of_the_wrong_length_fail_before_compiling():
+    before = COUNTER.n
+    with pytest.raises(ValueError, match=r"metric 'loss' has shape \(20,\) but metric_dims names"):
+        sweep(run, Spec(), Space(lr=values(0.1)), PARAMS, metric_dims={"loss": ("step", "extra")}, quiet=True)
     assert COUNTER.n == before
