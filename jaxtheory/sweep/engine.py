@@ -24,6 +24,16 @@ engine's, the package modules they import, library versions, the x64 flag), and 
 ``manifest.json``, with the git revision and dirty flag per call. A rerun resumes a chunk
 only when both its lane ids and its fingerprint match the sweep running now; a chunk
 of other code is recomputed and overwritten.
+
+A call reads top to bottom as its stages: ``_plan`` binds the space and derives
+every lane's parameters, id and key and every static group's output shapes (all errors
+of a bad space surface here, before anything compiles); ``_program`` compiles one
+program per static group and chunk size (kept for later calls in the process);
+``_run_group`` runs the chunks not stored yet, dispatching the next before storing
+the previous one, and, while the first computes, ``_HostWork`` reads the git
+revision and lays out ``results.nc``; ``_gather`` and ``_assemble`` make one
+labelled Dataset with no work per lane; ``_record`` writes ``results.nc`` and
+``manifest.json``.
 """
 
 from __future__ import annotations
@@ -536,6 +546,7 @@ def _lane_params(params, table, seeds, n_lanes) -> dict[str, np.ndarray]:
 
 
 def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords) -> _Group:
+    """Static group ``gi``: its spec, its lanes' ids and keys, its output shapes (traced once)."""
     try:
         spec_g = dataclasses.replace(spec, **gvals) if gvals else spec
     except TypeError as e:
