@@ -347,3 +347,35 @@ def test_site_builds_with_warnings_as_errors_and_passes_the_browser_check(built_
     r = subprocess.run([sys.executable, str(Path(__file__).with_name("browser_check.py")),
                         "--site", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# -- module layout -------------------------------------------------------------------------
+
+
+def test_old_report_docs_names_still_import_from_their_new_homes():
+    from jaxtheory.report import docs as old
+
+    assert old.build_docs is B.build_docs and old.write_experiment_pages is B.write_experiment_pages
+    assert old.public_api is A.public_api and old._render_page is P._render_page
+    assert old.__all__ == []  # documented once, where they live now
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        old.nothing_here  # noqa: B018
+
+
+def test_report_never_runs_an_experiment():
+    """DESIGN §1: report reads stored results. No module of jaxtheory.report calls a
+    sweep or imports the module that runs experiments for the docs."""
+    import ast
+
+    import jaxtheory.report
+
+    for path in Path(jaxtheory.report.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                assert name not in ("sweep", "run_or_reuse"), f"{path.name}:{node.lineno} calls {name}"
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith(("jaxtheory.docs_build", "jaxtheory.sweep.engine")), \
+                    f"{path.name}:{node.lineno} imports {node.module}"
