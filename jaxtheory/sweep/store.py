@@ -260,8 +260,16 @@ class PreparedDataset:
         tmp, self._tmp = self._tmp, None
         try:
             with h5py.File(tmp, "r+") as f:
-                for name, v in ds.data_vars.items():
-                    f[name][...] = np.ascontiguousarray(v.values)
+                stored = {name: f.get(name) for name in ds.data_vars}
+                # each variable under its own name (h5netcdf renames a few), not a dimension scale
+                ok = all(isinstance(d, h5py.Dataset) and d.shape == v.shape and d.dtype == v.dtype
+                         and "CLASS" not in d.attrs for d, v in zip(stored.values(), ds.data_vars.values()))
+                if ok:
+                    for name, v in ds.data_vars.items():
+                        stored[name][...] = np.ascontiguousarray(v.values)
+            if not ok:
+                _unlink(tmp)
+                return False
             os.replace(tmp, self.path)
         except BaseException:
             _unlink(tmp)
