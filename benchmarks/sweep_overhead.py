@@ -61,8 +61,7 @@ INTRO = ("Peers measured in the same run: (b) Python loop over configs of a jitt
 #: it is), matched by file-name ending and function name, for this engine and older ones.
 STAGES = (
     ("device compute (waiting on results)", (("engine.py", "_local_lanes"),)),
-    ("results.nc write", (("store.py", "write_dataset"), ("store.py", "commit"))),
-    ("results.nc layout, while computing", (("store.py", "prepare_dataset"),)),
+    ("results.nc write", (("store.py", "write_dataset"),)),
     ("chunk files", (("store.py", "save_chunk"),)),
     ("lane keys", (("engine.py", "lane_key_data"), ("engine.py", "lane_key_table"))),
     ("code provenance", (("provenance.py", "code_provenance"),)),

@@ -31,9 +31,10 @@ of a bad space surface here, before anything compiles); ``_program`` compiles on
 program per static group and chunk size (kept for later calls in the process);
 ``_run_group`` runs the chunks not stored yet, dispatching the next before storing
 the previous one, and, while the first computes, ``_HostWork`` reads the git
-revision and lays out ``results.nc``; ``_gather`` and ``_assemble`` make one
-labelled Dataset with no work per lane; ``_record`` writes ``results.nc`` and
-``manifest.json``.
+revision; ``_gather`` and ``_assemble`` make one labelled Dataset with no work per
+lane; ``_record`` writes ``results.nc`` (a copy of the last file of the same layout
+with the values replaced, when this process wrote one:
+:func:`~jaxtheory.sweep.store.write_dataset`) and ``manifest.json``.
 """
 
 from __future__ import annotations
@@ -410,27 +411,24 @@ def sweep(
                  chunk=chunk, devices=devices, label=label, fingerprint=fingerprint)
     tally = _Tally()
     host = _HostWork(plan)
+    progress = _Progress(plan.n_lanes * len(plan.groups), quiet, label)
     try:
-        progress = _Progress(plan.n_lanes * len(plan.groups), quiet, label)
-        try:
-            held = [_run_group(plan, g, tally, host, progress) for g in plan.groups]
-        finally:
-            progress.close()
-        if plan.multi:  # every process has written its parts; process 0 reads them all
-            _barrier(f"jaxtheory-sweep-written-{label}")
-            if jax.process_index() != 0:  # process 0 assembles; the others read its result
-                _barrier(f"jaxtheory-sweep-assembled-{label}")
-                ds = store.open_results(plan.run_path)
-                manifest = store.read_json(plan.run_path / "manifest.json")
-                manifest["process_chunks_run"] = tally.chunks_run
-                return SweepResult(ds, plan.run_path, manifest)
-        t0 = time.perf_counter()
-        ds = _assemble(plan, [_gather(plan, g, chunks) for g, chunks in zip(plan.groups, held)])
-        ds.attrs["manifest"] = plan.results_attrs
-        tally.timings["assemble_s"] = time.perf_counter() - t0
-        manifest = _record(plan, ds, tally, host, t_start, meta)
+        held = [_run_group(plan, g, tally, host, progress) for g in plan.groups]
     finally:
-        host.discard()  # a results.nc laid out but never filled (the sweep failed)
+        progress.close()
+    if plan.multi:  # every process has written its parts; process 0 reads them all
+        _barrier(f"jaxtheory-sweep-written-{label}")
+        if jax.process_index() != 0:  # process 0 assembles; the others read its result
+            _barrier(f"jaxtheory-sweep-assembled-{label}")
+            ds = store.open_results(plan.run_path)
+            manifest = store.read_json(plan.run_path / "manifest.json")
+            manifest["process_chunks_run"] = tally.chunks_run
+            return SweepResult(ds, plan.run_path, manifest)
+    t0 = time.perf_counter()
+    ds = _assemble(plan, [_gather(plan, g, chunks) for g, chunks in zip(plan.groups, held)])
+    ds.attrs["manifest"] = plan.results_attrs
+    tally.timings["assemble_s"] = time.perf_counter() - t0
+    manifest = _record(plan, ds, tally, host, t_start, meta)
     if plan.multi:
         _barrier(f"jaxtheory-sweep-assembled-{label}")
     if not quiet:
@@ -683,33 +681,20 @@ def _store_chunk(plan: _Plan, g: _Group, ci: int, lo: int, hi: int, out, tally: 
 
 
 class _HostWork:
-    """What the record needs and no result decides, done while the device computes.
+    """What the record needs and no result decides, read while the device computes.
 
     The first time a chunk is in flight, :meth:`while_computing` reads the git revision
-    and package versions and the run directory's earlier history, and lays out
-    ``results.nc`` with placeholder values (:func:`~jaxtheory.sweep.store.prepare_dataset`),
-    so only its values are left to write at the end. A sweep that computes nothing
-    reads the facts at the end (:meth:`facts`) and writes ``results.nc`` in one go.
+    and dirty flag (two ``git`` processes), the package versions and the run
+    directory's earlier history; a sweep that computes nothing reads them at the end.
     """
 
     def __init__(self, plan: _Plan):
         self.plan = plan
-        self.prepared: store.PreparedDataset | None = None
-        self.prepare_s = 0.0
         self._facts: dict | None = None
 
     def while_computing(self) -> None:
-        plan = self.plan
-        if self._facts is not None or jax.process_index() != 0:
-            return
-        self.facts()
-        if plan.run_path is not None:
-            t0 = time.perf_counter()
-            try:
-                self.prepared = _prepare_results(plan)
-            except Exception:  # noqa: BLE001 - the assembly at the end reports the real error
-                self.prepared = None
-            self.prepare_s = time.perf_counter() - t0
+        if self._facts is None and jax.process_index() == 0:
+            self.facts()
 
     def facts(self) -> dict:
         """Versions, git revision and dirty flag, the earlier calls' history."""
@@ -719,27 +704,6 @@ class _HostWork:
                            "git": store.git_revision(Path(origin).parent if origin else None),
                            "history": _previous_history(self.plan.run_path)}
         return self._facts
-
-    def discard(self) -> None:
-        if self.prepared is not None:
-            self.prepared.discard()
-            self.prepared = None
-
-
-def _prepare_results(plan: _Plan) -> store.PreparedDataset | None:
-    """``results.nc`` laid out from placeholder results of every group (small sweeps only)."""
-    per_lane = [sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in g.out_shape.values()) + 4
-                for g in plan.groups]
-    if plan.n_lanes * sum(per_lane) > store.PREPARE_MAX_BYTES:
-        return None
-    zeros = []
-    for g in plan.groups:
-        z = {k: np.zeros((plan.n_lanes, *s.shape), s.dtype) for k, s in g.out_shape.items()}
-        z["diverged_step"] = np.zeros(plan.n_lanes, np.int32)
-        zeros.append(z)
-    template = _assemble(plan, zeros)
-    template.attrs["manifest"] = plan.results_attrs
-    return store.prepare_dataset(plan.run_path / "results.nc", template)
 
 
 # -- gather and assemble: lane-ordered arrays per group, then one labelled Dataset ----
@@ -888,10 +852,8 @@ def _record(plan: _Plan, ds, tally: _Tally, host: _HostWork, t_start: float, met
     timings["total_s"] = time.perf_counter() - t_start
     if plan.run_path is not None:
         t1 = time.perf_counter()
-        prepared, host.prepared = host.prepared, None
-        if prepared is None or not prepared.commit(ds):
-            store.write_dataset(plan.run_path / "results.nc", ds)
-        timings["results_write_s"] = host.prepare_s + time.perf_counter() - t1
+        store.write_dataset(plan.run_path / "results.nc", ds)
+        timings["results_write_s"] = time.perf_counter() - t1
         timings["total_s"] = time.perf_counter() - t_start
         store.atomic_write_json(plan.run_path / "manifest.json", manifest)
     return manifest

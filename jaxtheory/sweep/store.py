@@ -14,10 +14,7 @@ Layout of a run directory::
 
 Every file is written to a temporary name in the same directory and renamed into
 place, so a killed process leaves either the old file or the new one, never half of
-one. ``results.nc`` of a small sweep is laid out ahead of its values
-(:func:`prepare_dataset`, a ``.results.nc.prep-<host>-<pid>.*.tmp`` file while the
-device computes) and renamed into place once they are written. Arrays are read back
-with ``allow_pickle=False``: no object is ever unpickled.
+one. Arrays are read back with ``allow_pickle=False``: no object is ever unpickled.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ import functools
 import json
 import math
 import os
-import socket
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -47,8 +43,7 @@ __all__ = [
     "git_revision",
     "package_versions",
     "write_dataset",
-    "PreparedDataset",
-    "prepare_dataset",
+    "LAYOUT_CACHE_BYTES",
     "open_results",
 ]
 
@@ -204,146 +199,103 @@ def _package_versions() -> tuple[tuple[str, str | None], ...]:
 
 
 def write_dataset(path: Path, ds) -> None:
-    """Write an xarray Dataset to netCDF (h5netcdf engine) atomically."""
-    _atomic_to(path, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf"))
+    """Write an xarray Dataset to netCDF (h5netcdf engine) atomically.
 
-
-#: Largest dataset (bytes of data variables) :func:`prepare_dataset` lays out ahead of its
-#: values; a larger one is written in one go at the end, where its size dwarfs the layout.
-PREPARE_MAX_BYTES = 64 << 20
-
-
-class PreparedDataset:
-    """A netCDF file laid out ahead of its values: written with placeholder values to a
-    temporary name beside its destination, it waits for :meth:`commit`.
-
-    Writing a small dataset's layout (dimension scales, coordinates, attributes) costs
-    more than its values; the sweep engine lays out ``results.nc`` while the device
-    computes and writes the values when they arrive. See :func:`prepare_dataset`.
-
-    Attributes:
-        path: the destination.
-    """
-
-    def __init__(self, path: Path, template, tmp: str):
-        self.path = Path(path)
-        self._template = template
-        self._tmp: str | None = tmp
-
-    def matches(self, ds) -> bool:
-        """Whether ``ds`` has the template's layout: the same coordinates and attributes,
-        and data variables of the same names, dims, dtypes and attributes (numbers only,
-        which are stored as they are)."""
-        t = self._template
-        if self._tmp is None or list(ds.data_vars) != list(t.data_vars) or ds.attrs != t.attrs:
-            return False
-        for name, v in ds.data_vars.items():
-            w = t[name]
-            if (v.dims != w.dims or v.shape != w.shape or v.dtype != w.dtype or v.attrs != w.attrs
-                    or v.dtype.kind not in "fiu"):
-                return False
-        return ds.drop_vars(list(ds.data_vars)).identical(t.drop_vars(list(t.data_vars)))
-
-    def commit(self, ds) -> bool:
-        """Write the values of ``ds`` into the laid-out file and rename it into place.
-
-        Returns:
-            True when done; False, with nothing written and the temporary file removed,
-            when ``ds`` does not have the template's layout (:meth:`matches`): write it
-            with :func:`write_dataset` instead.
-        """
-        if not self.matches(ds):
-            self.discard()
-            return False
-        import h5py
-
-        tmp, self._tmp = self._tmp, None
-        try:
-            with h5py.File(tmp, "r+") as f:
-                stored = {name: f.get(name) for name in ds.data_vars}
-                # each variable under its own name (h5netcdf renames a few), not a dimension scale
-                ok = all(isinstance(d, h5py.Dataset) and d.shape == v.shape and d.dtype == v.dtype
-                         and "CLASS" not in d.attrs for d, v in zip(stored.values(), ds.data_vars.values()))
-                if ok:
-                    for name, v in ds.data_vars.items():
-                        stored[name][...] = np.ascontiguousarray(v.values)
-            if not ok:
-                _unlink(tmp)
-                return False
-            os.replace(tmp, self.path)
-        except BaseException:
-            _unlink(tmp)
-            raise
-        return True
-
-    def discard(self) -> None:
-        """Remove the temporary file (the destination is untouched)."""
-        if self._tmp is not None:
-            _unlink(self._tmp)
-            self._tmp = None
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _orphan_prefix(path: Path) -> str:
-    return f".{path.name}.prep-"
-
-
-def _remove_orphans(path: Path) -> None:
-    """Remove layouts left beside ``path`` by processes of this host that have died."""
-    prefix, host = _orphan_prefix(path), socket.gethostname()
-    for f in path.parent.glob(f"{prefix}*.tmp"):
-        h, _, rest = f.name[len(prefix):].rpartition("-")
-        pid = rest.partition(".")[0]
-        if h != host or not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            _unlink(str(f))
-        except OSError:  # alive, under another user
-            pass
-
-
-def prepare_dataset(path: Path, template) -> PreparedDataset | None:
-    """Lay out the netCDF file ``path`` will hold, ahead of its values.
-
-    ``template`` is the dataset to come with placeholder values (zeros): the same
-    coordinates, attributes, data variables, dims and dtypes. It is written (h5netcdf
-    engine) to a temporary file beside ``path``, which
-    :meth:`PreparedDataset.commit` fills with the real values and renames into place,
-    so ``path`` holds the old file or the new one, never half of one, as with
-    :func:`write_dataset`. Layouts left by killed processes of this host are removed.
-
-    Args:
-        path: the destination, e.g. a run's ``results.nc``.
-        template: an xarray Dataset with placeholder values.
-
-    Returns:
-        A :class:`PreparedDataset`, or ``None`` when the template's data variables
-        exceed :data:`PREPARE_MAX_BYTES` or are not all numbers (write those with
-        :func:`write_dataset`).
+    Laying a netCDF file out (its dimension scales, variables and attributes) costs far
+    more than writing a small dataset's values, so the file written is kept in memory
+    (up to :data:`LAYOUT_CACHE_BYTES`) and a later dataset of the same layout (the same
+    variables, dims, shapes, dtypes, attributes and non-numeric values; see
+    :func:`_layout_key`) is written as a copy of it with every numeric value and every
+    string attribute replaced: the same file as xarray writes, in a few milliseconds.
     """
     path = Path(path)
-    if (sum(v.nbytes for v in template.data_vars.values()) > PREPARE_MAX_BYTES
-            or any(v.dtype.kind not in "fiu" for v in template.data_vars.values())):
-        return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_orphans(path)
-    fd, tmp = tempfile.mkstemp(prefix=f"{_orphan_prefix(path)}{socket.gethostname()}-{os.getpid()}.",
-                               suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        template.to_netcdf(tmp, engine="h5netcdf")
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return PreparedDataset(path, template, tmp)
+    key = _layout_key(ds)
+    cached = _LAYOUTS.get(key) if key is not None else None
+    if cached is not None:
+        try:
+            _atomic_to(path, lambda tmp: _refill(tmp, cached, ds))
+            return
+        except _NotThisLayout:
+            _LAYOUTS.pop(key, None)
+
+    def write(tmp: str) -> None:
+        _to_netcdf(ds, tmp)
+        if key is not None and os.path.getsize(tmp) <= LAYOUT_CACHE_BYTES // 4:
+            _remember_layout(key, Path(tmp).read_bytes())
+
+    _atomic_to(path, write)
+
+
+def _to_netcdf(ds, path: str) -> None:
+    ds.to_netcdf(path, engine="h5netcdf")
+
+
+#: Bytes of netCDF files :func:`write_dataset` keeps in memory as layouts to copy (a file
+#: of more than a quarter of it is not kept: its values, not its layout, take the time).
+LAYOUT_CACHE_BYTES = 64 << 20
+
+# Files written by this process, by layout key, oldest first.
+_LAYOUTS: dict[str, bytes] = {}
+
+
+def _remember_layout(key: str, data: bytes) -> None:
+    _LAYOUTS.pop(key, None)
+    while _LAYOUTS and sum(map(len, _LAYOUTS.values())) + len(data) > LAYOUT_CACHE_BYTES:
+        _LAYOUTS.pop(next(iter(_LAYOUTS)))
+    _LAYOUTS[key] = data
+
+
+class _NotThisLayout(Exception):
+    pass
+
+
+def _layout_key(ds) -> str | None:
+    """What decides the file xarray writes for ``ds`` bar its numeric values and string
+    attributes, as a string; ``None`` when a data variable is not numeric (booleans,
+    strings and dates are encoded on writing: they are never refilled).
+
+    Numeric values (integers, unsigned, floats) are stored as they are, so they can be
+    replaced in a copy; everything else (names, dims, shapes, dtypes, which variables are
+    coordinates, attributes and encodings, the values of non-numeric coordinates and
+    non-string attributes) is in the key.
+    """
+    parts = []
+    for name, v in ds.variables.items():
+        numeric = v.dtype.kind in "fiu"
+        if not numeric and name in ds.data_vars:
+            return None
+        parts.append((name, name in ds.coords, v.dims, v.shape, v.dtype.str, _plain(v.attrs),
+                      _plain(v.encoding), None if numeric else v.values.tolist()))
+    attrs = _plain({k: "<str>" if isinstance(v, str) else v for k, v in ds.attrs.items()})
+    return repr((parts, attrs, _plain(ds.encoding)))
+
+
+def _plain(mapping) -> list:
+    """Items sorted, arrays as lists (whose repr is never abbreviated, unlike an array's)."""
+    return sorted((str(k), v.tolist() if isinstance(v, np.ndarray) else v) for k, v in mapping.items())
+
+
+def _refill(tmp: str, layout: bytes, ds) -> None:
+    """Write ``layout`` (a file of the same layout) to ``tmp`` and replace its values with
+    those of ``ds``; :class:`_NotThisLayout` when a variable is not stored as expected."""
+    import h5py
+
+    with open(tmp, "wb") as f:
+        f.write(layout)
+    with h5py.File(tmp, "r+") as f:
+        stored = {name: f.get(name) for name, v in ds.variables.items() if v.dtype.kind in "fiu"}
+        for name, d in stored.items():
+            v = ds.variables[name]
+            # each variable under its own name (h5netcdf renames a few); a data variable is
+            # no dimension scale
+            if (not isinstance(d, h5py.Dataset) or d.shape != v.shape or d.dtype != v.dtype
+                    or (name in ds.data_vars and "CLASS" in d.attrs)):
+                raise _NotThisLayout(name)
+        for name, d in stored.items():
+            d[...] = np.ascontiguousarray(ds.variables[name].values)
+        for k, v in ds.attrs.items():
+            if isinstance(v, str):
+                f.attrs[k] = v  # as h5netcdf writes a string attribute (variable-length)
 
 
 def open_results(run_dir: Path):

@@ -417,8 +417,8 @@ def wide_run(spec, params, key):
             "diverged_step": div}
 
 
-def _wide(tmp, **kw):
-    space = Space(lr=values(0.1, 1e30), opt=values("sgd", "muon"), dim=static(2, 3),
+def _wide(tmp, lrs=(0.1, 1e30), labels=("sgd", "muon"), **kw):
+    space = Space(lr=values(*lrs), opt=values(*labels), dim=static(2, 3),
                   p=zipped(scale=[1.0, 2.0], w=[3, 4]), seeds=2, paired=("lr",))
     return sweep(wide_run, WideSpec(), space, {"lr": 0.1, "opt": OPT, "scale": 1.0, "w": 0},
                  metric_dims={"x": ("i",), "loss": ("step",)}, run_dir=tmp, quiet=True, **kw)
@@ -432,87 +432,72 @@ def _on_disk(path):
                 for k, var in ds.variables.items()}
 
 
-def test_results_laid_out_ahead_equal_a_direct_write(tmp_path, monkeypatch):
+@pytest.fixture
+def netcdf_writes(monkeypatch):
+    """The paths written by xarray itself (not copied from a stored layout); no layouts stored yet."""
     from jaxtheory.sweep import store
 
+    monkeypatch.setattr(store, "_LAYOUTS", {})
     direct = []
-    write = store.write_dataset
-    monkeypatch.setattr(store, "write_dataset", lambda path, ds: (direct.append(path), write(path, ds)))
-    res = _wide(tmp_path / "run", chunk=4)
-    assert res.manifest["chunks_run"] == 8 and direct == []  # laid out, then filled
-    assert not [p for p in (tmp_path / "run").rglob("*.tmp")]
+    write = store._to_netcdf
+    monkeypatch.setattr(store, "_to_netcdf", lambda ds, path: (direct.append(path), write(ds, path)))
+    return direct
+
+
+def test_results_of_a_known_layout_are_copied_and_equal_a_direct_write(tmp_path, netcdf_writes):
+    from jaxtheory.sweep import store
+
+    first = _wide(tmp_path / "a", chunk=4)
+    assert len(netcdf_writes) == 1
+    # other values of every numeric coordinate, other metrics, another manifest attribute
+    res = _wide(tmp_path / "b", lrs=(0.2, 1e29), chunk=4)
+    assert res.manifest["chunks_run"] == 8 and len(netcdf_writes) == 1  # copied, values replaced
     assert (res.dataset["status"] == 1).any() and res.dataset["x"].isnull().any()  # diverged, outer-joined
-    write(tmp_path / "direct.nc", res.dataset)
-    got, got_enc = _on_disk(tmp_path / "run" / "results.nc")
+    assert res.dataset.attrs["manifest"] != first.dataset.attrs["manifest"]
+    assert not [p for p in tmp_path.rglob("*.tmp")]
+    store._to_netcdf(res.dataset, str(tmp_path / "direct.nc"))
+    got, got_enc = _on_disk(tmp_path / "b" / "results.nc")
     want, want_enc = _on_disk(tmp_path / "direct.nc")
     xr.testing.assert_identical(got, want)  # values, dims, coords, attrs (the manifest) and dtypes
     assert got_enc == want_enc
     xr.testing.assert_identical(got, res.dataset)
-    # a resume computes nothing to lay out behind: results.nc is written in one go
-    again = _wide(tmp_path / "run", chunk=4)
-    assert again.manifest["chunks_run"] == 0 and direct == [tmp_path / "run" / "results.nc"]
-    xr.testing.assert_identical(_on_disk(tmp_path / "run" / "results.nc")[0], want)
+    xr.testing.assert_identical(_on_disk(tmp_path / "a" / "results.nc")[0], first.dataset)
 
 
-def test_results_of_another_layout_are_written_directly(tmp_path, monkeypatch):
-    from jaxtheory.sweep import store
+def test_results_of_another_layout_are_written_by_xarray(tmp_path, netcdf_writes):
+    _wide(tmp_path / "a")
+    res = _wide(tmp_path / "b", labels=("adam", "muon"))  # a string coordinate's values differ
+    assert len(netcdf_writes) == 2
+    xr.testing.assert_identical(_on_disk(tmp_path / "b" / "results.nc")[0], res.dataset)
 
-    def flags(spec, params, key):  # booleans are stored encoded: never filled in place
+    def flags(spec, params, key):  # booleans are stored encoded: never refilled
         return {"pos": jax.random.normal(key, (spec.dim,)) > 0}
 
-    direct = []
-    write = store.write_dataset
-    monkeypatch.setattr(store, "write_dataset", lambda path, ds: (direct.append(path), write(path, ds)))
-    res = sweep(flags, Spec(), Space(lr=values(0.1, 0.2), seeds=2), PARAMS, run_dir=tmp_path, quiet=True)
-    assert direct == [tmp_path / "results.nc"] and not list(tmp_path.glob("*.tmp"))
-    back = open_results(tmp_path)
-    assert back["pos"].dtype == bool
-    xr.testing.assert_identical(back, res.dataset)
+    for i, lrs in enumerate([(0.1, 0.2), (0.3, 0.4)]):
+        res = sweep(flags, Spec(), Space(lr=values(*lrs), seeds=2), PARAMS, run_dir=tmp_path / f"f{i}",
+                    quiet=True)
+        back = open_results(tmp_path / f"f{i}")
+        assert back["pos"].dtype == bool
+        xr.testing.assert_identical(back, res.dataset)
+    assert len(netcdf_writes) == 4
 
 
-def test_a_failing_sweep_leaves_no_laid_out_results(tmp_path, monkeypatch):
+def test_a_stored_layout_that_does_not_fit_is_dropped(tmp_path, netcdf_writes):
     from jaxtheory.sweep import store
 
-    calls = []
-    save = store.save_chunk
-
-    def save_then_fail(path, arrays):
-        calls.append(path)
-        if len(calls) == 2:
-            raise OSError("disk full")
-        save(path, arrays)
-
-    monkeypatch.setattr(store, "save_chunk", save_then_fail)
-    with pytest.raises(OSError, match="disk full"):
-        sweep(run, Spec(), Space(lr=values(0.1, 0.2, 0.3), seeds=2), PARAMS, metric_dims=DIMS,
-              run_dir=tmp_path, chunk=2, quiet=True)
-    assert len(list((tmp_path / "chunks").glob("*.npz"))) == 1
-    assert not (tmp_path / "results.nc").exists() and not [p for p in tmp_path.rglob("*.tmp")]
-
-
-def test_layouts_left_by_dead_processes_are_removed(tmp_path):
-    import socket
-
-    from jaxtheory.sweep import store
-
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    host = socket.gethostname()
-    orphan = tmp_path / f".results.nc.prep-{host}-{dead.pid}.abc.tmp"
-    alive = tmp_path / f".results.nc.prep-{host}-{os.getpid()}.xyz.tmp"
-    elsewhere = tmp_path / f".results.nc.prep-{host}x-{dead.pid}.abc.tmp"  # another host: kept
-    for f in (orphan, alive, elsewhere):
-        f.write_bytes(b"")
-    template = xr.Dataset({"a": ("i", np.arange(3.0))})
-    prepared = store.prepare_dataset(tmp_path / "results.nc", template)
-    assert not orphan.exists() and alive.exists() and elsewhere.exists()
-    assert prepared.commit(template.assign(a=("i", np.array([1.0, 2.0, 3.0]))))
-    np.testing.assert_array_equal(open_results(tmp_path)["a"].values, [1.0, 2.0, 3.0])
-    # another layout: nothing is written, the temporary file goes
-    other = store.prepare_dataset(tmp_path / "results.nc", template)
-    assert not other.commit(xr.Dataset({"a": ("j", np.arange(3.0))}))
-    assert sorted(p.name for p in tmp_path.glob("*.tmp")) == sorted([alive.name, elsewhere.name])
-    np.testing.assert_array_equal(open_results(tmp_path)["a"].values, [1.0, 2.0, 3.0])
+    ds = xr.Dataset({"a": ("i", np.arange(3.0))}, coords={"i": np.arange(3)}, attrs={"note": "one"})
+    store.write_dataset(tmp_path / "a.nc", ds)
+    (key,) = store._LAYOUTS
+    other = xr.Dataset({"b": ("j", np.arange(5.0))})  # a file of another layout under that key
+    store._to_netcdf(other, str(tmp_path / "other.nc"))
+    store._LAYOUTS[key] = (tmp_path / "other.nc").read_bytes()
+    again = ds.assign(a=("i", np.array([7.0, 8.0, 9.0]))).assign_attrs(note="two")
+    store.write_dataset(tmp_path / "b.nc", again)
+    assert len(netcdf_writes) == 3 and store._LAYOUTS[key] != (tmp_path / "other.nc").read_bytes()
+    xr.testing.assert_identical(_on_disk(tmp_path / "b.nc")[0], again)
+    store.write_dataset(tmp_path / "c.nc", ds)  # and the fresh layout is used
+    assert len(netcdf_writes) == 3
+    xr.testing.assert_identical(_on_disk(tmp_path / "c.nc")[0], ds)
 
 
 def test_metric_dims_of_the_wrong_length_fail_before_compiling():
