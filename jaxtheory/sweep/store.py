@@ -204,9 +204,11 @@ def write_dataset(path: Path, ds) -> None:
     Laying a netCDF file out (its dimension scales, variables and attributes) costs far
     more than writing a small dataset's values, so the file written is kept in memory
     (up to :data:`LAYOUT_CACHE_BYTES`) and a later dataset of the same layout (the same
-    variables, dims, shapes, dtypes, attributes and non-numeric values; see
-    :func:`_layout_key`) is written as a copy of it with every numeric value and every
-    string attribute replaced: the same file as xarray writes, in a few milliseconds.
+    variables, coordinates, dims, shapes, dtypes, encodings, variable attributes, values
+    of non-numeric coordinates and non-string attributes) is written as a copy of it
+    with every numeric value and every string attribute replaced: the same file as
+    xarray writes, in a few milliseconds. A dataset with a non-numeric data variable is
+    always written by xarray.
     """
     path = Path(path)
     key = _layout_key(ds)
