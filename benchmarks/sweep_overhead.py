@@ -10,7 +10,9 @@ dimension 16, 1000 steps) is timed four ways in one process:
 (d) one hand-written ``jit(vmap(run))`` call with no engine around it.
 
 Each is timed cold (compile included) and warm (the compiled program reused; for the
-engine a second sweep with other dynamic values into a fresh directory). The ratios are
+engine and (d) the best of three more calls with other dynamic values, the engine's
+each into a fresh directory, so a burst of load on a shared machine does not decide
+the ratio). The ratios are
 printed and recorded, with the machine, in ``benchmarks/RESULTS.md`` (its section is
 replaced on a re-run). ``--profile`` adds where a warm engine sweep spends its time
 (cProfile, grouped by stage).
@@ -53,9 +55,12 @@ import _common as C  # noqa: E402
 INTRO = ("Peers measured in the same run: (b) Python loop over configs of a jitted run, "
          "(c) Python loop over steps of a jitted step (extrapolated from a few configs), "
          "(d) bare `jit(vmap(run))`; (a) is the engine, store included. Warm = the compiled "
-         "program reused with other dynamic values (for the engine: a second sweep into a "
-         "fresh directory).")
+         "program reused with other dynamic values, best of 3 for (a) and (d) (for the engine: "
+         "sweeps into fresh directories).")
 
+
+#: Warm calls of (a) and (d); their best is the warm time.
+WARM_REPS = 3
 
 #: Stages of a warm engine sweep in the profile: (name, functions whose cumulative time
 #: it is), matched by file-name ending and function name, for this engine and older ones.
@@ -132,7 +137,7 @@ def measure(tiny: bool, profile: bool = False) -> dict:
             return sweep(quad.run, spec, space if i == 0 else space2, params, quiet=True,
                          run_dir=Path(tmp) / f"a{i}", metric_dims={"risk": ("step",)})
 
-        ta = C.timed(engine, reps=1)
+        ta = C.timed(engine, reps=WARM_REPS)
         t["a_cold"], t["a_warm"] = ta.cold, ta.warm
         engine_timings = dict(ta.result.manifest["timings"])
         prof = _profile(engine) if profile else None
@@ -144,7 +149,7 @@ def measure(tiny: bool, profile: bool = False) -> dict:
     vfn = jax.jit(jax.vmap(lane))
     batch2 = dict(batch, lr=batch["lr"] * 1.5)
     calls = itertools.count()
-    td = C.timed(lambda: vfn(batch if next(calls) == 0 else batch2, keys), reps=1)
+    td = C.timed(lambda: vfn(batch if next(calls) == 0 else batch2, keys), reps=WARM_REPS)
     t["d_cold"], t["d_warm"] = td.cold, td.warm
 
     # (b) Python loop over configs of one jitted whole run
