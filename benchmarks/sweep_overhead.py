@@ -10,16 +10,32 @@ dimension 16, 1000 steps) is timed four ways in one process:
 (d) one hand-written ``jit(vmap(run))`` call with no engine around it.
 
 Each is timed cold (compile included) and warm (the compiled program reused; for the
-engine a second sweep with other dynamic values into a fresh directory). The ratios are
+engine and (d) the best of three more calls with other dynamic values, the engine's
+each into a fresh directory, so a burst of load on a shared machine does not decide
+the ratio). The ratios are
 printed and recorded, with the machine, in ``benchmarks/RESULTS.md`` (its section is
-replaced on a re-run).
+replaced on a re-run). ``--profile`` adds where a warm engine sweep spends its time
+(cProfile, grouped by stage).
 
-Usage: ``python benchmarks/sweep_overhead.py [--tiny] [--no-record]``.
+``--before DIR`` compares engines: it measures (with ``--profile``) the jaxtheory of
+another checkout ``DIR`` (e.g. ``git worktree add /tmp/base <rev>``) and this one, each
+in a fresh process, alternating for ``--rounds`` rounds, and records both in the
+section "sweep_overhead: before/after".
+
+Usage: ``python benchmarks/sweep_overhead.py [--tiny] [--no-record] [--profile]
+[--before DIR [--rounds N]]``.
 """
 
 from __future__ import annotations
 
+import argparse
+import cProfile
 import itertools
+import json
+import os
+import pstats
+import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+import jaxtheory
 from jaxtheory.sims import quadratic as quad
 from jaxtheory.sweep import Space, lane_key_data, log, make_key, sweep, values
 
@@ -38,16 +55,67 @@ import _common as C  # noqa: E402
 INTRO = ("Peers measured in the same run: (b) Python loop over configs of a jitted run, "
          "(c) Python loop over steps of a jitted step (extrapolated from a few configs), "
          "(d) bare `jit(vmap(run))`; (a) is the engine, store included. Warm = the compiled "
-         "program reused with other dynamic values (for the engine: a second sweep into a "
-         "fresh directory).")
+         "program reused with other dynamic values, best of 3 for (a) and (d) (for the engine: "
+         "sweeps into fresh directories).")
+
+
+#: Warm calls of (a) and (d); their best is the warm time.
+WARM_REPS = 3
+
+#: Stages of a warm engine sweep in the profile: (name, functions whose cumulative time
+#: it is), matched by file-name ending and function name, for this engine and older ones.
+STAGES = (
+    ("device compute (waiting on results)", (("engine.py", "_local_lanes"),)),
+    ("results.nc write", (("store.py", "write_dataset"),)),
+    ("chunk files", (("store.py", "save_chunk"),)),
+    ("lane keys", (("engine.py", "lane_key_data"), ("engine.py", "lane_key_table"))),
+    ("code provenance", (("provenance.py", "code_provenance"),)),
+    ("git revision", (("store.py", "git_revision"),)),
+    ("package versions", (("store.py", "package_versions"),)),
+    ("manifest.json", (("store.py", "atomic_write_json"),)),
+    ("assemble", (("engine.py", "_assemble"),)),
+)
+
+
+def _profile(call) -> dict[str, float]:
+    """Seconds of ``call()`` per stage of :data:`STAGES` (cumulative), ``total`` and ``other``."""
+    prof = cProfile.Profile()
+    prof.enable()
+    call()
+    prof.disable()
+    stats = pstats.Stats(prof).stats  # {(file, line, func): (cc, nc, tottime, cumtime, callers)}
+    out = {}
+    for name, funcs in STAGES:
+        out[name] = sum(v[3] for (f, _, fn), v in stats.items()
+                        if any(f.endswith(end) and fn == want for end, want in funcs))
+    out["total"] = max(v[3] for (f, _, fn), v in stats.items() if fn == "sweep" and f.endswith("engine.py"))
+    out["other (plan, dispatch, Python)"] = out["total"] - sum(out[name] for name, _ in STAGES)
+    return out
 
 
 def main(argv=None) -> dict:
     ap = C.parser(__doc__, tiny="16 lanes, 50 steps: a smoke test (never records)")
+    ap.add_argument("--profile", action="store_true", help="profile a warm engine sweep by stage")
+    ap.add_argument("--before", metavar="DIR", help="compare with the jaxtheory checked out in DIR")
+    ap.add_argument("--rounds", type=int, default=2, help="alternating rounds of --before (default 2)")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # for --before
     args = ap.parse_args(argv)
+    if args.before:
+        return compare(args)
+    out = measure(args.tiny, profile=args.profile)
+    if args.json:
+        print("JSON " + json.dumps(out))
+        return out
+    print("\n".join([C.machine(), *out["lines"]]))
+    if C.should_record(args):
+        C.record("sweep_overhead", out["lines"], intro=INTRO, script="sweep_overhead.py")
+    return out
 
-    lanes_lr, seeds = (8, 2) if args.tiny else (64, 16)  # 64 lr × 16 seeds = 1024 lanes
-    spec = quad.QuadraticSpec(dim=16, steps=50 if args.tiny else 1000)
+
+def measure(tiny: bool, profile: bool = False) -> dict:
+    """Time the four ways; ``{"times", "ratios", "lines", "engine_timings"[, "profile"]}``."""
+    lanes_lr, seeds = (8, 2) if tiny else (64, 16)  # 64 lr × 16 seeds = 1024 lanes
+    spec = quad.QuadraticSpec(dim=16, steps=50 if tiny else 1000)
     params = dict(quad.DEFAULT_PARAMS)
     space = Space(lr=log(0.01, 1.0, num=lanes_lr), momentum=values(0.9), seeds=seeds)
     space2 = Space(lr=log(0.02, 1.5, num=lanes_lr), momentum=values(0.9), seeds=seeds)
@@ -64,13 +132,22 @@ def main(argv=None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         calls = itertools.count()
 
+        recorded = []  # the manifest timings of each call
+
         def engine():
             i = next(calls)
-            return sweep(quad.run, spec, space if i == 0 else space2, params, quiet=True,
-                         run_dir=Path(tmp) / f"a{i}", metric_dims={"risk": ("step",)})
+            res = sweep(quad.run, spec, space if i == 0 else space2, params, quiet=True,
+                        run_dir=Path(tmp) / f"a{i}", metric_dims={"risk": ("step",)})
+            recorded.append(dict(res.manifest["timings"]))
+            return res
 
-        ta = C.timed(engine, reps=1)
+        ta = C.timed(engine, reps=WARM_REPS)
         t["a_cold"], t["a_warm"] = ta.cold, ta.warm
+        engine_timings = recorded[-1]
+        # Within one call, robust to the load: the time beyond waiting for the device
+        fixed = statistics.median(r["total_s"] - r["run_s"] for r in recorded[1:])
+        share = statistics.median(r["run_s"] / r["total_s"] for r in recorded[1:])
+        prof = _profile(engine) if profile else None
 
     # (d) one hand-written jit(vmap(run))
     def lane(p, kd):
@@ -79,7 +156,7 @@ def main(argv=None) -> dict:
     vfn = jax.jit(jax.vmap(lane))
     batch2 = dict(batch, lr=batch["lr"] * 1.5)
     calls = itertools.count()
-    td = C.timed(lambda: vfn(batch if next(calls) == 0 else batch2, keys), reps=1)
+    td = C.timed(lambda: vfn(batch if next(calls) == 0 else batch2, keys), reps=WARM_REPS)
     t["d_cold"], t["d_warm"] = td.cold, td.warm
 
     # (b) Python loop over configs of one jitted whole run
@@ -103,7 +180,7 @@ def main(argv=None) -> dict:
         u, s = opt.update(g, s, x)
         return optax.apply_updates(x, u), s, 0.5 * jnp.sum(lam * x * x)
 
-    few = 2 if args.tiny else 4
+    few = 2 if tiny else 4
     x0 = jnp.ones(spec.dim) / jnp.sqrt(spec.dim)
     s0 = optax.sgd(0.1, momentum=0.9).init(x0)
     t_compile_c = C.timed(step, x0, s0, jnp.float32(0.1), jnp.float32(0.9),
@@ -134,10 +211,104 @@ def main(argv=None) -> dict:
         f"engine vs config loop (b): {ratios['a_vs_b_warm']:8.1f}x warm, {ratios['a_vs_b_cold']:8.1f}x cold (target >= 4x)",
         f"bare jit(vmap) / engine:   {ratios['d_over_a_warm']:8.2f}  warm, {ratios['d_over_a_cold']:8.2f}  cold (target >= 0.8)",
     ]
+    tim = engine_timings
+    lines.append("engine warm, manifest timings (s): " + ", ".join(
+        f"{k} {tim[k]:.3f}" for k in ("run_s", "store_s", "assemble_s", "results_write_s", "total_s") if k in tim))
+    lines.append(f"engine warm, fixed cost (total_s - run_s, median of {WARM_REPS}): {fixed:.3f} s; "
+                 f"device share (run_s / total_s): {share:.2f}")
+    out = {"times": t, "ratios": ratios, "lines": lines, "engine_timings": tim, "fixed_s": fixed,
+           "device_share": share, "jaxtheory": jaxtheory.__file__}
+    if prof is not None:
+        out["profile"] = prof
+        lines.append("engine warm, cProfile (cumulative s; profiling slows Python code): " + ", ".join(
+            f"{k} {v:.3f}" for k, v in prof.items()))
+    return out
+
+
+def _measure_in(checkout: Path, tiny: bool) -> dict:
+    """:func:`measure` in a fresh process importing the jaxtheory of ``checkout``."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    cmd = [sys.executable, __file__, "--json", "--profile", *(["--tiny"] if tiny else [])]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    line = next((ln for ln in reversed(r.stdout.splitlines()) if ln.startswith("JSON ")), None)
+    if r.returncode != 0 or line is None:
+        raise RuntimeError(f"measuring {checkout} failed:\n{r.stderr[-4000:]}")
+    out = json.loads(line[5:])
+    if not out["jaxtheory"].startswith(str(checkout.resolve())):
+        raise RuntimeError(f"PYTHONPATH={checkout} imports jaxtheory from {out['jaxtheory']}")
+    out["load"] = os.getloadavg()[0]
+    return out
+
+
+def _revision(checkout: Path) -> str:
+    r = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h %s"], capture_output=True,
+                       text=True, check=False)
+    dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--", "jaxtheory"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+    return (r.stdout.strip()[:60] or "?") + (" (+ uncommitted changes)" if dirty else "")
+
+
+def compare(args) -> dict:
+    """Measure the checkout ``args.before`` and this one, alternating; record both."""
+    here = Path(__file__).resolve().parents[1]
+    sides = {"before": Path(args.before).resolve(), "after": here}
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    for i in range(args.rounds):
+        for side, path in sides.items():
+            runs[side].append(_measure_in(path, args.tiny))
+            r = runs[side][-1]
+            print(f"round {i + 1} {side}: d/a warm {r['ratios']['d_over_a_warm']:.2f}, "
+                  f"cold {r['ratios']['d_over_a_cold']:.2f}; load {r['load']:.1f}", flush=True)
+    lines = [f"before: {_revision(sides['before'])}", f"after:  {_revision(here)}",
+             f"{args.rounds} rounds, each side a fresh process, alternating; lanes, sizes as in "
+             "`sweep_overhead` above", ""]
+    for side in sides:
+        for i, r in enumerate(runs[side]):
+            t, q = r["times"], r["ratios"]
+            lines.append(f"{side:6s} round {i + 1}: (a) engine cold {t['a_cold']:7.3f} warm {t['a_warm']:6.3f}"
+                         f" | (d) bare cold {t['d_cold']:7.3f} warm {t['d_warm']:6.3f} | d/a warm "
+                         f"{q['d_over_a_warm']:.2f} cold {q['d_over_a_cold']:.2f} | a vs b warm "
+                         f"{q['a_vs_b_warm']:.1f}x, a vs c warm {q['a_vs_c_warm']:.0f}x | load {r['load']:.1f}")
+    med = {side: {k: statistics.median(r["ratios"][k] for r in runs[side])
+                  for k in ("d_over_a_warm", "d_over_a_cold")} for side in sides}
+    warm = {side: statistics.median(r["times"]["a_warm"] - r["times"]["d_warm"] for r in runs[side])
+            for side in sides}
+    lines += ["", "median bare jit(vmap) / engine: "
+              + "; ".join(f"{side} {med[side]['d_over_a_warm']:.2f} warm, {med[side]['d_over_a_cold']:.2f} cold"
+                          for side in sides) + " (target >= 0.8)",
+              "median engine - bare, warm (s): " + "; ".join(f"{side} {warm[side]:.3f}" for side in sides),
+              "within each engine call (robust to the load, which changes the compute time by up to 2x "
+              "between calls):",
+              "  median fixed cost, total_s - run_s (s): " + "; ".join(
+                  f"{side} {statistics.median(r['fixed_s'] for r in runs[side]):.3f}" for side in sides),
+              "  median device share, run_s / total_s: " + "; ".join(
+                  f"{side} {statistics.median(r['device_share'] for r in runs[side]):.2f}" for side in sides)
+              + " (bare jit(vmap) is 1 by this measure)", "",
+              "engine warm, manifest timings of the last round (s):"]
+    for side in sides:
+        tim = runs[side][-1]["engine_timings"]
+        lines.append(f"  {side:6s} " + ", ".join(f"{k} {tim[k]:.3f}" for k in
+                                                 ("run_s", "store_s", "assemble_s", "results_write_s", "total_s")
+                                                 if k in tim))
+    lines.append("engine warm, cProfile of a third sweep (cumulative s, median over rounds; profiling "
+                 "slows Python code):")
+    names = list(runs["before"][0]["profile"])
+    width = max(map(len, names))
+    lines.append(f"  {'stage':{width}s}  before   after")
+    for n in names:
+        b, a = (statistics.median(r["profile"][n] for r in runs[side]) for side in sides)
+        lines.append(f"  {n:{width}s}  {b:6.3f}  {a:6.3f}")
     print("\n".join([C.machine(), *lines]))
     if C.should_record(args):
-        C.record("sweep_overhead", lines, intro=INTRO, script="sweep_overhead.py")
-    return {"times": t, "ratios": ratios}
+        C.record("sweep_overhead: before/after", lines, intro=INTRO + " Before/after: two checkouts of "
+                 "jaxtheory measured by this script, one after the other on the same machine.",
+                 notes=COMPARE_NOTES, script="sweep_overhead.py")
+    return {"runs": runs, "median": med}
+
+
+COMPARE_NOTES = ("The machine is shared with other jobs (the load average of each measurement is on its "
+                 "line, and the machine line gives the load when the section was written), so single "
+                 "timings vary by tens of percent; compare the medians, and the stages of the profile.")
 
 
 if __name__ == "__main__":

@@ -236,7 +236,7 @@ def _cmd_report(a) -> int:
 
 def _cmd_docs(a) -> int:
     try:
-        from jaxtheory.report.docs import build_docs
+        from jaxtheory.docs_build import build_docs
     except ImportError as e:  # pragma: no cover - docs extra missing
         return _err(f"docs support is unavailable: {e}")
     _configure_cache(a)

@@ -119,9 +119,17 @@ def test_budget_and_sizes_within_stop_by_projection():
 
 
 def test_sweep_overhead_tiny():
-    out = _load("sweep_overhead").main(["--tiny", "--no-record"])
+    mod = _load("sweep_overhead")
+    out = mod.main(["--tiny", "--no-record", "--profile"])
     assert set(out["times"]) == {f"{w}_{k}" for w in "abcd" for k in ("cold", "warm")}
     assert all(t > 0 for t in out["times"].values())
+    # the profile splits a warm sweep into its stages; the ones every sweep has are seen
+    prof = out["profile"]
+    assert list(prof)[:len(mod.STAGES)] == [name for name, _ in mod.STAGES]
+    for stage in ("device compute (waiting on results)", "results.nc write", "chunk files", "lane keys",
+                  "manifest.json", "assemble"):
+        assert 0 < prof[stage] < prof["total"], stage
+    assert out["engine_timings"]["total_s"] > 0
 
 
 def test_gpu_sweep_tiny():

@@ -436,7 +436,7 @@ def test_report_fails_on_an_empty_figure(fake_experiments, tmp_path, capsys):
 
 
 def test_docs_build_fails_on_an_empty_figure(fake_experiments, tmp_path):
-    from jaxtheory.report import docs as D
+    from jaxtheory import docs_build as D
 
     src = tmp_path / "docs"
     (page,) = D.write_experiment_pages(src, runs=tmp_path / "runs", log=lambda s: None)

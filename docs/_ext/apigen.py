@@ -1,7 +1,7 @@
 """Sphinx extension: API reference pages from every public module's ``__all__``.
 
 On ``builder-inited`` it lists the public API with
-:func:`jaxtheory.report.docs.public_api` and writes one page per area into
+:func:`jaxtheory.report.api.public_api` and writes one page per area into
 ``api/_generated/`` (git-ignored; rewritten only when its text changes): ``jaxtheory``,
 ``jaxtheory.sweep`` with its submodules, ``jaxtheory.optim``, ``jaxtheory.oracles``,
 one per ``jaxtheory.sims.<family>``, ``jaxtheory.report``, and so on. Each symbol is
@@ -15,7 +15,7 @@ import inspect
 import textwrap
 from pathlib import Path
 
-from jaxtheory.report.docs import PublicAPI, PublicSymbol, public_api
+from jaxtheory.report.api import PublicAPI, PublicSymbol, public_api
 
 OUT = Path("api") / "_generated"
 

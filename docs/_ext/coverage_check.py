@@ -2,7 +2,7 @@
 
 As optax's ``docs/ext/coverage_check.py``, but at build time and over docstrings too.
 A public symbol is a name in the ``__all__`` of a module whose dotted path has no
-component starting with ``_`` (see :func:`jaxtheory.report.docs.public_api`). The
+component starting with ``_`` (see :func:`jaxtheory.report.api.public_api`). The
 build warns (an error under ``-W``), once per offender, when:
 
 * a public module or symbol has no docstring (data needs a ``#:`` comment or a string

@@ -10,6 +10,7 @@ from jaxtheory.sweep.engine import (
     compute_timings,
     default_chunk_size,
     lane_key_data,
+    lane_key_table,
     make_key,
     sweep,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "compute_timings",
     "default_chunk_size",
     "lane_key_data",
+    "lane_key_table",
     "lin",
     "log",
     "loguniform",

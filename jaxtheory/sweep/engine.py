@@ -24,6 +24,17 @@ engine's, the package modules they import, library versions, the x64 flag), and 
 ``manifest.json``, with the git revision and dirty flag per call. A rerun resumes a chunk
 only when both its lane ids and its fingerprint match the sweep running now; a chunk
 of other code is recomputed and overwritten.
+
+A call reads top to bottom as its stages: ``_plan`` binds the space and derives
+every lane's parameters, id and key and every static group's output shapes (all errors
+of a bad space surface here, before anything compiles); ``_program`` compiles one
+program per static group and chunk size (kept for later calls in the process);
+``_run_group`` runs the chunks not stored yet, dispatching the next before storing
+the previous one, and, while the first computes, ``_HostWork`` reads the git
+revision; ``_gather`` and ``_assemble`` make one labelled Dataset with no work per
+lane; ``_record`` writes ``results.nc`` (a copy of the last file of the same layout
+with the values replaced, when this process wrote one:
+:func:`~jaxtheory.sweep.store.write_dataset`) and ``manifest.json``.
 """
 
 from __future__ import annotations
@@ -35,7 +46,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +60,7 @@ from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
 from jaxtheory.sweep.provenance import code_provenance
 from jaxtheory.sweep.space import BoundSpace, Categorical, Space, SpaceError
 
-__all__ = ["sweep", "SweepResult", "lane_key_data", "make_key", "default_chunk_size",
+__all__ = ["sweep", "SweepResult", "lane_key_data", "lane_key_table", "make_key", "default_chunk_size",
            "clear_compile_cache", "compute_timings"]
 
 STATUS_OK = 0
@@ -83,6 +94,54 @@ def lane_key_data(config: Mapping[str, Any], seed: int, base_seed: int = 0) -> n
     ).encode()
     digest = hashlib.blake2b(payload, digest_size=8).digest()
     return np.frombuffer(digest, dtype="<u4").astype(np.uint32)
+
+
+def lane_key_table(configs: Sequence[Mapping[str, Any]], seeds: int, base_seed: int = 0) -> np.ndarray:
+    """:func:`lane_key_data` of every lane of ``configs`` × ``seeds``, config-major.
+
+    The same words as ``np.stack([lane_key_data(c, s, base_seed) for c in configs for s
+    in range(seeds)])``, with the per-config work done once per config and each value
+    encoded once per distinct value, so a large sweep spends a hash per lane.
+
+    Args:
+        configs: the lanes' configs (``{name: value}``).
+        seeds: seeds per config.
+        base_seed: the space's base seed.
+
+    Returns:
+        ``uint32`` array of shape ``(len(configs) * seeds, 2)``.
+
+    Example:
+        >>> cfgs = [{"lr": 0.1}, {"lr": 0.2}]
+        >>> t = lane_key_table(cfgs, seeds=2)
+        >>> t.shape, bool((t[3] == lane_key_data({"lr": 0.2}, 1)).all())
+        ((4, 2), True)
+    """
+    seeds = int(seeds)
+    encoded: dict[str, dict[Any, str]] = {}  # name -> value -> its JSON, once per distinct value
+
+    def enc(name: str, v: Any) -> str:
+        memo = encoded.setdefault(name, {})
+        try:
+            return memo[v]
+        except (KeyError, TypeError):  # unseen, or unhashable
+            text = json.dumps(_canon(v))
+            try:
+                memo[v] = text
+            except TypeError:
+                pass
+            return text
+
+    # The payload of lane_key_data: json.dumps({"config": ..., "seed": s, "base": b},
+    # sort_keys=True), spelled out: the keys sorted, json's default separators.
+    head = f'{{"base": {int(base_seed)}, "config": {{'
+    out = bytearray()
+    for cfg in configs:
+        body = ", ".join(f"{json.dumps(k)}: {enc(k, v)}" for k, v in sorted(cfg.items()))
+        pre = f'{head}{body}}}, "seed": '.encode()
+        for s in range(seeds):
+            out += hashlib.blake2b(pre + b"%d}" % s, digest_size=8).digest()
+    return np.frombuffer(bytes(out), dtype="<u4").astype(np.uint32).reshape(-1, 2)
 
 
 def make_key(key_data: jax.Array) -> jax.Array:
@@ -122,32 +181,46 @@ def default_chunk_size(bytes_per_lane: int, num_lanes: int, devices: list[jax.De
     return int(math.ceil(max(n, 1) / nd) * nd)
 
 
-# Compiled programs of this process, so a sweep that differs from an earlier one only in
-# dynamic values (or resumes it) reuses the executable: one compile per static group
-# per process, not per call.
-_COMPILED: dict[Any, Any] = {}
-_COMPILED_MAX = 64
+class _Cache:
+    """A small first-in-first-out cache of this process."""
+
+    def __init__(self, size: int):
+        self.size, self.items = size, {}
+
+    def get(self, key):
+        return None if key is None else self.items.get(key)
+
+    def put(self, key, value) -> None:
+        if key is None:
+            return
+        if len(self.items) >= self.size:
+            self.items.pop(next(iter(self.items)))
+        self.items[key] = value
+
+
+# Per process, so a sweep that differs from an earlier one only in dynamic values (or
+# resumes it) neither traces nor compiles again: the output shapes of each run function
+# and static group (``jax.eval_shape``), and the compiled programs, one per static group
+# and chunk size.
+_SHAPES = _Cache(256)
+_COMPILED = _Cache(64)
 
 
 def _cache_key(run, spec, chunk_size, lane_params, devices):
+    """A key for the caches, or ``None`` for an unhashable spec (no caching)."""
     try:
         key = (run, spec, chunk_size, tuple((k, str(v.dtype)) for k, v in sorted(lane_params.items())),
                tuple(devices))
         hash(key)
-    except TypeError:  # an unhashable spec: no caching
+    except TypeError:
         return None
     return key
 
 
-def _remember(key, compiled) -> None:
-    if len(_COMPILED) >= _COMPILED_MAX:
-        _COMPILED.pop(next(iter(_COMPILED)))
-    _COMPILED[key] = compiled
-
-
 def clear_compile_cache() -> None:
-    """Forget the compiled programs kept for reuse by later sweeps in this process."""
-    _COMPILED.clear()
+    """Forget the compiled programs (and output shapes) kept for reuse by later sweeps in this process."""
+    _COMPILED.items.clear()
+    _SHAPES.items.clear()
 
 
 _HISTORY_MAX = 100
@@ -339,6 +412,93 @@ def sweep(
     """
     t_start = time.perf_counter()
     _enable_compile_cache()  # once per process, before the first compile
+    plan = _plan(run, spec, space, params, run_dir=run_dir, metric_dims=metric_dims, coords=coords,
+                 chunk=chunk, devices=devices, label=label, fingerprint=fingerprint)
+    tally = _Tally()
+    host = _HostWork(plan)
+    progress = _Progress(plan.n_lanes * len(plan.groups), quiet, label)
+    try:
+        held = [_run_group(plan, g, tally, host, progress) for g in plan.groups]
+    finally:
+        progress.close()
+    if plan.multi:  # every process has written its parts; process 0 reads them all
+        _barrier(f"jaxtheory-sweep-written-{label}")
+        if jax.process_index() != 0:  # process 0 assembles; the others read its result
+            _barrier(f"jaxtheory-sweep-assembled-{label}")
+            ds = store.open_results(plan.run_path)
+            manifest = store.read_json(plan.run_path / "manifest.json")
+            manifest["process_chunks_run"] = tally.chunks_run
+            return SweepResult(ds, plan.run_path, manifest)
+    t0 = time.perf_counter()
+    ds = _assemble(plan, [_gather(plan, g, chunks) for g, chunks in zip(plan.groups, held)])
+    ds.attrs["manifest"] = plan.results_attrs
+    tally.timings["assemble_s"] = time.perf_counter() - t0
+    manifest = _record(plan, ds, tally, host, t_start, meta)
+    if plan.multi:
+        _barrier(f"jaxtheory-sweep-assembled-{label}")
+    if not quiet:
+        _summary(plan, manifest)
+    return SweepResult(ds, plan.run_path, manifest)
+
+
+# -- plan: lanes, keys and output shapes, before anything compiles --------------------
+
+
+@dataclasses.dataclass
+class _Group:
+    """One static group: a spec, and the ids and PRNG key words of its lanes."""
+
+    index: int
+    values: dict[str, Any]  # the static values
+    spec: Any
+    ids: np.ndarray  # (lanes, 2): hashes of every value; they tell whether a stored chunk is ours
+    keys: np.ndarray  # (lanes, 2): the PRNG key words; paired axes left out
+    lane_fn: Callable
+    out_shape: Mapping[str, jax.ShapeDtypeStruct]
+    coords: dict[str, Any]  # coordinates of the metrics' own dims
+
+
+@dataclasses.dataclass
+class _Plan:
+    """Everything a sweep decides before it compiles."""
+
+    run: Callable
+    spec: Any
+    space: Space
+    params: dict[str, Any]
+    bound: BoundSpace
+    devices: list
+    sharding: Any
+    run_path: Path | None
+    code: dict
+    lane_params: dict[str, np.ndarray]  # each parameter's value per lane (shared by the groups)
+    groups: list[_Group]
+    n_lanes: int  # lanes per static group
+    chunk_size: int
+    metric_dims: dict[str, tuple[str, ...]]
+    label: str
+    multi: bool  # several processes
+
+    @property
+    def fingerprint(self) -> str:
+        return self.code["fingerprint"]
+
+    @property
+    def n_chunks(self) -> int:
+        return int(math.ceil(self.n_lanes / self.chunk_size))
+
+    @property
+    def results_attrs(self) -> str:
+        """The ``manifest`` attribute of ``results.nc``."""
+        return json.dumps(store.to_jsonable({"label": self.label, "space": self.space.describe(),
+                                             "spec": self.spec, "params": self.params,
+                                             "fingerprint": self.fingerprint}))
+
+
+def _plan(run, spec, space, params, *, run_dir, metric_dims, coords, chunk, devices, label,
+          fingerprint) -> _Plan:
+    """Bind the space, derive every lane's parameters, id and key, and every static
+    group's spec and output shapes; raise for a bad space before anything compiles."""
     if not isinstance(space, Space):
         raise SpaceError(f"space must be a jaxtheory.sweep.Space, got {type(space).__name__}")
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
@@ -346,214 +506,379 @@ def sweep(
     params = dict(params)
     bound = space.bind(spec, params)
     devs = select_devices(devices)
-    nd = len(devs)
-    sharding = lane_sharding(devs)
-    metric_dims = dict(metric_dims or {})
-
-    groups = bound.static_groups()
-    table = bound.dynamic_table()
-    n_cfg = bound.num_configs
-    S = bound.seeds
-    n_lanes = n_cfg * S
     run_path = Path(run_dir) if run_dir is not None else None
     code = _code_record(run, fingerprint)
-    fp = code["fingerprint"]
-
-    # Lane tables shared by every static group (the keys also hash static values).
-    lane_params: dict[str, np.ndarray] = {}
-    for name, default in params.items():
-        vals = table.get(name)
-        if isinstance(default, Categorical):  # labels -> codes; the keys below hash the labels
-            vals = None if vals is None else default.codes(vals)
-            default = default.code(default.default)
-        dt = _param_dtype(default, vals)
-        if vals is None:
-            arr = np.full(n_lanes, np.asarray(default), dtype=dt)
-        else:
-            arr = np.repeat(np.asarray(vals).astype(dt), S)
-        lane_params[name] = arr
-    cfg_rows = [{k: table[k][i] for k in table} for i in range(n_cfg)]
-
-    timings = {"compile_s": 0.0, "run_s": 0.0, "store_s": 0.0}
+    table = bound.dynamic_table()
+    n_lanes = bound.num_configs * bound.seeds
+    lane_params = _lane_params(params, table, bound.seeds, n_lanes)
     multi = jax.process_count() > 1
     if multi and run_path is None:
         raise ValueError("a sweep over several processes needs a run directory (run_dir=...)")
     if multi:
-        _agree_on_code(fp)
-    pending: list[tuple] = []
-    group_specs = []
-    n_compiles = 0
-    n_chunks_run = n_chunks_resumed = 0
-    chunk_size = None
-    total_work = n_lanes * len(groups)
-    progress = _Progress(total_work, quiet, label)
+        _agree_on_code(code["fingerprint"])
+    metric_dims = {k: tuple(v) for k, v in dict(metric_dims or {}).items()}
+    cfg_rows = [{k: table[k][i] for k in table} for i in range(bound.num_configs)]
+    groups = [_group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords)
+              for gi, gvals in enumerate(bound.static_groups())]
+    nd = len(devs)
+    if chunk:
+        chunk_size = int(math.ceil(chunk / nd) * nd)
+    else:
+        out = groups[0].out_shape
+        bytes_per_lane = sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in out.values())
+        chunk_size = default_chunk_size(bytes_per_lane, n_lanes, devs)
+    chunk_size = min(chunk_size, int(math.ceil(n_lanes / nd) * nd))
+    return _Plan(run, spec, space, params, bound, devs, lane_sharding(devs), run_path, code,
+                 lane_params, groups, n_lanes, chunk_size, metric_dims, label, multi)
+
+
+def _lane_params(params, table, seeds, n_lanes) -> dict[str, np.ndarray]:
+    """Each parameter's value per lane: its axis values repeated per seed, or its default."""
+    out: dict[str, np.ndarray] = {}
+    for name, default in params.items():
+        vals = table.get(name)
+        if isinstance(default, Categorical):  # labels -> codes; the keys hash the labels
+            vals = None if vals is None else default.codes(vals)
+            default = default.code(default.default)
+        dt = _param_dtype(default, vals)
+        if vals is None:
+            out[name] = np.full(n_lanes, np.asarray(default), dtype=dt)
+        else:
+            out[name] = np.repeat(np.asarray(vals).astype(dt), seeds)
+    return out
+
+
+def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords) -> _Group:
+    """Static group ``gi``: its spec, its lanes' ids and keys, its output shapes (traced once)."""
     try:
-        for gi, gvals in enumerate(groups):
-            try:
-                spec_g = dataclasses.replace(spec, **gvals) if gvals else spec
-            except TypeError as e:
-                raise SpaceError(f"cannot set static values {gvals} on the spec: {e}") from None
-            group_specs.append(spec_g)
-            # ids hash every value (they tell whether a stored chunk is this sweep's);
-            # keys, the lanes' PRNG keys, leave out the paired axes.
-            ids = np.stack([
-                lane_key_data({**gvals, **cfg_rows[c]}, s, bound.space.base_seed)
-                for c in range(n_cfg) for s in range(S)
-            ])
-            keys = ids if not bound.space.paired else np.stack([
-                lane_key_data(bound.space.key_config({**gvals, **cfg_rows[c]}), s, bound.space.base_seed)
-                for c in range(n_cfg) for s in range(S)
-            ])
+        spec_g = dataclasses.replace(spec, **gvals) if gvals else spec
+    except TypeError as e:
+        raise SpaceError(f"cannot set static values {gvals} on the spec: {e}") from None
+    space = bound.space
+    configs = [{**gvals, **row} for row in cfg_rows]
+    ids = lane_key_table(configs, bound.seeds, space.base_seed)
+    keys = ids if not space.paired else lane_key_table(
+        [space.key_config(c) for c in configs], bound.seeds, space.base_seed)
 
-            def lane_fn(p, kd, _spec=spec_g):
-                return dict(run(_spec, p, make_key(kd)))
+    def lane_fn(p, kd, _spec=spec_g):
+        return dict(run(_spec, p, make_key(kd)))
 
-            one = {k: jax.ShapeDtypeStruct((), v.dtype) for k, v in lane_params.items()}
-            shape_key = _cache_key(run, spec_g, 0, lane_params, devs)
-            out_shape = _COMPILED.get(shape_key) if shape_key is not None else None
-            if out_shape is None:
-                out_shape = jax.eval_shape(lane_fn, one, jax.ShapeDtypeStruct((2,), jnp.uint32))
-                if shape_key is not None:
-                    _remember(shape_key, out_shape)
-            if not isinstance(out_shape, Mapping) or not out_shape:
-                raise TypeError("run must return a non-empty dict of metrics")
-            bytes_per_lane = sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in out_shape.values())
-            if chunk_size is None:
-                chunk_size = (int(math.ceil(chunk / nd) * nd) if chunk
-                              else default_chunk_size(bytes_per_lane, n_lanes, devs))
-                chunk_size = min(chunk_size, int(math.ceil(n_lanes / nd) * nd))
-            n_chunks = int(math.ceil(n_lanes / chunk_size))
+    shape_key = _cache_key(run, spec_g, 0, lane_params, devs)
+    out_shape = _SHAPES.get(shape_key)
+    if out_shape is None:
+        one = {k: jax.ShapeDtypeStruct((), v.dtype) for k, v in lane_params.items()}
+        out_shape = jax.eval_shape(lane_fn, one, jax.ShapeDtypeStruct((2,), jnp.uint32))
+        _SHAPES.put(shape_key, out_shape)
+    if not isinstance(out_shape, Mapping) or not out_shape:
+        raise TypeError("run must return a non-empty dict of metrics")
+    for name, s in out_shape.items():
+        if name in metric_dims and name != "diverged_step" and len(metric_dims[name]) != len(s.shape):
+            raise ValueError(f"metric {name!r} has shape {tuple(s.shape)} but metric_dims names "
+                             f"{metric_dims[name]}")
+    mcoords = coords(spec_g) if callable(coords) else dict(coords or {})
+    return _Group(gi, dict(gvals), spec_g, ids, keys, lane_fn, out_shape, dict(mcoords))
 
-            vfn = jax.jit(jax.vmap(lane_fn), in_shardings=(sharding, sharding),
-                          out_shardings=sharding)
-            cache_key = _cache_key(run, spec_g, chunk_size, lane_params, devs)
-            compiled = _COMPILED.get(cache_key) if cache_key is not None else None
-            chunk_results: list[tuple[int, dict | None]] = []
-            done = _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, ids, fp)
-            for ci in range(n_chunks):
-                lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
-                got = done.get(ci)
-                if got is None:
-                    idx = np.arange(lo, lo + chunk_size).clip(max=n_lanes - 1)  # pad with last lane
-                    p_chunk = {k: v[idx] for k, v in lane_params.items()}
-                    k_chunk = keys[idx]
-                    if compiled is None:
-                        t0 = time.perf_counter()
-                        abstract_p = {k: jax.ShapeDtypeStruct((chunk_size,), v.dtype, sharding=sharding)
-                                      for k, v in p_chunk.items()}
-                        abstract_k = jax.ShapeDtypeStruct((chunk_size, 2), jnp.uint32, sharding=sharding)
-                        compiled = vfn.lower(abstract_p, abstract_k).compile()
-                        n_compiles += 1
-                        if cache_key is not None:
-                            _remember(cache_key, compiled)
-                        timings["compile_s"] += time.perf_counter() - t0
-                    t0 = time.perf_counter()
-                    out = compiled(_global(p_chunk, sharding), _global(k_chunk, sharding))
-                    lanes, out = _local_lanes(out, lo, hi)
-                    timings["run_s"] += time.perf_counter() - t0
-                    t0 = time.perf_counter()
-                    n = lanes.size
-                    if "diverged_step" in out:
-                        div = np.asarray(out.pop("diverged_step")).astype(np.int32).reshape(n)
-                        nf = _first_nonfinite_step(out, n)
-                        div = np.where(div >= 0, div, nf).astype(np.int32)
-                    else:
-                        div = _first_nonfinite_step(out, n)
-                    got = {**out, "diverged_step": div, "__keys": ids[lanes], "__lanes": lanes,
-                           "__code": np.asarray(fp)}
-                    if run_path is not None:
-                        path = store.chunk_path(run_path, gi, chunk_size, ci, jax.process_index())
-                        old = _valid_part(store.load_chunk(path), ids, fp)
-                        if old is None or not np.array_equal(old["__lanes"], lanes):  # never rewrite a good part
-                            store.save_chunk(path, got)
-                    timings["store_s"] += time.perf_counter() - t0
-                    n_chunks_run += 1
-                    if multi:  # other processes hold the rest of this chunk: read it back later
-                        got = None
-                else:
-                    n_chunks_resumed += 1
-                chunk_results.append((ci, got))
-                progress.update(hi - lo, group=f"{gi + 1}/{len(groups)}")
-            pending.append((gi, chunk_size, n_chunks, n_lanes, ids, chunk_results, list(out_shape)))
-    finally:
-        progress.close()
 
-    if multi:  # every process has written its parts; process 0 reads them all
-        _barrier(f"jaxtheory-sweep-written-{label}")
-    per_group = []
-    if not multi or jax.process_index() == 0:
-        for gi, cs, n_chunks, n, keys, chunk_results, names in pending:
-            arrays: dict[str, list[np.ndarray]] = {k: [] for k in [*names, "diverged_step"]}
-            for ci, got in chunk_results:
-                if got is None:
-                    got = _done_chunks(run_path, gi, cs, n_chunks, n, keys, fp, only=ci, broadcast=False)[ci]
-                for k in arrays:
-                    arrays[k].append(got[k])
-            per_group.append({k: np.concatenate(v) for k, v in arrays.items()})
+# -- compile: one program per static group (and chunk size), per process ------------
 
-    if multi and jax.process_index() != 0:  # process 0 assembles; the others read its result
-        _barrier(f"jaxtheory-sweep-assembled-{label}")
-        ds = store.open_results(run_path)
-        manifest = store.read_json(run_path / "manifest.json")
-        manifest["process_chunks_run"] = n_chunks_run
-        return SweepResult(ds, run_path, manifest)
 
+@dataclasses.dataclass
+class _Tally:
+    """What this call did: timings, compiles, chunks run and resumed."""
+
+    timings: dict[str, float] = dataclasses.field(
+        default_factory=lambda: {"compile_s": 0.0, "run_s": 0.0, "store_s": 0.0})
+    compiles: int = 0
+    chunks_run: int = 0
+    chunks_resumed: int = 0
+
+
+def _program(plan: _Plan, g: _Group, tally: _Tally):
+    """The compiled ``jit(vmap(run))`` of a group for one chunk of lanes (cached)."""
+    key = _cache_key(plan.run, g.spec, plan.chunk_size, plan.lane_params, plan.devices)
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        t0 = time.perf_counter()
+        sh, n = plan.sharding, plan.chunk_size
+        vfn = jax.jit(jax.vmap(g.lane_fn), in_shardings=(sh, sh), out_shardings=sh)
+        abstract_p = {k: jax.ShapeDtypeStruct((n,), v.dtype, sharding=sh) for k, v in plan.lane_params.items()}
+        abstract_k = jax.ShapeDtypeStruct((n, 2), jnp.uint32, sharding=sh)
+        compiled = vfn.lower(abstract_p, abstract_k).compile()
+        _COMPILED.put(key, compiled)
+        tally.compiles += 1
+        tally.timings["compile_s"] += time.perf_counter() - t0
+    return compiled
+
+
+# -- run: the chunks not stored yet, one in flight while the previous one is stored --
+
+
+def _run_group(plan: _Plan, g: _Group, tally: _Tally, host: _HostWork, progress) -> dict[int, dict | None]:
+    """Run a group's missing chunks and store them; ``{chunk: lane-ordered arrays}``.
+
+    Chunks already stored by this code are read back instead. The next chunk is
+    dispatched before the previous one's results are read back and written, so the
+    device computes while the host stores. An entry is ``None`` for a chunk other
+    processes hold lanes of (it is read back from disk once all have written).
+    """
+    cs, n = plan.chunk_size, plan.n_lanes
+    done = _done_chunks(plan.run_path, g.index, cs, plan.n_chunks, n, g.ids, plan.fingerprint)
+    results: dict[int, dict | None] = {}
+    program = None
+    in_flight = None  # (chunk index, its outputs): dispatched, not read back yet
+
+    def land(ci, out):
+        lo, hi = ci * cs, min((ci + 1) * cs, n)
+        results[ci] = _store_chunk(plan, g, ci, lo, hi, out, tally)
+        progress.update(hi - lo, group=f"{g.index + 1}/{len(plan.groups)}")
+
+    for ci in range(plan.n_chunks):
+        if ci in done:
+            results[ci] = done[ci]
+            tally.chunks_resumed += 1
+            progress.update(min((ci + 1) * cs, n) - ci * cs, group=f"{g.index + 1}/{len(plan.groups)}")
+            continue
+        if program is None:
+            program = _program(plan, g, tally)
+        out = _dispatch(plan, g, program, ci, tally)
+        if in_flight is not None:
+            land(*in_flight)
+        host.while_computing()
+        in_flight = (ci, out)
+    if in_flight is not None:
+        land(*in_flight)
+    return dict(sorted(results.items()))
+
+
+def _dispatch(plan: _Plan, g: _Group, program, ci: int, tally: _Tally):
+    """Start chunk ``ci`` on the devices (asynchronously); its outputs."""
+    lo = ci * plan.chunk_size
+    idx = np.arange(lo, lo + plan.chunk_size).clip(max=plan.n_lanes - 1)  # pad with the last lane
     t0 = time.perf_counter()
-    ds = _assemble(bound, groups, group_specs, per_group, metric_dims, coords)
+    out = program(_global({k: v[idx] for k, v in plan.lane_params.items()}, plan.sharding),
+                  _global(g.keys[idx], plan.sharding))
+    tally.timings["run_s"] += time.perf_counter() - t0
+    return out
+
+
+def _store_chunk(plan: _Plan, g: _Group, ci: int, lo: int, hi: int, out, tally: _Tally) -> dict | None:
+    """Read back this process's lanes of a chunk, flag divergence, write its part."""
+    t0 = time.perf_counter()
+    lanes, out = _local_lanes(out, lo, hi)
+    tally.timings["run_s"] += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    n = lanes.size
+    if "diverged_step" in out:
+        div = np.asarray(out.pop("diverged_step")).astype(np.int32).reshape(n)
+        div = np.where(div >= 0, div, _first_nonfinite_step(out, n)).astype(np.int32)
+    else:
+        div = _first_nonfinite_step(out, n)
+    got = {**out, "diverged_step": div, "__keys": g.ids[lanes], "__lanes": lanes,
+           "__code": np.asarray(plan.fingerprint)}
+    if plan.run_path is not None:
+        path = store.chunk_path(plan.run_path, g.index, plan.chunk_size, ci, jax.process_index())
+        old = _valid_part(store.load_chunk(path), g.ids, plan.fingerprint)
+        if old is None or not np.array_equal(old["__lanes"], lanes):  # never rewrite a good part
+            store.save_chunk(path, got)
+    tally.timings["store_s"] += time.perf_counter() - t0
+    tally.chunks_run += 1
+    return None if plan.multi else got  # other processes hold the rest: read it back later
+
+
+class _HostWork:
+    """What the record needs and no result decides, read while the device computes.
+
+    The first time a chunk is in flight, :meth:`while_computing` reads the git revision
+    and dirty flag (two ``git`` processes), the package versions and the run
+    directory's earlier history; a sweep that computes nothing reads them at the end.
+    """
+
+    def __init__(self, plan: _Plan):
+        self.plan = plan
+        self._facts: dict | None = None
+
+    def while_computing(self) -> None:
+        if self._facts is None and jax.process_index() == 0:
+            self.facts()
+
+    def facts(self) -> dict:
+        """Versions, git revision and dirty flag, the earlier calls' history."""
+        if self._facts is None:
+            origin = self.plan.code.get("origin")
+            self._facts = {"versions": store.package_versions(),
+                           "git": store.git_revision(Path(origin).parent if origin else None),
+                           "history": _previous_history(self.plan.run_path)}
+        return self._facts
+
+
+# -- gather and assemble: lane-ordered arrays per group, then one labelled Dataset ----
+
+
+def _gather(plan: _Plan, g: _Group, chunks: Mapping[int, dict | None]) -> dict[str, np.ndarray]:
+    """A group's results in lane order: ``{metric: (lanes, ...)}`` plus ``diverged_step``."""
+    names = list(dict.fromkeys([*g.out_shape, "diverged_step"]))
+    arrays: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    for ci, got in chunks.items():
+        if got is None:  # written in parts by several processes
+            got = _done_chunks(plan.run_path, g.index, plan.chunk_size, plan.n_chunks, plan.n_lanes,
+                               g.ids, plan.fingerprint, only=ci, broadcast=False)[ci]
+        for k in names:
+            arrays[k].append(got[k])
+    return {k: np.concatenate(v) for k, v in arrays.items()}
+
+
+def _assemble(plan: _Plan, per_group: Sequence[Mapping[str, np.ndarray]]):
+    """One Dataset from each group's lane-ordered arrays: dims ``[static axes...,
+    dynamic axes..., seed, metric dims...]``, plus ``status``. Vectorised: every array is
+    reshaped once, with no work per lane."""
+    import xarray as xr
+
+    bound, metric_dims = plan.bound, plan.metric_dims
+    groups = [g.values for g in plan.groups]
+    S = bound.seeds
+    dyn_dims = list(bound.dynamic_axes)
+    dyn_shape = bound.dynamic_shape
+    base_coords: dict[str, Any] = {"seed": np.arange(S)}
+    for n, ax in bound.dynamic_axes.items():
+        if ax.kind == "zip":
+            vals = ax.resolve()
+            base_coords[n] = np.arange(len(vals))
+            for j, (m, _) in enumerate(ax.members):
+                base_coords[m] = (n, np.asarray([v[j] for v in vals]))
+        else:
+            base_coords[n] = np.asarray(ax.resolve())
+    datasets = []
+    for g, arrays in zip(plan.groups, per_group):
+        mcoords = g.coords
+        data_vars = {}
+        for name, arr in arrays.items():
+            if name.startswith("__"):
+                continue
+            own = arr.shape[1:]
+            if name == "diverged_step":
+                dims_own: tuple[str, ...] = ()
+            else:
+                dims_own = tuple(metric_dims.get(name, ()))
+                if len(dims_own) != len(own):
+                    if name in metric_dims:
+                        raise ValueError(
+                            f"metric {name!r} has shape {own} but metric_dims names {dims_own}"
+                        )
+                    dims_own = tuple(f"{name}_dim{i}" for i in range(len(own)))
+            full = arr.reshape(*dyn_shape, S, *own)
+            data_vars[name] = ([*dyn_dims, "seed", *dims_own], full)
+        div = data_vars["diverged_step"][1]
+        data_vars["status"] = (data_vars["diverged_step"][0],
+                               np.where(div >= 0, STATUS_DIVERGED, STATUS_OK).astype(np.int8))
+        ds = xr.Dataset(data_vars, coords=base_coords)
+        used = {d for v in ds.data_vars.values() for d in v.dims}
+        for k, v in mcoords.items():
+            if k in used:
+                ds = ds.assign_coords({k: np.asarray(v)})
+        for d in used:  # index every metric dim, so groups of other sizes can align
+            if d not in ds.coords:
+                ds = ds.assign_coords({d: np.arange(ds.sizes[d])})
+        datasets.append(ds)
+    if not bound.static_axes:
+        out = datasets[0]
+    else:
+        # Nest datasets by static axis, outer-join along metric coords, then concat.
+        shape = [len(a) for a in bound.static_axes.values()]
+        static_names = list(bound.static_axes)
+
+        def expand(ds, gvals, idx):
+            for (n, ax), i in zip(bound.static_axes.items(), idx):
+                if ax.kind == "zip":
+                    ds = ds.expand_dims({n: [i]})
+                    for j, (m, _) in enumerate(ax.members):
+                        ds = ds.assign_coords({m: (n, [ax.resolve()[i][j]])})
+                else:
+                    v = gvals[n]
+                    ds = ds.expand_dims({n: [str(v) if isinstance(v, tuple) else v]})
+            return ds
+
+        flat = [expand(ds, g, idx) for ds, g, idx in zip(datasets, groups, bound.static_indices())]
+        def build(level: int, prefix: tuple[int, ...]):
+            if level == len(shape):
+                return lookup[prefix]
+            return [build(level + 1, prefix + (i,)) for i in range(shape[level])]
+
+        lookup = dict(zip(bound.static_indices(), flat))
+        out = xr.combine_nested(build(0, ()), concat_dim=static_names, join="outer",
+                                combine_attrs="drop_conflicts", fill_value=np.nan)
+        # status/diverged_step filled by the outer join stay well-typed.
+        if "status" in out:
+            out["status"] = out["status"].fillna(STATUS_OK).astype(np.int8)
+            out["diverged_step"] = out["diverged_step"].fillna(-1).astype(np.int32)
+        order = static_names + dyn_dims + ["seed"]
+        out = out.transpose(*order, ...)
+    return out
+
+
+# -- record: results.nc and manifest.json ---------------------------------------------
+
+
+def _record(plan: _Plan, ds, tally: _Tally, host: _HostWork, t_start: float, meta) -> dict:
+    """The manifest of this call; with a run directory, ``results.nc`` and ``manifest.json``
+    written (atomically, results first)."""
+    facts = host.facts()
+    timings = tally.timings
     status_counts = {
         "ok": int((ds["status"] == STATUS_OK).sum()),
         "diverged": int((ds["status"] == STATUS_DIVERGED).sum()),
     }
-    timings["assemble_s"] = time.perf_counter() - t0
-    timings["total_s"] = time.perf_counter() - t_start
+    devices = describe_devices(plan.devices)
     manifest = {
-        "label": label,
-        "space": space.describe(),
-        "spec": store.to_jsonable(spec),
-        "params": store.to_jsonable(params),
-        "static_groups": store.to_jsonable(groups),
-        "lanes": n_lanes * len(groups),
-        "lanes_per_group": n_lanes,
-        "chunk_size": chunk_size,
-        "chunks_run": n_chunks_run,
-        "chunks_resumed": n_chunks_resumed,
-        "compiles": n_compiles,
+        "label": plan.label,
+        "space": plan.space.describe(),
+        "spec": store.to_jsonable(plan.spec),
+        "params": store.to_jsonable(plan.params),
+        "static_groups": store.to_jsonable([g.values for g in plan.groups]),
+        "lanes": plan.n_lanes * len(plan.groups),
+        "lanes_per_group": plan.n_lanes,
+        "chunk_size": plan.chunk_size,
+        "chunks_run": tally.chunks_run,
+        "chunks_resumed": tally.chunks_resumed,
+        "compiles": tally.compiles,
         "status_counts": status_counts,
-        "devices": describe_devices(devs),
-        "versions": store.package_versions(),
-        "fingerprint": fp,
-        "code": code,
-        "git": store.git_revision(Path(code["origin"]).parent if code.get("origin") else None),
+        "devices": devices,
+        "versions": facts["versions"],
+        "fingerprint": plan.fingerprint,
+        "code": plan.code,
+        "git": facts["git"],
         "timings": timings,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **dict(meta or {}),
     }
-    history = _previous_history(run_path)
+    history = list(facts["history"])
     history.append({k: manifest[k] for k in _HISTORY_KEYS}
-                   | {"devices": {k: manifest["devices"].get(k) for k in
-                                  ("count", "platform", "kinds", "process_count")}})
+                   | {"devices": {k: devices.get(k) for k in ("count", "platform", "kinds", "process_count")}})
     manifest["history"] = history[-_HISTORY_MAX:]
-    ds.attrs["manifest"] = json.dumps(store.to_jsonable(
-        {k: manifest[k] for k in ("label", "space", "spec", "params", "fingerprint")}))
-    if run_path is not None:
+    timings["total_s"] = time.perf_counter() - t_start
+    if plan.run_path is not None:
         t1 = time.perf_counter()
-        store.write_dataset(run_path / "results.nc", ds)
+        store.write_dataset(plan.run_path / "results.nc", ds)
         timings["results_write_s"] = time.perf_counter() - t1
         timings["total_s"] = time.perf_counter() - t_start
-        store.atomic_write_json(run_path / "manifest.json", manifest)
-    if multi:
-        _barrier(f"jaxtheory-sweep-assembled-{label}")
-    if not quiet:
-        rate = manifest["lanes"] / max(timings["total_s"], 1e-9)
-        where = f" -> {run_path}" if run_path else ""
-        print(
-            f"{label}: {manifest['lanes']} lanes in {len(groups)} static group(s), "
-            f"{n_chunks_run + n_chunks_resumed} chunk(s) ({n_chunks_resumed} resumed), "
-            f"{n_compiles} compile(s), {timings['total_s']:.2f} s ({rate:,.0f} lanes/s); "
-            f"{status_counts['diverged']} diverged{where}",
-            file=sys.stderr,
-        )
-    return SweepResult(ds, run_path, manifest)
+        store.atomic_write_json(plan.run_path / "manifest.json", manifest)
+    return manifest
+
+
+def _summary(plan: _Plan, manifest: dict) -> None:
+    t = manifest["timings"]
+    rate = manifest["lanes"] / max(t["total_s"], 1e-9)
+    where = f" -> {plan.run_path}" if plan.run_path else ""
+    print(
+        f"{plan.label}: {manifest['lanes']} lanes in {len(plan.groups)} static group(s), "
+        f"{manifest['chunks_run'] + manifest['chunks_resumed']} chunk(s) "
+        f"({manifest['chunks_resumed']} resumed), {manifest['compiles']} compile(s), "
+        f"{t['total_s']:.2f} s ({rate:,.0f} lanes/s); "
+        f"{manifest['status_counts']['diverged']} diverged{where}",
+        file=sys.stderr,
+    )
+
+
+# -- helpers ------------------------------------------------------------------------
 
 
 def _barrier(name: str) -> None:
@@ -662,86 +987,3 @@ def _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys, code, only=N
         mask = np.asarray(multihost_utils.broadcast_one_to_all(mask))
         done = {int(ci): (done.get(int(ci)) or {}) for ci in np.flatnonzero(mask)}
     return done
-
-
-def _assemble(bound: BoundSpace, groups, group_specs, per_group, metric_dims, coords):
-    import xarray as xr
-
-    S = bound.seeds
-    dyn_dims = list(bound.dynamic_axes)
-    dyn_shape = bound.dynamic_shape
-    base_coords: dict[str, Any] = {"seed": np.arange(S)}
-    for n, ax in bound.dynamic_axes.items():
-        if ax.kind == "zip":
-            vals = ax.resolve()
-            base_coords[n] = np.arange(len(vals))
-            for j, (m, _) in enumerate(ax.members):
-                base_coords[m] = (n, np.asarray([v[j] for v in vals]))
-        else:
-            base_coords[n] = np.asarray(ax.resolve())
-    datasets = []
-    for spec_g, arrays in zip(group_specs, per_group):
-        mcoords = coords(spec_g) if callable(coords) else dict(coords or {})
-        data_vars = {}
-        for name, arr in arrays.items():
-            if name.startswith("__"):
-                continue
-            own = arr.shape[1:]
-            if name == "diverged_step":
-                dims_own: tuple[str, ...] = ()
-            else:
-                dims_own = tuple(metric_dims.get(name, ()))
-                if len(dims_own) != len(own):
-                    if name in metric_dims:
-                        raise ValueError(
-                            f"metric {name!r} has shape {own} but metric_dims names {dims_own}"
-                        )
-                    dims_own = tuple(f"{name}_dim{i}" for i in range(len(own)))
-            full = arr.reshape(*dyn_shape, S, *own)
-            data_vars[name] = ([*dyn_dims, "seed", *dims_own], full)
-        div = data_vars["diverged_step"][1]
-        data_vars["status"] = (data_vars["diverged_step"][0],
-                               np.where(div >= 0, STATUS_DIVERGED, STATUS_OK).astype(np.int8))
-        ds = xr.Dataset(data_vars, coords=base_coords)
-        used = {d for v in ds.data_vars.values() for d in v.dims}
-        for k, v in mcoords.items():
-            if k in used:
-                ds = ds.assign_coords({k: np.asarray(v)})
-        for d in used:  # index every metric dim, so groups of other sizes can align
-            if d not in ds.coords:
-                ds = ds.assign_coords({d: np.arange(ds.sizes[d])})
-        datasets.append(ds)
-    if not bound.static_axes:
-        out = datasets[0]
-    else:
-        # Nest datasets by static axis, outer-join along metric coords, then concat.
-        shape = [len(a) for a in bound.static_axes.values()]
-        static_names = list(bound.static_axes)
-
-        def expand(ds, gvals, idx):
-            for (n, ax), i in zip(bound.static_axes.items(), idx):
-                if ax.kind == "zip":
-                    ds = ds.expand_dims({n: [i]})
-                    for j, (m, _) in enumerate(ax.members):
-                        ds = ds.assign_coords({m: (n, [ax.resolve()[i][j]])})
-                else:
-                    v = gvals[n]
-                    ds = ds.expand_dims({n: [str(v) if isinstance(v, tuple) else v]})
-            return ds
-
-        flat = [expand(ds, g, idx) for ds, g, idx in zip(datasets, groups, bound.static_indices())]
-        def build(level: int, prefix: tuple[int, ...]):
-            if level == len(shape):
-                return lookup[prefix]
-            return [build(level + 1, prefix + (i,)) for i in range(shape[level])]
-
-        lookup = dict(zip(bound.static_indices(), flat))
-        out = xr.combine_nested(build(0, ()), concat_dim=static_names, join="outer",
-                                combine_attrs="drop_conflicts", fill_value=np.nan)
-        # status/diverged_step filled by the outer join stay well-typed.
-        if "status" in out:
-            out["status"] = out["status"].fillna(STATUS_OK).astype(np.int8)
-            out["diverged_step"] = out["diverged_step"].fillna(-1).astype(np.int32)
-        order = static_names + dyn_dims + ["seed"]
-        out = out.transpose(*order, ...)
-    return out

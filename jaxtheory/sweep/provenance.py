@@ -29,10 +29,15 @@ How the module closure is found (static, deterministic):
   whatever else the process has imported. Imports made by other means
   (:func:`importlib.import_module`, ``__import__``) are not followed.
 
-The source is read from disk and hashed when the fingerprint is taken (once per sweep
-call, a few milliseconds; only a changed file is parsed again), so it is the code the
-process imports as long as no file is edited between the import and the sweep. A run function with no source file
-(defined in ``exec``'d text) is fingerprinted by its compiled code object.
+The source is read from disk and hashed when the fingerprint is taken, so it is the
+code the process imports as long as no file is edited between the import and the sweep.
+A later call in the same process reuses the closure it found when one ``stat`` of each
+of its files and of each directory an import was looked up in shows no change (the
+same modification time, size, inode and change time; a new or removed file changes its
+directory's). As git does with its index, a file or directory modified within the last
+:data:`SETTLE_S` seconds is never trusted to be unchanged: such a closure is walked and
+hashed again on every call. A run function with no source file (defined in ``exec``'d
+text) is fingerprinted by its compiled code object.
 """
 
 from __future__ import annotations
@@ -45,18 +50,25 @@ import inspect
 import json
 import marshal
 import os
+import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TRACKED_PACKAGES", "ENVIRONMENT_PACKAGES", "code_provenance", "code_fingerprint",
-           "module_closure", "environment"]
+__all__ = ["TRACKED_PACKAGES", "ENVIRONMENT_PACKAGES", "SETTLE_S", "code_provenance",
+           "code_fingerprint", "module_closure", "environment"]
 
 #: Top-level packages whose modules are always followed into the closure.
 TRACKED_PACKAGES = ("jaxtheory", "sweeps")
 
 #: Distributions whose versions enter the fingerprint.
 ENVIRONMENT_PACKAGES = ("jax", "jaxlib", "optax", "flax", "numpy")
+
+#: Seconds after its last modification a file must be left alone before a stored
+#: closure trusts its ``stat`` to tell that it is unchanged (file times are coarser than
+#: the time between a write and the next one).
+SETTLE_S = 2.0
 
 
 def _digest(data: bytes, size: int = 16) -> str:
@@ -203,8 +215,60 @@ def module_closure(*objs: Any) -> dict[str, Path]:
     return {name: path for name, (path, _) in sorted(_closure(objs).items())}
 
 
+# Closures found, by start files and import path, with the stat signature they depend on.
+_CLOSURES: dict[tuple, tuple[tuple, dict[str, tuple[Path, str]]]] = {}
+_CLOSURES_MAX = 256
+
+
+def _signature(files: Iterable[str], dirs: Iterable[str]) -> tuple | None:
+    """Stat of each file and directory a closure depends on; ``None`` when any is missing
+    or was modified within :data:`SETTLE_S` seconds (too recent to trust)."""
+    recent = time.time_ns() - int(SETTLE_S * 1e9)
+    out = []
+    for p in (*files, *dirs):
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        if st.st_mtime_ns > recent or st.st_ctime_ns > recent:
+            return None
+        out.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
+    return tuple(out)
+
+
 def _closure(objs: Iterable[Any]) -> dict[str, tuple[Path, str]]:
+    """:func:`_walk`, reused while a stat of everything it read or searched shows no change."""
+    starts = tuple(f for f in map(_source_file, objs) if f is not None)
+    key = (starts, tuple(sys.path))
+    hit = _CLOSURES.get(key)
+    if hit is not None:
+        (files, dirs, sig), found = hit
+        if sig is not None and _signature(files, dirs) == sig:
+            return dict(found)
+    found, searched = _walk(starts)
+    files = tuple(str(p) for p, _ in found.values())
+    dirs = tuple(sorted(searched))
+    if len(_CLOSURES) >= _CLOSURES_MAX:
+        _CLOSURES.clear()
+    _CLOSURES[key] = ((files, dirs, _signature(files, dirs)), dict(found))
+    return found
+
+
+def _nearest_dir(path: str) -> str:
+    """The deepest existing directory holding ``path`` (where a new file would show)."""
+    d = os.path.dirname(path)
+    while d and not os.path.isdir(d):
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return d
+
+
+def _walk(starts: Iterable[Path]) -> tuple[dict[str, tuple[Path, str]], set[str]]:
+    """The closure of ``starts``, and the directories it searched for modules."""
     found: dict[str, tuple[Path, str]] = {}
+    searched: set[str] = set()
     tops: dict[tuple[str, Path], Path | None] = {}
     tried: set[tuple[str, Path]] = set()  # (dotted name, root of the importing file)
     queued: set[Path] = set()
@@ -215,9 +279,8 @@ def _closure(objs: Iterable[Any]) -> dict[str, tuple[Path, str]]:
             queued.add(f)
             queue.append(f)
 
-    for f in map(_source_file, objs):
-        if f is not None:
-            push(f)
+    for f in starts:
+        push(f)
     while queue:
         path = queue.pop()
         modname, root, is_pkg = _module_name(path)
@@ -228,6 +291,7 @@ def _closure(objs: Iterable[Any]) -> dict[str, tuple[Path, str]]:
         except OSError:  # vanished or unreadable since it was found: not part of the code
             continue
         found[modname] = (path, digest)
+        searched.update((str(path.parent), str(root)))  # a new __init__.py would rename it
         parts = modname.split(".")  # importing a.b.c first runs a/__init__.py and a/b/__init__.py
         for i in range(1, len(parts)):
             push(root.joinpath(*parts[:i], "__init__.py"))
@@ -249,7 +313,10 @@ def _closure(objs: Iterable[Any]) -> dict[str, tuple[Path, str]]:
                 f = _resolve(prefix, loc)
                 if f is not None:
                     push(f)
-    return found
+                elif os.path.isdir(loc):  # where the module or package would appear
+                    where = os.path.join(loc, *parts[1:i])
+                    searched.update((_nearest_dir(where), _nearest_dir(os.path.join(where, "_"))))
+    return found, searched
 
 
 @functools.cache

@@ -19,6 +19,7 @@ one. Arrays are read back with ``allow_pickle=False``: no object is ever unpickl
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -42,6 +43,7 @@ __all__ = [
     "git_revision",
     "package_versions",
     "write_dataset",
+    "LAYOUT_CACHE_BYTES",
     "open_results",
 ]
 
@@ -174,24 +176,128 @@ def git_revision(start: Path | None = None) -> dict:
 
 
 def package_versions() -> dict:
-    """Versions of the packages that decide a run's numbers."""
+    """Versions of the packages that decide a run's numbers.
+
+    They are read once per process: the modules a process has imported do not change
+    when a package is reinstalled under it.
+    """
+    return dict(_package_versions())
+
+
+@functools.cache
+def _package_versions() -> tuple[tuple[str, str | None], ...]:
+    import platform
     from importlib import metadata
 
-    out = {}
+    out = []
     for name in ("jaxtheory", "jax", "jaxlib", "optax", "flax", "numpy", "xarray", "h5netcdf"):
         try:
-            out[name] = metadata.version(name)
+            out.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            out[name] = None
-    import platform
-
-    out["python"] = platform.python_version()
-    return out
+            out.append((name, None))
+    return (*out, ("python", platform.python_version()))
 
 
 def write_dataset(path: Path, ds) -> None:
-    """Write an xarray Dataset to netCDF (h5netcdf engine) atomically."""
-    _atomic_to(path, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf"))
+    """Write an xarray Dataset to netCDF (h5netcdf engine) atomically.
+
+    Laying a netCDF file out (its dimension scales, variables and attributes) costs far
+    more than writing a small dataset's values, so the file written is kept in memory
+    (up to :data:`LAYOUT_CACHE_BYTES`) and a later dataset of the same layout (the same
+    variables, coordinates, dims, shapes, dtypes, encodings, variable attributes, values
+    of non-numeric coordinates and non-string attributes) is written as a copy of it
+    with every numeric value and every string attribute replaced: the same file as
+    xarray writes, in a few milliseconds. A dataset with a non-numeric data variable is
+    always written by xarray.
+    """
+    path = Path(path)
+    key = _layout_key(ds)
+    cached = _LAYOUTS.get(key) if key is not None else None
+    if cached is not None:
+        try:
+            _atomic_to(path, lambda tmp: _refill(tmp, cached, ds))
+            return
+        except _NotThisLayout:
+            _LAYOUTS.pop(key, None)
+
+    def write(tmp: str) -> None:
+        _to_netcdf(ds, tmp)
+        if key is not None and os.path.getsize(tmp) <= LAYOUT_CACHE_BYTES // 4:
+            _remember_layout(key, Path(tmp).read_bytes())
+
+    _atomic_to(path, write)
+
+
+def _to_netcdf(ds, path: str) -> None:
+    ds.to_netcdf(path, engine="h5netcdf")
+
+
+#: Bytes of netCDF files :func:`write_dataset` keeps in memory as layouts to copy (a file
+#: of more than a quarter of it is not kept: its values, not its layout, take the time).
+LAYOUT_CACHE_BYTES = 64 << 20
+
+# Files written by this process, by layout key, oldest first.
+_LAYOUTS: dict[str, bytes] = {}
+
+
+def _remember_layout(key: str, data: bytes) -> None:
+    _LAYOUTS.pop(key, None)
+    while _LAYOUTS and sum(map(len, _LAYOUTS.values())) + len(data) > LAYOUT_CACHE_BYTES:
+        _LAYOUTS.pop(next(iter(_LAYOUTS)))
+    _LAYOUTS[key] = data
+
+
+class _NotThisLayout(Exception):
+    pass
+
+
+def _layout_key(ds) -> str | None:
+    """What decides the file xarray writes for ``ds`` bar its numeric values and string
+    attributes, as a string; ``None`` when a data variable is not numeric (booleans,
+    strings and dates are encoded on writing: they are never refilled).
+
+    Numeric values (integers, unsigned, floats) are stored as they are, so they can be
+    replaced in a copy; everything else (names, dims, shapes, dtypes, which variables are
+    coordinates, attributes and encodings, the values of non-numeric coordinates and
+    non-string attributes) is in the key.
+    """
+    parts = []
+    for name, v in ds.variables.items():
+        numeric = v.dtype.kind in "fiu"
+        if not numeric and name in ds.data_vars:
+            return None
+        parts.append((name, name in ds.coords, v.dims, v.shape, v.dtype.str, _plain(v.attrs),
+                      _plain(v.encoding), None if numeric else v.values.tolist()))
+    attrs = _plain({k: "<str>" if isinstance(v, str) else v for k, v in ds.attrs.items()})
+    return repr((parts, attrs, _plain(ds.encoding)))
+
+
+def _plain(mapping) -> list:
+    """Items sorted, arrays as lists (whose repr is never abbreviated, unlike an array's)."""
+    return sorted((str(k), v.tolist() if isinstance(v, np.ndarray) else v) for k, v in mapping.items())
+
+
+def _refill(tmp: str, layout: bytes, ds) -> None:
+    """Write ``layout`` (a file of the same layout) to ``tmp`` and replace its values with
+    those of ``ds``; :class:`_NotThisLayout` when a variable is not stored as expected."""
+    import h5py
+
+    with open(tmp, "wb") as f:
+        f.write(layout)
+    with h5py.File(tmp, "r+") as f:
+        stored = {name: f.get(name) for name, v in ds.variables.items() if v.dtype.kind in "fiu"}
+        for name, d in stored.items():
+            v = ds.variables[name]
+            # each variable under its own name (h5netcdf renames a few); a data variable is
+            # no dimension scale
+            if (not isinstance(d, h5py.Dataset) or d.shape != v.shape or d.dtype != v.dtype
+                    or (name in ds.data_vars and "CLASS" in d.attrs)):
+                raise _NotThisLayout(name)
+        for name, d in stored.items():
+            d[...] = np.ascontiguousarray(ds.variables[name].values)
+        for k, v in ds.attrs.items():
+            if isinstance(v, str):
+                f.attrs[k] = v  # as h5netcdf writes a string attribute (variable-length)
 
 
 def open_results(run_dir: Path):

@@ -31,7 +31,7 @@ html_css_files = ["jaxtheory.css"]
 html_context = {{"default_mode": "auto"}}
 """
 
-# The claims table as jaxtheory/report/docs.py writes it, with long cells.
+# The claims table as jaxtheory/report/pages.py writes it, with long cells.
 CLAIMS = """
 <table class="claims">
 <thead><tr><th>Claim</th><th>Verdict</th><th>Measured</th><th>95% interval</th><th>Expected</th>

@@ -30,7 +30,9 @@ import pytest
 
 import jaxtheory
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset
-from jaxtheory.report import docs as D
+from jaxtheory import docs_build as B
+from jaxtheory.report import api as A
+from jaxtheory.report import pages as P
 from jaxtheory.sweep import Space, values
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,14 +43,14 @@ DOCS = ROOT / "docs"
 
 
 def test_every_public_symbol_has_a_docstring():
-    missing = D.missing_docstrings()
+    missing = A.missing_docstrings()
     assert not missing, (
         f"{len(missing)} public module(s)/symbol(s) lack a docstring (data needs a `#:` "
         "comment above its assignment), or failed to import:\n  " + "\n  ".join(missing))
 
 
 def test_public_api_walk():
-    api = D.public_api()
+    api = A.public_api()
     paths = {s.path for s in api.symbols}
     # Re-exported objects are documented once, at the shallowest public module.
     assert "jaxtheory.sweep.Space" in paths and "jaxtheory.sweep.space.Space" not in paths
@@ -62,7 +64,7 @@ def test_public_api_walk():
         assert f"jaxtheory.optim.{name}" in paths
     # Private modules are never public; the docs module documents itself.
     assert not any("._" in m for m in api.modules)
-    assert "jaxtheory.report.docs.build_docs" in paths
+    assert "jaxtheory.docs_build.build_docs" in paths
 
 
 def test_made_up_docstrings_do_not_count():
@@ -80,10 +82,10 @@ def test_made_up_docstrings_do_not_count():
         """Has one."""
 
     assert State.__doc__ and Spec.__doc__  # Python made them up
-    assert D._own_doc(State, "class") is None
-    assert D._own_doc(Spec, "class") is None
-    assert D._own_doc(Documented, "class") == "Has one."
-    assert D._kind(3) == "data" and D._own_doc({"a": 1}, "data") is None
+    assert A._own_doc(State, "class") is None
+    assert A._own_doc(Spec, "class") is None
+    assert A._own_doc(Documented, "class") == "Has one."
+    assert A._kind(3) == "data" and A._own_doc({"a": 1}, "data") is None
 
 
 def _rest_problems(text: str) -> str:
@@ -127,7 +129,7 @@ def test_public_docstrings_are_valid_restructuredtext():
     to the next character (````n``²``) fails there, and here."""
     assert "Inline literal start-string" in _rest_problems("An ``n``²-point rule.")
     assert _rest_problems("An ``n``-point rule, :math:`x^2`, :func:`f`.\n\nArgs:\n    x: a.") == ""
-    api = D.public_api("jaxtheory")
+    api = A.public_api("jaxtheory")
     docs = [(m, d) for m, d in api.modules.items() if d]
     docs += [(f"{s.module}.{s.name}", s.doc) for s in api.symbols if s.doc]
     bad = {name: p for name, doc in docs
@@ -200,7 +202,7 @@ def built_pages(tmp_path_factory):
     src = tmp / "docs"
     shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns("_build", "_generated"))
     runs = tmp / "runs"
-    pages = D.write_experiment_pages(src, preset="smoke", runs=runs, only=["noisy-quadratic"])
+    pages = B.write_experiment_pages(src, preset="smoke", runs=runs, only=["noisy-quadratic"])
     return src, runs, pages
 
 
@@ -243,7 +245,7 @@ def test_experiment_page_content(built_pages):
 def test_rebuilding_pages_reuses_the_run(built_pages):
     src, runs, pages = built_pages
     before = pages[0].path.read_text()
-    again = D.write_experiment_pages(src, preset="smoke", runs=runs, only=["noisy-quadratic"])
+    again = B.write_experiment_pages(src, preset="smoke", runs=runs, only=["noisy-quadratic"])
     assert again[0].run_dir == pages[0].run_dir
     # the runtime shown is the run that computed the results, not the resume
     assert again[0].path.read_text() == before
@@ -292,7 +294,7 @@ def test_failing_experiments_get_pages_that_say_so(tmp_path, monkeypatch):
     monkeypatch.setattr(reg, "experiments", lambda: exps)
     monkeypatch.setattr(reg, "import_errors", lambda: {"half_written": "SyntaxError: oops"})
     src = tmp_path / "docs"
-    pages = {p.name: p for p in D.write_experiment_pages(src, runs=tmp_path / "runs",
+    pages = {p.name: p for p in B.write_experiment_pages(src, runs=tmp_path / "runs",
                                                         log=lambda s: None)}
     run_page = pages["broken-run"].path.read_text()
     assert not pages["broken-run"].ok
@@ -315,14 +317,14 @@ def test_a_broken_page_writer_fails_loudly(tmp_path, monkeypatch):
     def broken(*a, **k):
         raise TypeError("bug in the page template")
 
-    monkeypatch.setattr(D, "_render_page", broken)
+    monkeypatch.setattr(P, "_render_page", broken)
     with pytest.raises(TypeError, match="page template"):
-        D.write_experiment_pages(tmp_path / "docs", runs=tmp_path / "runs", log=lambda s: None)
+        B.write_experiment_pages(tmp_path / "docs", runs=tmp_path / "runs", log=lambda s: None)
 
 
 def test_unknown_experiment_is_a_key_error(tmp_path):
     with pytest.raises(KeyError, match="no experiment named"):
-        D.write_experiment_pages(tmp_path, runs=tmp_path / "runs", only=["no-such-thing"])
+        B.write_experiment_pages(tmp_path, runs=tmp_path / "runs", only=["no-such-thing"])
 
 
 # -- the whole site ----------------------------------------------------------------------
@@ -333,7 +335,7 @@ def test_site_builds_with_warnings_as_errors_and_passes_the_browser_check(built_
                                                                           capfd):
     src, runs, _ = built_pages
     out = src.parent / "html"
-    status = D.build_docs(preset="smoke", out=out, runs=runs, only=["noisy-quadratic"],
+    status = B.build_docs(preset="smoke", out=out, runs=runs, only=["noisy-quadratic"],
                           source=src)
     assert status == 0, "sphinx -W failed:\n" + capfd.readouterr().err[-6000:]
     page = out / "experiments" / "_generated" / "noisy-quadratic.html"
@@ -345,3 +347,35 @@ def test_site_builds_with_warnings_as_errors_and_passes_the_browser_check(built_
     r = subprocess.run([sys.executable, str(Path(__file__).with_name("browser_check.py")),
                         "--site", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# -- module layout -------------------------------------------------------------------------
+
+
+def test_old_report_docs_names_still_import_from_their_new_homes():
+    from jaxtheory.report import docs as old
+
+    assert old.build_docs is B.build_docs and old.write_experiment_pages is B.write_experiment_pages
+    assert old.public_api is A.public_api and old._render_page is P._render_page
+    assert old.__all__ == []  # documented once, where they live now
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        old.nothing_here  # noqa: B018
+
+
+def test_report_never_runs_an_experiment():
+    """DESIGN §1: report reads stored results. No module of jaxtheory.report calls a
+    sweep or imports the module that runs experiments for the docs."""
+    import ast
+
+    import jaxtheory.report
+
+    for path in Path(jaxtheory.report.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                assert name not in ("sweep", "run_or_reuse"), f"{path.name}:{node.lineno} calls {name}"
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith(("jaxtheory.docs_build", "jaxtheory.sweep.engine")), \
+                    f"{path.name}:{node.lineno} imports {node.module}"

@@ -17,8 +17,8 @@ from jax import monitoring
 
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.sweep import (
-    Space, SpaceError, categorical, clear_compile_cache, compute_timings, lane_key_data, log, make_key,
-    open_results, static, sweep, values, zipped,
+    Space, SpaceError, categorical, clear_compile_cache, compute_timings, lane_key_data, lane_key_table, log,
+    make_key, open_results, static, sweep, values, zipped,
 )
 
 
@@ -380,4 +380,128 @@ def test_label_mistakes_fail_before_compiling():
         sweep(code_run, Spec(), Space(lr=values(0.1)), {"lr": 0.1, "opt": "adam"}, quiet=True)
     with pytest.raises(SpaceError, match="paired names 'opt', which is not an axis"):
         sweep(code_run, Spec(), Space(lr=values(0.1), paired=("opt",)), {"lr": 0.1, "opt": OPT}, quiet=True)
+    assert COUNTER.n == before
+
+
+# -- overhead: lane keys in bulk, results.nc laid out while the device computes ---------
+
+
+def test_lane_key_table_equals_lane_key_data_lane_for_lane():
+    configs = [{"lr": np.float64(lr), "opt": opt, "flag": flag, "n": n, "shape": (2, 3),
+                'q"uoted': "ü\"\\", "nan": float("nan")}
+               for lr in np.geomspace(1e-4, 3.0, 5) for opt in ("adam", np.str_("sgd"))
+               for flag in (True, np.bool_(False)) for n in (3, np.int64(-7))]
+    configs += [{}, {"lr": 0.1}, {"lr": np.float32(0.1)}]  # float32 0.1 is another value
+    for seeds, base in ((1, 0), (3, 7)):
+        want = np.stack([lane_key_data(c, s, base) for c in configs for s in range(seeds)])
+        got = lane_key_table(configs, seeds, base)
+        assert got.dtype == np.uint32 and got.shape == (len(configs) * seeds, 2)
+        np.testing.assert_array_equal(got, want)
+    assert len({tuple(r) for r in lane_key_table(configs, 3, 0)}) == len(configs) * 3
+
+
+@dataclasses.dataclass(frozen=True)
+class WideSpec:
+    dim: int = 3
+    steps: int = 6
+
+
+def wide_run(spec, params, key):
+    """Metrics of a size set by a static axis (groups align by an outer join), an integer
+    metric, a categorical code, and divergence for a large lr."""
+    x, losses, div = guarded_scan(
+        lambda x, t: (x * (1 + params["lr"]) + 0.1 * jax.random.normal(jax.random.fold_in(key, t), x.shape),
+                      jnp.sum(x * x)),
+        jnp.ones(spec.dim), jnp.arange(spec.steps))
+    return {"x": x, "loss": losses, "count": jnp.sum(x > 0).astype(jnp.int32), "code": params["opt"],
+            "diverged_step": div}
+
+
+def _wide(tmp, lrs=(0.1, 1e30), labels=("sgd", "muon"), **kw):
+    space = Space(lr=values(*lrs), opt=values(*labels), dim=static(2, 3),
+                  p=zipped(scale=[1.0, 2.0], w=[3, 4]), seeds=2, paired=("lr",))
+    return sweep(wide_run, WideSpec(), space, {"lr": 0.1, "opt": OPT, "scale": 1.0, "w": 0},
+                 metric_dims={"x": ("i",), "loss": ("step",)}, run_dir=tmp, quiet=True, **kw)
+
+
+def _on_disk(path):
+    ds = xr.open_dataset(path, engine="h5netcdf").load()
+    ds.close()
+    # repr: a NaN fill value equals itself
+    return ds, {k: repr(sorted((e, v) for e, v in var.encoding.items() if e != "source"))
+                for k, var in ds.variables.items()}
+
+
+@pytest.fixture
+def netcdf_writes(monkeypatch):
+    """The paths written by xarray itself (not copied from a stored layout); no layouts stored yet."""
+    from jaxtheory.sweep import store
+
+    monkeypatch.setattr(store, "_LAYOUTS", {})
+    direct = []
+    write = store._to_netcdf
+    monkeypatch.setattr(store, "_to_netcdf", lambda ds, path: (direct.append(path), write(ds, path)))
+    return direct
+
+
+def test_results_of_a_known_layout_are_copied_and_equal_a_direct_write(tmp_path, netcdf_writes):
+    from jaxtheory.sweep import store
+
+    first = _wide(tmp_path / "a", chunk=4)
+    assert len(netcdf_writes) == 1
+    # other values of every numeric coordinate, other metrics, another manifest attribute
+    res = _wide(tmp_path / "b", lrs=(0.2, 1e29), chunk=4)
+    assert res.manifest["chunks_run"] == 8 and len(netcdf_writes) == 1  # copied, values replaced
+    assert (res.dataset["status"] == 1).any() and res.dataset["x"].isnull().any()  # diverged, outer-joined
+    assert res.dataset.attrs["manifest"] != first.dataset.attrs["manifest"]
+    assert not [p for p in tmp_path.rglob("*.tmp")]
+    store._to_netcdf(res.dataset, str(tmp_path / "direct.nc"))
+    got, got_enc = _on_disk(tmp_path / "b" / "results.nc")
+    want, want_enc = _on_disk(tmp_path / "direct.nc")
+    xr.testing.assert_identical(got, want)  # values, dims, coords, attrs (the manifest) and dtypes
+    assert got_enc == want_enc
+    xr.testing.assert_identical(got, res.dataset)
+    xr.testing.assert_identical(_on_disk(tmp_path / "a" / "results.nc")[0], first.dataset)
+
+
+def test_results_of_another_layout_are_written_by_xarray(tmp_path, netcdf_writes):
+    _wide(tmp_path / "a")
+    res = _wide(tmp_path / "b", labels=("adam", "muon"))  # a string coordinate's values differ
+    assert len(netcdf_writes) == 2
+    xr.testing.assert_identical(_on_disk(tmp_path / "b" / "results.nc")[0], res.dataset)
+
+    def flags(spec, params, key):  # booleans are stored encoded: never refilled
+        return {"pos": jax.random.normal(key, (spec.dim,)) > 0}
+
+    for i, lrs in enumerate([(0.1, 0.2), (0.3, 0.4)]):
+        res = sweep(flags, Spec(), Space(lr=values(*lrs), seeds=2), PARAMS, run_dir=tmp_path / f"f{i}",
+                    quiet=True)
+        back = open_results(tmp_path / f"f{i}")
+        assert back["pos"].dtype == bool
+        xr.testing.assert_identical(back, res.dataset)
+    assert len(netcdf_writes) == 4
+
+
+def test_a_stored_layout_that_does_not_fit_is_dropped(tmp_path, netcdf_writes):
+    from jaxtheory.sweep import store
+
+    ds = xr.Dataset({"a": ("i", np.arange(3.0))}, coords={"i": np.arange(3)}, attrs={"note": "one"})
+    store.write_dataset(tmp_path / "a.nc", ds)
+    (key,) = store._LAYOUTS
+    other = xr.Dataset({"b": ("j", np.arange(5.0))})  # a file of another layout under that key
+    store._to_netcdf(other, str(tmp_path / "other.nc"))
+    store._LAYOUTS[key] = (tmp_path / "other.nc").read_bytes()
+    again = ds.assign(a=("i", np.array([7.0, 8.0, 9.0]))).assign_attrs(note="two")
+    store.write_dataset(tmp_path / "b.nc", again)
+    assert len(netcdf_writes) == 3 and store._LAYOUTS[key] != (tmp_path / "other.nc").read_bytes()
+    xr.testing.assert_identical(_on_disk(tmp_path / "b.nc")[0], again)
+    store.write_dataset(tmp_path / "c.nc", ds)  # and the fresh layout is used
+    assert len(netcdf_writes) == 3
+    xr.testing.assert_identical(_on_disk(tmp_path / "c.nc")[0], ds)
+
+
+def test_metric_dims_of_the_wrong_length_fail_before_compiling():
+    before = COUNTER.n
+    with pytest.raises(ValueError, match=r"metric 'loss' has shape \(20,\) but metric_dims names"):
+        sweep(run, Spec(), Space(lr=values(0.1)), PARAMS, metric_dims={"loss": ("step", "extra")}, quiet=True)
     assert COUNTER.n == before

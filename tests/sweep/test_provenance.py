@@ -320,3 +320,42 @@ def test_git_fields_outside_a_checkout_and_without_git(tmp_path, monkeypatch):
         assert store.git_revision(tmp_path) == {"revision": None, "dirty": None}
     monkeypatch.setenv("PATH", str(tmp_path))  # no git on PATH
     assert store.git_revision(tmp_path) == {"revision": None, "dirty": None}
+
+
+def test_a_stored_closure_is_reused_until_a_file_or_a_searched_directory_changes(tmp_path, monkeypatch):
+    import time
+
+    from jaxtheory.sweep import provenance
+
+    # Files written this instant are never trusted (SETTLE_S); with 0 they are, so the
+    # test sleeps between writes to land them on other ticks of the file clock.
+    monkeypatch.setattr(provenance, "SETTLE_S", 0.0)
+    pkg = tmp_path / "cachepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("K = 1\n")
+    sim = pkg / "sim.py"
+    sim.write_text("from cachepkg.helper import K\n\ndef run():\n    from cachepkg import later\n")
+    walks = []
+    walk = provenance._walk
+    monkeypatch.setattr(provenance, "_walk", lambda starts: (walks.append(1), walk(starts))[1])
+    time.sleep(0.05)
+    first = code_provenance(sim)
+    assert sorted(first["modules"]) == ["cachepkg", "cachepkg.helper", "cachepkg.sim"] and len(walks) == 1
+    assert code_provenance(sim) == first and len(walks) == 1  # unchanged: a stat per file, no walk
+    # an edit of the same size, its modification time put back: the change time tells
+    mtime = (pkg / "helper.py").stat().st_mtime_ns
+    (pkg / "helper.py").write_text("K = 2\n")
+    os.utime(pkg / "helper.py", ns=(mtime, mtime))
+    second = code_provenance(sim)
+    assert len(walks) == 2 and second["fingerprint"] != first["fingerprint"]
+    time.sleep(0.05)
+    # a module that an import names appears: its directory changed
+    (pkg / "later.py").write_text("L = 1\n")
+    third = code_provenance(sim)
+    assert len(walks) == 3 and "cachepkg.later" in third["modules"]
+    # a file modified within SETTLE_S is walked again on every call
+    monkeypatch.setattr(provenance, "SETTLE_S", 3600.0)
+    code_provenance(sim)
+    code_provenance(sim)
+    assert len(walks) == 5
