@@ -52,6 +52,7 @@ __all__ = [
     "first_crossing",
     "at_equal_cost",
     "best_over",
+    "tuned",
     "spearman",
     "monotone_violations",
     "select",
@@ -771,6 +772,67 @@ def best_over(da: Any, dim: str, over: str | None = "seed", *, minimize: bool = 
         return Best(float(agg[i]), grid[i], ties, s, tuple(agg.tolist()), grid)
 
     return _per_cell(da, [d for d in (dim, over) if d], one)
+
+
+def tuned(da: Any, dim: str, *, by: Any = None, over: str | None = "seed", minimize: bool = True,
+          stat: str = "mean") -> tuple[Any, Best | dict[str, Best]]:
+    """``da`` at the grid value :func:`best_over` chooses, per cell: a tuned sample.
+
+    The grid value is chosen on ``by`` (default ``da`` itself), aggregated over seeds
+    first (:func:`best_over`); ``da`` is then read at that value in each cell, every
+    seed kept, so a claim can bootstrap the tuned statistic over seeds. Tune on a
+    validation metric and report another (``by=``), or tune and report one metric.
+
+    Args:
+        da: DataArray with dims ``dim``, ``over``, the cell dims of ``by`` and any others
+            (a ``step`` dimension is carried along).
+        dim: the grid (a learning rate).
+        by: the criterion the grid value is chosen on (dims ``dim``, ``over`` and cell
+            dims, all of them dims of ``da``); default ``da``.
+        over: the sample dimension.
+        minimize: choose the smallest (a loss) or the largest (an accuracy).
+        stat: ``"mean"`` or ``"median"`` over seeds.
+
+    Returns:
+        ``(sample, best)``: ``da`` without ``dim`` (the chosen value kept as a
+        coordinate named ``dim`` over the cell dims; NaN in a cell where every grid
+        value diverged), and :func:`best_over`'s result.
+
+    Example:
+        >>> import xarray as xr
+        >>> loss = xr.DataArray([[3.0, 1.0, 4.0], [3.2, 1.2, 4.1]], dims=["seed", "lr"],
+        ...                     coords={"lr": [0.01, 0.1, 1.0]})
+        >>> sample, best = tuned(loss, "lr")
+        >>> sample.values.tolist(), float(sample["lr"])
+        ([1.0, 1.2], 0.1)
+    """
+    import xarray as xr
+
+    crit = da if by is None else by
+    if dim not in crit.dims or dim not in da.dims:
+        raise ValueError(f"grid dimension {dim!r} must be a dimension of both the data and the criterion")
+    cell_dims = [d for d in crit.dims if d not in (dim, over)]
+    missing = [d for d in cell_dims if d not in da.dims]
+    if missing:
+        raise ValueError(f"the criterion's cell dimension(s) {missing} are not dimensions of the data")
+    best = best_over(crit, dim, over, minimize=minimize, stat=stat)
+    grid = [_py(v) for v in crit[dim].values]
+    shape = [crit.sizes[d] for d in cell_dims]
+    idx = np.zeros(shape, dtype=int)
+    ok = np.ones(shape, dtype=bool)
+    for k, (coords, _) in enumerate(cells(crit, [d for d in (dim, over) if d])):
+        b = best if isinstance(best, Best) else best[cell_label(coords)]
+        pos = np.unravel_index(k, shape) if shape else ()
+        if b.at is None:
+            ok[pos] = False
+        else:
+            idx[pos] = grid.index(b.at)
+    coords = {d: crit[d].values for d in cell_dims}
+    ix = xr.DataArray(idx, dims=cell_dims, coords=coords)
+    out = da.sel({d: crit[d].values for d in cell_dims}).isel({dim: ix})
+    if not ok.all():
+        out = out.where(xr.DataArray(ok, dims=cell_dims, coords=coords))
+    return out, best
 
 
 # -- orderings ---------------------------------------------------------------------------

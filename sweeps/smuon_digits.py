@@ -10,11 +10,9 @@ p = ∞, normalized SGD at p = 1) are tested in ``tests/optim``, not here.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.sims.matrix import digits as dg
 from jaxtheory.sweep import Space, log, static, values
 
@@ -22,61 +20,47 @@ ACC_MIN = 0.9  # sanity: a 64-h-10 MLP reaches ~0.97 on digits with a tuned opti
 LOSS_DROP = 0.1  # sanity: final training loss at most 10% of the initial one
 
 
-def _names(ds):
-    return [str(m) for m in ds["optimizer"].values]
+def _tuned(ds, name):
+    """``ds[name]`` at each optimizer's best step size (seed-mean final test accuracy)."""
+    sample, _ = analysis.tuned(ds[name], "lr", by=ds["final_test_acc"], minimize=False)
+    return sample
 
 
-def _best_acc(ds):
-    """Per optimizer: best learning rate (by median final test accuracy) and its accuracy."""
-    med = ds["final_test_acc"].median("seed")
-    out = {}
-    for i, name in enumerate(_names(ds)):
-        row = med.isel(optimizer=i).values
-        row = np.where(np.isfinite(row), row, -np.inf)
-        j = int(np.argmax(row))
-        out[name] = {"lr": float(ds["lr"].values[j]), "acc": float(row[j])}
-    return out
+def _best_acc(ds, spec):
+    """Per seed and optimizer: final test accuracy at the optimizer's tuned step size."""
+    return _tuned(ds, "final_test_acc")
 
 
-def _min_best_acc(ds, spec):
-    return min(v["acc"] for v in _best_acc(ds).values())
+def _loss_ratio(ds, spec):
+    """Per seed and optimizer: final / initial training loss at the tuned step size."""
+    return _tuned(ds, "final_train_loss") / _tuned(ds, "init_loss")
 
 
-def _loss_drop(ds, spec):
-    best = _best_acc(ds)
-    ratios = []
-    for i, name in enumerate(_names(ds)):
-        sel = ds.isel(optimizer=i).sel(lr=best[name]["lr"])
-        ratios.append(float((sel["final_train_loss"] / sel["init_loss"]).median("seed")))
-    return max(ratios)
-
-
-def _ranking(ds, spec):
-    best = _best_acc(ds)
-    order = sorted(best, key=lambda k: -best[k]["acc"])
-    measured = {"ranking": order, "best": order[0], "per_optimizer": best}
-    return measured, all(math.isfinite(v["acc"]) for v in best.values())
+def _untunable(ds, spec):
+    """Optimizers whose seed-mean final test accuracy is non-finite at every step size."""
+    best = analysis.best_over(ds["final_test_acc"], "lr", minimize=False)
+    best = best if isinstance(best, dict) else {"": best}
+    return sum(not np.isfinite(b.value) for b in best.values())
 
 
 def _draw_curves(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    best = _best_acc(ds)
-    for i, name in enumerate(_names(ds)):
-        acc = ds["test_acc"].isel(optimizer=i).sel(lr=best[name]["lr"]).median("seed")
-        ax.semilogx(ds["step"], acc, "o-", ms=3, label=f"{name} (η={best[name]['lr']:.2g})")
-    ax.set_xlabel("step")
-    ax.set_ylabel("test accuracy (median over seeds)")
+    acc = _tuned(ds, "test_acc")
+    labels = {str(o): f"{o} (η={float(acc['lr'].sel(optimizer=o)):.2g})"
+              for o in acc["optimizer"].values}
+    plots.curves(ax, acc, "step", hue="optimizer", log=(True, False), marker="o", ms=3,
+                 label_fmt=lambda o: labels[str(o)])
+    ax.set_ylabel("test accuracy (median, IQR over seeds)")
     ax.set_ylim(0.0, 1.0)
     ax.legend(fontsize=8)
 
 
 def _draw_lr(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    for i, name in enumerate(_names(ds)):
-        ax.semilogx(ds["lr"], ds["final_test_acc"].isel(optimizer=i).median("seed"), "o-",
-                    label=name)
+    plots.curves(ax, ds["final_test_acc"], "lr", hue="optimizer", band="se", log=(True, False),
+                 marker="o")
     ax.set_xlabel("learning rate η")
-    ax.set_ylabel("final test accuracy (median over seeds)")
+    ax.set_ylabel("final test accuracy (mean ± SE over seeds)")
     ax.set_ylim(0.0, 1.0)
     ax.legend(fontsize=8)
 
@@ -91,8 +75,12 @@ Newton–Schulz), SMuon (`schatten_p`, momentum 0.95, Nesterov, no second moment
 $\|O\|_F = \sqrt{\min(m,n)}$ pinning, $p\in[1.02, 10]$ re-chosen every `interval` steps
 by the exact criterion from the layer inputs) and MuAdam
 ($D\odot\operatorname{polar}(D\odot N)$, $D = (\hat v+\varepsilon)^{-1/4}$); biases use
-each optimizer's AdamW fallback. Each lane draws its own initialisation and batch order
-from its key. Divergent lanes freeze (`guarded_scan`).
+each optimizer's AdamW fallback. Step sizes and optimizers are paired: every lane of a
+seed starts from the same initialisation and sees the same batch order, whatever its
+optimizer and step size (common random numbers), so the comparison is of methods, not
+draws. Each optimizer's step size is tuned on the seed-mean final test accuracy
+(`analysis.best_over`: aggregate over seeds first, then choose); the claims bootstrap
+the tuned statistic over seeds. Divergent lanes freeze (`guarded_scan`).
 """
 
 EXPERIMENT = Experiment(
@@ -108,12 +96,15 @@ EXPERIMENT = Experiment(
     presets={
         "smoke": Preset(
             Space(optimizer=static(*dg.OPTIMIZERS), lr=values(3e-3, 1e-2, 3e-2, 1e-1),
-                  seeds=2),
+                  seeds=8, paired=("optimizer", "lr")),
             spec={"hidden": 32, "steps": 200, "batch_size": 128, "interval": 10},
-            description="CPU: h = 32, 200 steps of batch 128, 4 step sizes, 2 seeds.",
+            description="CPU: h = 32, 200 steps of batch 128, 4 step sizes, 8 seeds (the "
+                        "fewest that form a bootstrap interval), optimizers and step sizes "
+                        "paired.",
         ),
         "full": Preset(
-            Space(optimizer=static(*dg.OPTIMIZERS), lr=log(1e-4, 1.0, num=17), seeds=8),
+            Space(optimizer=static(*dg.OPTIMIZERS), lr=log(1e-4, 1.0, num=17), seeds=8,
+                  paired=("optimizer", "lr")),
             spec={"hidden": 256, "steps": 3000, "batch_size": 128, "interval": 25,
                   "num_log": 32},
             description="One accelerator: h = 256, 3000 steps, 17 step sizes, 8 seeds.",
@@ -121,23 +112,27 @@ EXPERIMENT = Experiment(
     },
     claims=[
         Claim.at_least("every-optimizer-reaches-0.9",
-                       "At its best step size (median final test accuracy over seeds), every "
-                       "optimizer reaches test accuracy ≥ 0.9; measured: the worst of the "
-                       "four.", _min_best_acc, bound=ACC_MIN),
+                       "At its best step size (by seed-mean final test accuracy), every "
+                       "optimizer reaches a seed-mean test accuracy ≥ 0.9 (one cell per "
+                       "optimizer, interval over seeds).", _best_acc, ACC_MIN,
+                       source="sanity"),
         Claim.at_most("training-loss-falls-10x",
                       "At its best step size every optimizer ends with a training loss at "
-                      "most 10% of the initial one (median over seeds); measured: the "
-                      "largest ratio.", _loss_drop, bound=LOSS_DROP),
-        Claim("optimizer-ranking",
-              "Measurement, not an assertion: the optimizers ranked by best median final "
-              "test accuracy, with each one's best step size. Passes when every best "
-              "accuracy is finite.",
-              expected="reported", tolerance="none (measurement)", check=_ranking),
+                      "most 10% of the initial one (seed-mean of final / initial, one cell "
+                      "per optimizer).", _loss_ratio, LOSS_DROP, source="sanity"),
+        Claim.equals("optimizer-ranking",
+                     "Measurement, not an assertion: the optimizers' tuned accuracies are "
+                     "drawn in final_acc_vs_lr (the paper's numbers for this model were not "
+                     "available). The check: no optimizer is non-finite at every step size "
+                     "(count of such optimizers = 0).", _untunable, 0, source="sanity"),
     ],
     figures=[
         Figure("test_acc_vs_step", _draw_curves,
-               "Test accuracy against steps, each optimizer at its best step size."),
-        Figure("final_acc_vs_lr", _draw_lr, "Final test accuracy against the step size."),
+               "Test accuracy against steps, each optimizer at its best step size (median "
+               "and interquartile range over seeds)."),
+        Figure("final_acc_vs_lr", _draw_lr,
+               "Final test accuracy against the step size (mean ± standard error over "
+               "seeds)."),
     ],
     description=DESCRIPTION,
 )

@@ -235,3 +235,31 @@ def test_linear_r2_matches_least_squares_reference_and_bootstraps_over_seeds():
     assert list(analysis.linear_r2(two, "delta", xvalues=lx)) == ["k=1", "k=2"]
     with pytest.raises(ValueError, match="three points"):
         analysis.linear_r2(da, "delta", xvalues=lx, xmin=lx[-2])
+
+
+# -- tuned (added with the matrix experiments' migration) ------------------------------------
+
+
+def test_tuned_reads_every_seed_at_the_seed_mean_choice_per_cell():
+    rng = np.random.default_rng(0)
+    # seed x depth x lr x step; the best lr differs by depth, and by seed in one cell
+    loss = rng.uniform(1.0, 2.0, size=(5, 2, 3, 4))
+    loss[:, 0, 1, :] -= 0.8       # depth 1: lr 0.1 best for every seed
+    loss[:, 1, 2, :] -= 0.5       # depth 2: lr 1.0 best on average ...
+    loss[0, 1, 0, :] = 0.0        # ... though seed 0 alone prefers lr 0.01
+    da = xr.DataArray(loss, dims=["seed", "depth", "lr", "step"],
+                      coords={"depth": [1, 2], "lr": [0.01, 0.1, 1.0]})
+    crit = da.isel(step=-1)
+    sample, best = analysis.tuned(da, "lr", by=crit)
+    assert sample.dims == ("seed", "depth", "step")
+    assert sample["lr"].values.tolist() == [0.1, 1.0]
+    np.testing.assert_array_equal(sample.sel(depth=1).values, loss[:, 0, 1, :])
+    np.testing.assert_array_equal(sample.sel(depth=2).values, loss[:, 1, 2, :])
+    assert best["depth=2"].at == 1.0
+    # maximize, a cell where every lr diverged gives NaN, not a wrong lr
+    acc = xr.DataArray([[[0.9, 0.95], [np.nan, np.nan]]] * 8, dims=["seed", "opt", "lr"],
+                       coords={"opt": ["a", "b"], "lr": [0.1, 1.0]})
+    s2, _ = analysis.tuned(acc, "lr", minimize=False)
+    assert np.allclose(s2.sel(opt="a").values, 0.95) and np.isnan(s2.sel(opt="b").values).all()
+    with pytest.raises(ValueError):
+        analysis.tuned(acc, "width")

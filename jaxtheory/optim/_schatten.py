@@ -52,6 +52,10 @@ def _eval(v, count):
   return v(count) if callable(v) else v
 
 
+def _stat_dtype(x):
+  return jnp.promote_types(jnp.asarray(x).dtype, jnp.float32)
+
+
 def schatten_direction(g: jax.Array, p, p_max=None, *, rtol: float | None = None) -> jax.Array:
   r"""Schatten-p direction :math:`U\Sigma^{1/p}V^\top` by an exact SVD.
 
@@ -237,8 +241,9 @@ class SchattenState(NamedTuple):
     nu: second moment :math:`v` (scalar zeros when ``moment='none'``).
     p: current exponent (scalar per leaf).
     stat_g: EMA of gradient statistics used by the criterion (singular values of
-      :math:`G` for ``'exact'``; alignments :math:`C_i` for ``'exact_momentum'``).
-    stat_a: EMA of the activations' singular values.
+      :math:`G` for ``'exact'``; alignments :math:`C_i` for ``'exact_momentum'``);
+      float32, or float64 for float64 params.
+    stat_a: EMA of the activations' singular values (same dtype).
   """
 
   count: jax.Array
@@ -295,9 +300,14 @@ def scale_by_schatten_p(
   params' structure, leaves of shape ``(samples, m)``), :math:`p` is set to the
   argmax over :func:`schatten_p_grid` of :func:`schatten_log_criterion`
   (``'exact'``: singular values of the fresh gradient and of the activations) or
-  :func:`schatten_log_criterion_momentum` (``'exact_momentum'``: singular pairs of
-  this step's direction :math:`D\odot N`, alignments of the fresh gradient),
-  with statistics averaged by an EMA of rate ``sv_momentum``. The selection runs
+  :func:`schatten_log_criterion_momentum` (``'exact_momentum'``, the authors' default:
+  singular pairs of the expected Nesterov update
+  :math:`M = \operatorname{lerp}(\operatorname{lerp}(b_{t-1}/(1-\beta_1^t), g, 1-\beta_1), g, 1-\beta_1)`
+  built from the momentum *before* this step and the raw gradient, as in their
+  ``svs/momentum_exact.py``, and alignments :math:`C_i = u_i^\top g v_i` of the fresh
+  gradient), with the gradient statistics (:math:`\sigma(G)` or :math:`C`) and the
+  activations' singular values averaged by an EMA of rate ``sv_momentum`` (the
+  singular values of :math:`M` are used as they are). The selection runs
   under :func:`jax.lax.cond` (with a batched step count, e.g. vmapped lanes, both
   branches run).
 
@@ -358,8 +368,9 @@ def scale_by_schatten_p(
       sg = jax.tree.map(lambda x: jnp.zeros([], jnp.float32), params)
       sa = jax.tree.map(lambda x: jnp.zeros([], jnp.float32), params)
     else:
-      sg = jax.tree.map(lambda x: jnp.zeros([min(x.shape)], jnp.float32), params)
-      sa = jax.tree.map(lambda x: jnp.zeros([x.shape[0]], jnp.float32), params)  # fan_in
+      # criterion statistics in float32 at least (float64 for float64 params)
+      sg = jax.tree.map(lambda x: jnp.zeros([min(x.shape)], _stat_dtype(x)), params)
+      sa = jax.tree.map(lambda x: jnp.zeros([x.shape[0]], _stat_dtype(x)), params)  # fan_in
     return SchattenState(jnp.zeros([], jnp.int32), mu, nu, pst, sg, sa)
 
   def update_fn(updates, state, params=None, *, activations=None, **extra):
@@ -404,16 +415,24 @@ def scale_by_schatten_p(
       def select(operand):
         pst, sg, sa = operand
 
-        def one(g, n, vhat, a, p_old, sg_old, sa_old):
-          a32 = a.astype(jnp.float32)
+        def one(g, b_old, a, p_old, sg_old, sa_old):
+          del p_old
+          dt = sg_old.dtype  # float32, or float64 for float64 params
+          a_ = a.astype(dt)
           # singular values of the activations from their (fan_in x fan_in) Gram matrix
-          s_a = jnp.sqrt(jnp.maximum(jnp.linalg.eigvalsh(a32.T @ a32)[::-1], 0.0))
+          s_a = jnp.sqrt(jnp.maximum(jnp.linalg.eigvalsh(a_.T @ a_)[::-1], 0.0))
+          g_ = g.astype(dt)
           if p_method == "exact":
-            new_g = jnp.linalg.svd(g.astype(jnp.float32), compute_uv=False)
+            new_g = jnp.linalg.svd(g_, compute_uv=False)
           else:
-            x, _ = mapped_in(n, vhat, p_old)
-            u, s_m, vt = jnp.linalg.svd(x.astype(jnp.float32), full_matrices=False)
-            new_g = jnp.einsum("ir,ij,rj->r", u, g.astype(jnp.float32), vt)
+            # the authors' expected Nesterov update from the momentum *before* this step
+            # (svs/momentum_exact.py): mom = b/(1 - beta1^t), M_t = lerp(mom, g, 1 - beta1),
+            # M = lerp(M_t, g, 1 - beta1); raw gradient and momentum, no preconditioner
+            mom = b_old.astype(dt) / c1
+            m_t = b1 * mom + (1 - b1) * g_
+            x = b1 * m_t + (1 - b1) * g_ if nesterov else m_t
+            u, s_m, vt = jnp.linalg.svd(x, full_matrices=False)
+            new_g = jnp.einsum("ir,ij,rj->r", u, g_, vt)
           first = count == 0
           sg_new = jnp.where(first, new_g, sv_momentum * sg_old + (1 - sv_momentum) * new_g)
           sa_new = jnp.where(first, s_a, sv_momentum * sa_old + (1 - sv_momentum) * s_a)
@@ -421,11 +440,9 @@ def scale_by_schatten_p(
             logj = schatten_log_criterion(sg_new, sa_new, grid)
           else:
             logj = schatten_log_criterion_momentum(sg_new, s_m, sa_new, grid)
-          return grid[jnp.argmax(logj)].astype(jnp.float32), sg_new, sa_new
+          return grid[jnp.argmax(logj)].astype(jnp.float32), sg_new.astype(dt), sa_new.astype(dt)
 
-        vh = d_fn if moment != "none" else jax.tree.map(lambda x: None, updates)
-        res = jax.tree.map(one, updates, nd, vh, activations, pst, sg, sa,
-                           is_leaf=lambda x: x is None)
+        res = jax.tree.map(one, updates, state.mu, activations, pst, sg, sa)
         treedef = jax.tree.structure(updates)
         flat = treedef.flatten_up_to(res)
         return (treedef.unflatten([r[0] for r in flat]),

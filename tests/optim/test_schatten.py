@@ -246,3 +246,78 @@ def test_schatten_p_alias_routes_vectors_to_adamw():
   ref = optax.adamw(0.003, weight_decay=0.0, nesterov=True)
   ub, _ = ref.update(g["b"], ref.init(p["b"]), p["b"])
   np.testing.assert_allclose(np.asarray(u["b"]), np.asarray(ub), rtol=1e-6)
+
+
+def _np_authors_exact_momentum(gs, acts, b1, sv_mom, interval, grid, nesterov=True):
+  """float64 numpy transcription of the authors' ``exact_momentum`` p-selection.
+
+  ``smuon/optimizers/adaptive.py`` (``update_p_state`` before ``step``) and
+  ``smuon/svs/momentum_exact.py`` (commit 749ba8d): at every ``interval``-th step,
+  mom = b / (1 - b1^(t+1)) with b the momentum buffer *before* the step and t the steps
+  done, M_t = lerp(mom, g, 1 - b1), M = lerp(M_t, g, 1 - b1); C_i = u_i^T g v_i from the
+  SVD of M; EMA (lerp, first value as is) on C and on sigma(A); p* maximises
+  f(p) = (sum C_i s_i^(1/p))^2 / (||A||_{S_k}^2 (sum s_i^((p+1)/p))^(2/(p+1))), here over
+  ``grid`` instead of Brent. Returns the p* and the C-EMA of every selection step.
+  """
+  b = np.zeros_like(gs[0])
+  c_ema = sa_ema = None
+  out = []
+  for t, (g, a) in enumerate(zip(gs, acts)):
+    if t % interval == 0:
+      mom = b / (1 - b1 ** (t + 1))
+      m_t = mom + (1 - b1) * (g - mom)
+      mm = m_t + (1 - b1) * (g - m_t) if nesterov else m_t
+      u, s_m, vt = np.linalg.svd(mm, full_matrices=False)
+      c = np.einsum("ir,ij,rj->r", u, g, vt)
+      s_a = np.linalg.svd(a, compute_uv=False)
+      if c_ema is None:
+        c_ema, sa_ema = c.copy(), s_a.copy()
+      else:
+        c_ema = c_ema + (1 - sv_mom) * (c - c_ema)
+        sa_ema = sa_ema + (1 - sv_mom) * (s_a - sa_ema)
+      f = []
+      for p in grid:
+        k = 2 * (p + 1) / (p - 1)
+        norm_a = np.sum(sa_ema ** k) ** (1 / k)
+        num = np.sum(c_ema * s_m ** (1 / p)) ** 2
+        den = norm_a ** 2 * np.sum(s_m ** ((p + 1) / p)) ** (2 / (p + 1))
+        f.append(num / den)
+      f = np.asarray(f)
+      out.append((t, f, c_ema.copy()))
+    b = b1 * b + (1 - b1) * g  # the optimizer step's momentum update
+  return out
+
+
+def test_exact_momentum_selection_matches_authors_reference_float64():
+  """The ``exact_momentum`` statistics and p* equal a float64 transcription of the authors'
+  code over three selections, including the bias-corrected momentum before the step
+  (the alignments C depend on the singular vectors of M, so a different M fails here)."""
+  rng = np.random.default_rng(11)
+  d_in, d_out, n, steps, k = 7, 5, 40, 9, 4
+  scales = np.geomspace(1.0, 0.05, d_out)
+  gs = [rng.standard_normal((d_in, d_out)) * scales + 0.3 * rng.standard_normal((d_in, 1))
+        for _ in range(steps)]
+  acts = [rng.standard_normal((n, d_in)) * np.geomspace(1.5, 0.5, d_in) / np.sqrt(n)
+          for _ in range(steps)]
+  with jax.enable_x64(True):
+    grid = np.asarray(schatten_p_grid(1.02, 10.0, 64), np.float64)
+    tx = scale_by_schatten_p(0.95, nesterov=True, p_method="exact_momentum", interval=k,
+                             sv_momentum=0.9)
+    s = tx.init(jnp.zeros((d_in, d_out), jnp.float64))
+    upd = jax.jit(lambda g, s, a: tx.update(g, s, activations=a))
+    ours = {}
+    for t in range(steps):
+      _, s = upd(jnp.asarray(gs[t]), s, jnp.asarray(acts[t]))
+      ours[t] = (float(s.p), np.asarray(s.stat_g))
+    assert s.stat_g.dtype == jnp.float64
+  ref = _np_authors_exact_momentum(gs, acts, 0.95, 0.9, k, grid)
+  assert [t for t, _, _ in ref] == [0, 4, 8]
+  for t, f, c_ema in ref:
+    p_ours, c_ours = ours[t]
+    # float64 SVDs of 7x5 matrices agree to ~1e-15 relative; 1e-10 leaves room for the
+    # conditioning of the smallest singular pairs
+    np.testing.assert_allclose(c_ours, c_ema, rtol=1e-10, atol=1e-12 * np.abs(c_ema).max())
+    # our p* maximises the authors' objective on the grid (up to float64 round-off)
+    i = int(np.argmin(np.abs(grid - p_ours)))
+    assert abs(grid[i] - p_ours) <= 1e-6 * p_ours  # p is stored in float32
+    assert f[i] >= f.max() * (1 - 1e-10), (t, p_ours, grid[int(np.argmax(f))])

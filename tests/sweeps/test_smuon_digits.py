@@ -8,13 +8,18 @@ import matplotlib
 import numpy as np
 import optax
 import pytest
+import xarray as xr
 
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
 
+from jaxtheory import plots  # noqa: E402
+from jaxtheory.report import verdicts as vsnap  # noqa: E402
 from jaxtheory.sims.matrix import digits as dg  # noqa: E402
-from sweeps.smuon_digits import EXPERIMENT  # noqa: E402
+from sweeps.smuon_digits import EXPERIMENT, _best_acc, _loss_ratio, _untunable  # noqa: E402
+
+SNAPSHOTS = __import__("pathlib").Path(__file__).parents[1] / "verdicts"
 
 
 def test_dataset_dims():
@@ -70,10 +75,29 @@ def test_adamw_lane_matches_handwritten_optax_loop():
     assert losses[-1] < float(out["init_loss"])
 
 
+def test_claim_measures_tune_each_optimizer_on_seed_mean_accuracy():
+    acc = np.full((8, 2, 3), 0.5)                  # seed, optimizer, lr
+    acc[:, 0, 1] = 0.95
+    acc[:, 1, 2] = np.linspace(0.90, 0.96, 8)
+    acc[0, 1, 0] = 1.0                             # one seed alone prefers lr[0]: not chosen
+    loss = np.where(acc > 0.8, 0.05, 1.0)
+    dims = ("seed", "optimizer", "lr")
+    ds = xr.Dataset({"final_test_acc": (dims, acc), "final_train_loss": (dims, loss),
+                     "init_loss": (dims, np.full(acc.shape, 2.0))},
+                    coords={"optimizer": ["adamw", "muon"], "lr": [0.01, 0.1, 1.0]})
+    best = _best_acc(ds, None)
+    np.testing.assert_allclose(best.sel(optimizer="muon").values, acc[:, 1, 2])
+    assert best["lr"].values.tolist() == [0.1, 1.0]
+    np.testing.assert_allclose(_loss_ratio(ds, None).values, 0.025)
+    assert _untunable(ds, None) == 0
+    ds["final_test_acc"][:, 1, :] = np.nan
+    assert _untunable(ds, None) == 1
+
+
 # Compile-bound: four optimizers compiled separately, 2-4 min on the shared 2-core CPU under
 # load (the same reason the matrix experiments' smoke tests are slow); run with -m slow.
 @pytest.mark.slow
-def test_smoke_runs_and_claims_evaluate(tmp_path):
+def test_smoke_verdicts_equal_snapshot_and_figures_draw(tmp_path):
     run = EXPERIMENT.sweep("smoke", out=tmp_path, quiet=True)
     assert (run.run_dir / "results.nc").exists()
     assert (run.run_dir / "claims.json").exists()
@@ -81,8 +105,16 @@ def test_smoke_runs_and_claims_evaluate(tmp_path):
     for c in run.claims:
         assert c.error is None, (c.name, c.error)
         assert c.measured is not None
+    snap = vsnap.read_snapshot(vsnap.snapshot_path(SNAPSHOTS, EXPERIMENT.name, "smoke"))
+    assert not vsnap.compare(vsnap.verdicts_of(run.claims), snap)
     ds = run.results
-    assert ds["final_test_acc"].sizes == {"optimizer": 4, "lr": 4, "seed": 2}
+    assert ds["final_test_acc"].sizes == {"optimizer": 4, "lr": 4, "seed": 8}
     assert ds["test_acc"].sizes["step"] == len(dg.log_steps(run.spec.steps, run.spec.num_log))
+    # paired optimizers and step sizes: one initialisation per seed, so the initial loss is
+    # the same in every lane of a seed (one program; float32 round-off across lanes)
+    init = ds["init_loss"]
+    np.testing.assert_allclose(init.values, init.isel(optimizer=[0], lr=[0]).values, rtol=1e-6)
     for f in EXPERIMENT.figures:
-        f.draw(ds, run.spec, Figure(figsize=f.size))
+        fig = Figure(figsize=f.size)
+        f.draw(ds, run.spec, fig)
+        plots.check_drawn(fig, f.name)
