@@ -38,11 +38,13 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
 #: The sentence that states the ratio convention in every recorded section.
 RATIO_CONVENTION = "Ratio = peer time / our time (> 1: ours is faster)."
-_HEADER = ("# Benchmark results\n\nSpeed against named peers measured in the same run; each "
-           "section is written by its script (`benchmarks/<name>.py`, through "
-           "`benchmarks/_common.py`), which replaces its own section when run again. "
-           f"{RATIO_CONVENTION} Cold = first call, compile included; warm = best of the "
-           "later calls.\n")
+_HEADER = (
+    "# Benchmark results\n\nSpeed against named peers measured in the same run; each "
+    "section is written by its script (`benchmarks/<name>.py`, through "
+    "`benchmarks/_common.py`), which replaces its own section when run again. "
+    f"{RATIO_CONVENTION} Cold = first call, compile included; warm = best of the "
+    "later calls.\n"
+)
 
 
 def machine() -> str:
@@ -56,9 +58,11 @@ def machine() -> str:
 
     dev = jax.devices()[0]
     kind = getattr(dev, "device_kind", dev.platform)
-    text = (f"{platform.machine()} {os.cpu_count()} cores, {dev.platform} ({kind}) x"
-            f"{jax.device_count()}, jax {jax.__version__}; "
-            f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")
+    text = (
+        f"{platform.machine()} {os.cpu_count()} cores, {dev.platform} ({kind}) x"
+        f"{jax.device_count()}, jax {jax.__version__}; "
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}"
+    )
     try:
         text += f"; load average {os.getloadavg()[0]:.1f}"
     except OSError:  # pragma: no cover - no load average on this platform
@@ -163,7 +167,9 @@ def ratio(peer, ours):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def parser(doc: str | None, *, tiny: str = "tiny sizes: a smoke test (never records)") -> argparse.ArgumentParser:
+def parser(
+    doc: str | None, *, tiny: str = "tiny sizes: a smoke test (never records)"
+) -> argparse.ArgumentParser:
     """An argument parser with the common ``--tiny`` and ``--no-record`` flags.
 
     Args:
@@ -184,8 +190,15 @@ def should_record(args: argparse.Namespace) -> bool:
     return not (getattr(args, "tiny", False) or getattr(args, "no_record", False))
 
 
-def section(title: str, lines: Sequence[str], *, intro: str = "", notes: str = "",
-            script: str | None = None, date: str | None = None) -> str:
+def section(
+    title: str,
+    lines: Sequence[str],
+    *,
+    intro: str = "",
+    notes: str = "",
+    script: str | None = None,
+    date: str | None = None,
+) -> str:
     """The Markdown text of one section: heading, intro, machine line and text block.
 
     Args:
@@ -200,8 +213,9 @@ def section(title: str, lines: Sequence[str], *, intro: str = "", notes: str = "
         The section, ending in one newline.
     """
     date = date or time.strftime("%Y-%m-%d")
-    head = " ".join(x for x in (intro.strip(), RATIO_CONVENTION,
-                                f"Script: `benchmarks/{script}`." if script else "") if x)
+    head = " ".join(
+        x for x in (intro.strip(), RATIO_CONVENTION, f"Script: `benchmarks/{script}`." if script else "") if x
+    )
     body = f"## {title} ({date})\n\n{head}\n\n```text\n" + "\n".join([machine(), *lines]) + "\n```\n"
     if notes.strip():
         body += "\n" + notes.strip() + "\n"

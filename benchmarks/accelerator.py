@@ -48,9 +48,14 @@ PARTS = ("gpu_sweep", "moe_sweep", "linreg", "gp_bts")
 #: steps, LRs, seeds, warm reps)``; linreg a key of ``linreg.SIZES``; gp_bts
 #: ``(candidates, evaluations N, objective draws per noise level: R = 6 x draws)``.
 SIZES = {
-    "gpu_sweep": [(("quadratic", 10_000), 15.0), (("matrix", 10_000), 15.0),
-                  (("quadratic", 100_000), 20.0), (("matrix", 100_000), 20.0),
-                  (("quadratic", 1_000_000), 60.0), (("matrix", 1_000_000), 60.0)],
+    "gpu_sweep": [
+        (("quadratic", 10_000), 15.0),
+        (("matrix", 10_000), 15.0),
+        (("quadratic", 100_000), 20.0),
+        (("matrix", 100_000), 20.0),
+        (("quadratic", 1_000_000), 60.0),
+        (("matrix", 1_000_000), 60.0),
+    ],
     "moe_sweep": [((64, 100, 8, 4, 2), 45.0), ((128, 200, 16, 8, 1), 90.0)],
     "linreg": [("cpu", 30.0), ("full", 90.0)],
     "gp_bts": [((225, 128, 32), 45.0), ((1024, 256, 256), 90.0)],
@@ -63,19 +68,24 @@ TINY_SIZES = {
 }
 INTRO = {
     "gpu_sweep": C.script("gpu_sweep").INTRO,
-    "moe_sweep": ("Peer measured in the same run: the same runs one after another (a Python loop "
-                  "of the jitted single run) against one `jit(vmap(run))` program "
-                  "(`moe_step.bench_sweep`); warm = best of the repetitions."),
+    "moe_sweep": (
+        "Peer measured in the same run: the same runs one after another (a Python loop "
+        "of the jitted single run) against one `jit(vmap(run))` program "
+        "(`moe_step.bench_sweep`); warm = best of the repetitions."
+    ),
     "linreg": C.script("linreg").INTRO,
-    "gp_bts": ("GP-BTS (`gp_bandits.bench_policy`, 2-D grid, SE l = 0.2, sigma^2 in {0, 0.1}): "
-               "ours `jit(vmap(run))` float32 over all R replicates at once against the "
-               "numpy/scipy loop timed on 3 replicates and scaled to R. BoTorch is not run "
-               "here (`benchmarks/gp_bandits.py` runs it)."),
+    "gp_bts": (
+        "GP-BTS (`gp_bandits.bench_policy`, 2-D grid, SE l = 0.2, sigma^2 in {0, 0.1}): "
+        "ours `jit(vmap(run))` float32 over all R replicates at once against the "
+        "numpy/scipy loop timed on 3 replicates and scaled to R. BoTorch is not run "
+        "here (`benchmarks/gp_bandits.py` runs it)."
+    ),
 }
 
 
-def sizes_within(budget: C.Budget, sizes: Sequence[tuple], run_one: Callable,
-                 progress: Callable | None = None) -> tuple[list[str], int]:
+def sizes_within(
+    budget: C.Budget, sizes: Sequence[tuple], run_one: Callable, progress: Callable | None = None
+) -> tuple[list[str], int]:
     """Run ``run_one(size)`` for each ``(size, guess_s)`` whose rescaled guess fits the budget.
 
     A size's guess is multiplied by (seconds the previous size took) / (its guess); a
@@ -97,8 +107,10 @@ def sizes_within(budget: C.Budget, sizes: Sequence[tuple], run_one: Callable,
     for i, (size, guess) in enumerate(sizes):
         projected = guess * scale
         if projected > budget.left():
-            lines.append(f"  stopped before {size}: projected {projected:.0f} s > "
-                         f"{max(budget.left(), 0):.0f} s left of this part's share of the budget")
+            lines.append(
+                f"  stopped before {size}: projected {projected:.0f} s > "
+                f"{max(budget.left(), 0):.0f} s left of this part's share of the budget"
+            )
             if progress is not None:
                 progress(lines)
             return lines, i
@@ -125,13 +137,19 @@ def part_gpu_sweep(sizes, budget: C.Budget, progress=None, tiny=False) -> tuple[
 
         def one(size):
             kind, lanes = size
-            rows.append(gs.bench_quadratic(lanes, steps, tmp) if kind == "quadratic"
-                        else gs.bench_matrix(lanes, mspec, tmp))
+            rows.append(
+                gs.bench_quadratic(lanes, steps, tmp)
+                if kind == "quadratic"
+                else gs.bench_matrix(lanes, mspec, tmp)
+            )
             return []
 
-        stop, n = sizes_within(budget, sizes, one,
-                               None if progress is None else (
-                                   lambda extra: progress(gs.format_rows(rows) + extra)))
+        stop, n = sizes_within(
+            budget,
+            sizes,
+            one,
+            None if progress is None else (lambda extra: progress(gs.format_rows(rows) + extra)),
+        )
     return gs.format_rows(rows) + stop, _status(n, len(sizes))
 
 
@@ -173,12 +191,17 @@ def part_gp_bts(sizes, budget: C.Budget, progress=None, tiny=False) -> tuple[lis
     return lines, _status(n, len(sizes))
 
 
-RUNNERS = {"gpu_sweep": part_gpu_sweep, "moe_sweep": part_moe_sweep, "linreg": part_linreg,
-           "gp_bts": part_gp_bts}
+RUNNERS = {
+    "gpu_sweep": part_gpu_sweep,
+    "moe_sweep": part_moe_sweep,
+    "linreg": part_linreg,
+    "gp_bts": part_gp_bts,
+}
 
 
-def run(tiny: bool, budget_s: float | None, parts: Sequence[str] = PARTS,
-        results: Path | str | None = None) -> dict:
+def run(
+    tiny: bool, budget_s: float | None, parts: Sequence[str] = PARTS, results: Path | str | None = None
+) -> dict:
     """Run ``parts`` in order within ``budget_s`` seconds; record into ``results`` if given.
 
     Args:
@@ -210,34 +233,58 @@ def run(tiny: bool, budget_s: float | None, parts: Sequence[str] = PARTS,
 
         def progress(lines, name=name, t0=t0):  # after every size: a kill keeps what finished
             if results is not None:
-                C.record(f"accelerator: {name} ({kind})", lines, intro=INTRO[name],
-                         notes=f"Part of `benchmarks/accelerator.py`, {time.monotonic() - t0:.0f} s "
-                               "so far.", script="accelerator.py", results=results)
+                C.record(
+                    f"accelerator: {name} ({kind})",
+                    lines,
+                    intro=INTRO[name],
+                    notes=f"Part of `benchmarks/accelerator.py`, {time.monotonic() - t0:.0f} s so far.",
+                    script="accelerator.py",
+                    results=results,
+                )
 
         lines, state = RUNNERS[name](sizes, share, progress, tiny=tiny)
         status[name] = f"{state} in {time.monotonic() - t0:.1f} s"
         out[name] = lines
         print("\n".join(lines), flush=True)
         if results is not None and lines:
-            C.record(f"accelerator: {name} ({kind})", lines, intro=INTRO[name],
-                     notes=f"Part of `benchmarks/accelerator.py`: {status[name]}.",
-                     script="accelerator.py", results=results)
+            C.record(
+                f"accelerator: {name} ({kind})",
+                lines,
+                intro=INTRO[name],
+                notes=f"Part of `benchmarks/accelerator.py`: {status[name]}.",
+                script="accelerator.py",
+                results=results,
+            )
     summary = [f"budget {budget_s} s, elapsed {budget.elapsed():.1f} s"]
     summary += [f"  {name:<10} {status.get(name, 'not asked for')}" for name in PARTS]
     print("\n".join(summary), flush=True)
     if results is not None:
-        C.record(f"accelerator ({kind})", summary, script="accelerator.py", results=results,
-                 intro="What the one-command accelerator run finished, part by part (each part "
-                       "that ran has its own `accelerator: <part>` section).")
+        C.record(
+            f"accelerator ({kind})",
+            summary,
+            script="accelerator.py",
+            results=results,
+            intro="What the one-command accelerator run finished, part by part (each part "
+            "that ran has its own `accelerator: <part>` section).",
+        )
     return {"status": status, "lines": out, "elapsed": budget.elapsed()}
 
 
 def main(argv=None) -> dict:
     ap = C.parser(__doc__, tiny="every part at tiny sizes (the tests' CPU run; never records)")
-    ap.add_argument("--budget-s", type=float, default=480.0,
-                    help="wall-clock budget in seconds, checked between sizes (default 480)")
-    ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS,
-                    help="parts to run (always in the fixed order)")
+    ap.add_argument(
+        "--budget-s",
+        type=float,
+        default=480.0,
+        help="wall-clock budget in seconds, checked between sizes (default 480)",
+    )
+    ap.add_argument(
+        "--parts",
+        nargs="+",
+        default=list(PARTS),
+        choices=PARTS,
+        help="parts to run (always in the fixed order)",
+    )
     args = ap.parse_args(argv)
     if args.budget_s < 0:
         ap.error(f"--budget-s must be >= 0, got {args.budget_s}")

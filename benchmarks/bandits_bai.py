@@ -33,15 +33,15 @@ import scipy.optimize
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
-ADVERSARIES = ("none", "constant", "random", "periodic", "pulse", "drift", "ramp",
-               "targeted", "untargeted")
+ADVERSARIES = ("none", "constant", "random", "periodic", "pulse", "drift", "ramp", "targeted", "untargeted")
 
 
 # ------------------------------------------------------------------ numpy reference
 
 
-def np_shift(adversary: str, t: int, probs: np.ndarray, mu: np.ndarray, c: float, U: float,
-             period: float, u: float) -> float:
+def np_shift(
+    adversary: str, t: int, probs: np.ndarray, mu: np.ndarray, c: float, U: float, period: float, u: float
+) -> float:
     """The shift of round ``t`` (same conventions as ``environments.shift``)."""
     if adversary == "none":
         s = 0.0
@@ -86,9 +86,21 @@ def np_gaussian_weights(mu_hat: np.ndarray, sigma: float) -> np.ndarray:
     return x / x.sum()
 
 
-def np_episode(policy: str, mu, *, delta: float, sigma: float, U: float, c: float,
-               adversary: str = "none", period: float = 4.0, horizon: int = 20_000,
-               refresh: int = 1, draws=None, rng=None):
+def np_episode(
+    policy: str,
+    mu,
+    *,
+    delta: float,
+    sigma: float,
+    U: float,
+    c: float,
+    adversary: str = "none",
+    period: float = 4.0,
+    horizon: int = 20_000,
+    refresh: int = 1,
+    draws=None,
+    rng=None,
+):
     """One episode as a plain loop over rounds. Returns ``(tau, recommendation)``.
 
     ``policy`` is ``"ism_practical"``, ``"ism_theory"`` or ``"tas_d"``. ``draws(t)``
@@ -100,8 +112,8 @@ def np_episode(policy: str, mu, *, delta: float, sigma: float, U: float, c: floa
     if c < 0:
         c = U - np.abs(mu).max()
     n = np.zeros(K, np.int64)
-    s = np.zeros(K)          # reward sums (TaS) or IW sums g (ISM)
-    q = np.zeros(K)          # IW squared sums (ISM)
+    s = np.zeros(K)  # reward sums (TaS) or IW sums g (ISM)
+    q = np.zeros(K)  # IW squared sums (ISM)
     w = np.full(K, 1.0 / K)
     L_const = math.log(math.pi**2 / 3.0) + 2 * math.log(K) - math.log(delta)
     if draws is None:
@@ -151,8 +163,11 @@ def np_episode(policy: str, mu, *, delta: float, sigma: float, U: float, c: floa
                     ok = ok and S[b] > 0 and V > 0 and S[b] ** 2 / (2 * V) > beta
                 else:
                     L = L_const + 3 * math.log(tt)
-                    beta = (math.sqrt(4 * K * U**2 * tt * L) + (2 / 3) * (K + 2) * U * L
-                            + math.sqrt(2 * K**2 * sigma**2 * (n[a] + n[b]) * L))
+                    beta = (
+                        math.sqrt(4 * K * U**2 * tt * L)
+                        + (2 / 3) * (K + 2) * U * L
+                        + math.sqrt(2 * K**2 * sigma**2 * (n[a] + n[b]) * L)
+                    )
                     ok = ok and S[b] > beta
                 if not ok:
                     break
@@ -163,8 +178,11 @@ def np_episode(policy: str, mu, *, delta: float, sigma: float, U: float, c: floa
             if n.min() >= 1:
                 m = s / n
                 a = int(np.argmax(m))
-                Z = min(n[a] * n[b] / (n[a] + n[b]) * (m[a] - m[b]) ** 2 / (2 * sigma**2)
-                        for b in range(K) if b != a)
+                Z = min(
+                    n[a] * n[b] / (n[a] + n[b]) * (m[a] - m[b]) ** 2 / (2 * sigma**2)
+                    for b in range(K)
+                    if b != a
+                )
                 if Z > math.log((1 + math.log(tt)) / delta):
                     return tt, a
     return horizon, -1
@@ -173,8 +191,7 @@ def np_episode(policy: str, mu, *, delta: float, sigma: float, U: float, c: floa
 # ------------------------------------------------------------------ benchmark
 
 
-def _bench(policy: str, n_jax: int, n_np: int, horizon: int, refresh: int,
-           min_batch: int = 8) -> dict:
+def _bench(policy: str, n_jax: int, n_np: int, horizon: int, refresh: int, min_batch: int = 8) -> dict:
     import jax
 
     from jaxtheory.sims.bandits import BAISpec, default_params, simulate
@@ -188,9 +205,23 @@ def _bench(policy: str, n_jax: int, n_np: int, horizon: int, refresh: int,
 
     mu = np.array([params["gap"]] + [0.0] * (spec.n_arms - 1))
     rng = np.random.default_rng(0)
-    tn = C.timed(lambda: [np_episode(policy, mu, delta=params["delta"], sigma=params["sigma"],
-                                     U=params["U"], c=params["c"], horizon=horizon,
-                                     refresh=refresh, rng=rng)[0] for _ in range(n_np)], reps=0)
+    tn = C.timed(
+        lambda: [
+            np_episode(
+                policy,
+                mu,
+                delta=params["delta"],
+                sigma=params["sigma"],
+                U=params["U"],
+                c=params["c"],
+                horizon=horizon,
+                refresh=refresh,
+                rng=rng,
+            )[0]
+            for _ in range(n_np)
+        ],
+        reps=0,
+    )
     t_np = tn.cold
     pulls_np = float(np.sum(tn.result))
     r = {
@@ -210,22 +241,27 @@ def _bench(policy: str, n_jax: int, n_np: int, horizon: int, refresh: int,
     return r
 
 
-INTRO = ("Peer measured in the same run: the same algorithm as a plain Python/numpy loop over "
-         "rounds, one episode after another (`np_episode` in `benchmarks/bandits_bai.py`, also "
-         "the tests' independent reference). Environment: K = 4, mu = (0.5, 0, 0, 0), sigma = 1, "
-         "U = 1.5, delta = 0.05, no shift. JAX: `jaxtheory.sims.bandits.simulate`, chunks of 256 "
-         "rounds under `vmap` with compaction (`compact_at=0.5`); warm = second call with the "
-         "same key (every batch size already compiled), cold = first call including compiles. "
-         "Pulls/s = sum of tau / wall time.")
-NOTES = ("Goal >= 100x (warm). Cold ratios are dominated by XLA compiles (one per compaction "
-         "batch size).")
+INTRO = (
+    "Peer measured in the same run: the same algorithm as a plain Python/numpy loop over "
+    "rounds, one episode after another (`np_episode` in `benchmarks/bandits_bai.py`, also "
+    "the tests' independent reference). Environment: K = 4, mu = (0.5, 0, 0, 0), sigma = 1, "
+    "U = 1.5, delta = 0.05, no shift. JAX: `jaxtheory.sims.bandits.simulate`, chunks of 256 "
+    "rounds under `vmap` with compaction (`compact_at=0.5`); warm = second call with the "
+    "same key (every batch size already compiled), cold = first call including compiles. "
+    "Pulls/s = sum of tau / wall time."
+)
+NOTES = "Goal >= 100x (warm). Cold ratios are dominated by XLA compiles (one per compaction batch size)."
 
 
 def main(argv=None) -> list[dict]:
     ap = C.parser(__doc__, tiny="a few seconds, for the tests (never records)")
     ap.add_argument("--episodes", type=int, default=10_000, help="JAX episodes per algorithm")
-    ap.add_argument("--numpy-episodes", type=int, default=100,
-                    help="numpy episodes per algorithm (pulls/s is per episode anyway)")
+    ap.add_argument(
+        "--numpy-episodes",
+        type=int,
+        default=100,
+        help="numpy episodes per algorithm (pulls/s is per episode anyway)",
+    )
     args = ap.parse_args(argv)
     if args.tiny:  # one batch size (no compaction): one compile per algorithm
         n_jax, n_np, horizon, min_batch = 16, 1, 2048, 16
@@ -241,7 +277,8 @@ def main(argv=None) -> list[dict]:
             f"{r['jax_pulls_per_s_cold']:.3e} cold | numpy {n_np} eps: "
             f"{r['numpy_pulls_per_s']:.3e} pulls/s | ratio warm {r['speedup_warm']:.0f}x, "
             f"cold {r['speedup_cold']:.0f}x | E[tau] jax {r['mean_tau_jax']:.0f} "
-            f"numpy {r['mean_tau_numpy']:.0f}")
+            f"numpy {r['mean_tau_numpy']:.0f}"
+        )
         print(lines[-1], flush=True)
     print(C.machine())
     if C.should_record(args):

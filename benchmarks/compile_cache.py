@@ -73,13 +73,26 @@ print(json.dumps({"rows": rows}))
 
 WORKLOADS = {
     "noisy-quadratic smoke": ("noisy-quadratic", "smoke", {}),
-    "GP-BTS, 32 replicates": ("gp-batch-bandits", "smoke",
-                              {"q": ["static", 4], "noise_var": ["values", 0.1],
-                               "init_evals": ["values", 0]}),
+    "GP-BTS, 32 replicates": (
+        "gp-batch-bandits",
+        "smoke",
+        {"q": ["static", 4], "noise_var": ["values", 0.1], "init_evals": ["values", 0]},
+    ),
 }
-TINY = {"noisy-quadratic tiny": ("noisy-quadratic", "smoke",
-                                 {"dim": ["static", 2], "lr": ["values", 0.1], "momentum": ["values", 0.0],
-                                  "noise": ["values", 1.0], "steps": 20, "seeds": 2})}
+TINY = {
+    "noisy-quadratic tiny": (
+        "noisy-quadratic",
+        "smoke",
+        {
+            "dim": ["static", 2],
+            "lr": ["values", 0.1],
+            "momentum": ["values", 0.0],
+            "noise": ["values", 1.0],
+            "steps": 20,
+            "seeds": 2,
+        },
+    )
+}
 
 
 def machine() -> str:
@@ -98,16 +111,24 @@ def _child(workload, out: Path, calls: int, env: dict) -> dict:
     if "steps" in ov:  # a spec field set through a one-value static axis
         ov["steps"] = ["static", ov["steps"]]
     arg = json.dumps([name, preset, ov, str(out), calls])
-    r = subprocess.run([sys.executable, "-c", CHILD, repr(time.time()), arg], env=env,
-                       capture_output=True, text=True, timeout=1800)
+    r = subprocess.run(
+        [sys.executable, "-c", CHILD, repr(time.time()), arg],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if r.returncode != 0:
         raise RuntimeError(f"benchmark child failed:\n{r.stderr[-3000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def _env(cache: Path | None) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("JAXTHEORY_CACHE", "JAXTHEORY_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("JAXTHEORY_CACHE", "JAXTHEORY_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")
+    }
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     if cache is None:
         env["JAXTHEORY_CACHE"] = "0"
@@ -126,10 +147,12 @@ def bench(workload) -> tuple[list[tuple[str, dict, float | None]], int, int]:
         off = _child(workload, tmp / "runs3", 1, _env(None))
         n_files = sum(1 for p in cache.rglob("*") if p.is_file())
         size = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
-    rows = [("first process, cold (cache empty)", first["rows"][0], first["rows"][0]["process_s"]),
-            ("second process, cold (cache warm)", second["rows"][0], second["rows"][0]["process_s"]),
-            ("warm, in-process (second call)", second["rows"][1], None),
-            ("no cache (JAXTHEORY_CACHE=0)", off["rows"][0], off["rows"][0]["process_s"])]
+    rows = [
+        ("first process, cold (cache empty)", first["rows"][0], first["rows"][0]["process_s"]),
+        ("second process, cold (cache warm)", second["rows"][0], second["rows"][0]["process_s"]),
+        ("warm, in-process (second call)", second["rows"][1], None),
+        ("no cache (JAXTHEORY_CACHE=0)", off["rows"][0], off["rows"][0]["process_s"]),
+    ]
     return rows, n_files, size
 
 
@@ -147,15 +170,19 @@ def main(argv=None) -> dict:
         lines.append(f"{label} ({lanes} lanes; cache: {n_files} files, {size / 2**20:.1f} MiB)")
         for name, r, proc in rows:
             p = f"process {proc:6.2f} s" if proc is not None else " " * 16
-            lines.append(f"  {name:36s} sweep {r['sweep_s']:6.2f} s  compile {r['compile_s']:6.2f} s  "
-                         f"{p}  hits {r['hits']:2d}  misses {r['misses']:2d}")
+            lines.append(
+                f"  {name:36s} sweep {r['sweep_s']:6.2f} s  compile {r['compile_s']:6.2f} s  "
+                f"{p}  hits {r['hits']:2d}  misses {r['misses']:2d}"
+            )
         (_, cold, pc), (_, warm_cache, pw), (_, warm, _), _ = rows
         gap = warm_cache["sweep_s"] - warm["sweep_s"]
-        lines.append(f"  -> cache warm vs cold: sweep {cold['sweep_s'] / warm_cache['sweep_s']:.1f}x, "
-                     f"process {pc / pw:.1f}x faster; the cache-warm sweep is {gap:.2f} s above "
-                     f"the in-process warm one: {warm_cache['compile_s']:.2f} s compile (tracing and "
-                     f"lowering, which give the cache key, and loading), {gap - warm_cache['compile_s']:.2f} s "
-                     "other first-call work of a fresh process")
+        lines.append(
+            f"  -> cache warm vs cold: sweep {cold['sweep_s'] / warm_cache['sweep_s']:.1f}x, "
+            f"process {pc / pw:.1f}x faster; the cache-warm sweep is {gap:.2f} s above "
+            f"the in-process warm one: {warm_cache['compile_s']:.2f} s compile (tracing and "
+            f"lowering, which give the cache key, and loading), {gap - warm_cache['compile_s']:.2f} s "
+            "other first-call work of a fresh process"
+        )
     text = "\n".join(lines)
     print(text)
     if not a.tiny and not a.no_record:
@@ -164,11 +191,13 @@ def main(argv=None) -> dict:
 
 
 def _record(text: str) -> None:
-    section = (f"{SECTION} ({time.strftime('%Y-%m-%d')})\n\n"
-               "JAX's persistent compilation cache (`jaxtheory.compile_cache`, on by default) "
-               "across processes; `sweep` = the `Experiment.sweep` call, `compile` = the "
-               "engine's `compile_s`, `process` = Python start to the end of that sweep call. Script: "
-               "`benchmarks/compile_cache.py`.\n\n```text\n" + text + "\n```\n")
+    section = (
+        f"{SECTION} ({time.strftime('%Y-%m-%d')})\n\n"
+        "JAX's persistent compilation cache (`jaxtheory.compile_cache`, on by default) "
+        "across processes; `sweep` = the `Experiment.sweep` call, `compile` = the "
+        "engine's `compile_s`, `process` = Python start to the end of that sweep call. Script: "
+        "`benchmarks/compile_cache.py`.\n\n```text\n" + text + "\n```\n"
+    )
     old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
     parts = old.split("\n## ")
     kept = [parts[0]] + [p for p in parts[1:] if not p.startswith(SECTION[3:])]

@@ -53,16 +53,20 @@ from jaxtheory.sims import gp_bandits as gpb
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
-INTRO = ("Peers measured in the same run: (A) the same policies written with BoTorch/GPyTorch "
-         "(exact GP posterior, fixed hyperparameters, `MaxPosteriorSampling` for GP-BTS, fantasy "
-         "models for GP-BUCB's hallucinated variance) and, for GP-BTS, a numpy/scipy loop; (B) "
-         "tinygp's jitted `condition` and a dense numpy solve per observation.")
-NOTES = ("Goal >= 10x against BoTorch for R replicates x T rounds. BoTorch is timed on a few "
-         "replicates per case and scaled to R (its cost is linear in R); its mean R(N) on those "
-         "is printed as a sanity check of the port (same policy, different functions, so only "
-         "roughly comparable). tinygp's Matern kernel defaults to the L1 distance; the script "
-         "passes `L2Distance()` so both compute the same posterior. Run with "
-         "`OMP_NUM_THREADS=1` (torch then uses 1 thread; XLA's CPU client is not limited by it).")
+INTRO = (
+    "Peers measured in the same run: (A) the same policies written with BoTorch/GPyTorch "
+    "(exact GP posterior, fixed hyperparameters, `MaxPosteriorSampling` for GP-BTS, fantasy "
+    "models for GP-BUCB's hallucinated variance) and, for GP-BTS, a numpy/scipy loop; (B) "
+    "tinygp's jitted `condition` and a dense numpy solve per observation."
+)
+NOTES = (
+    "Goal >= 10x against BoTorch for R replicates x T rounds. BoTorch is timed on a few "
+    "replicates per case and scaled to R (its cost is linear in R); its mean R(N) on those "
+    "is printed as a sanity check of the port (same policy, different functions, so only "
+    "roughly comparable). tinygp's Matern kernel defaults to the L1 distance; the script "
+    "passes `L2Distance()` so both compute the same posterior. Run with "
+    "`OMP_NUM_THREADS=1` (torch then uses 1 thread; XLA's CPU client is not limited by it)."
+)
 
 
 def numpy_bts(K, f, q, budget, noise_var, rng):
@@ -101,8 +105,13 @@ def torch_peers():
     warnings.filterwarnings("ignore", module="botorch")
     warnings.filterwarnings("ignore", module="gpytorch")
     warnings.filterwarnings("ignore", module="linear_operator")
-    return {"torch": torch, "SingleTaskGP": SingleTaskGP, "MaxPosteriorSampling": MaxPosteriorSampling,
-            "RBFKernel": RBFKernel, "ScaleKernel": ScaleKernel}, None
+    return {
+        "torch": torch,
+        "SingleTaskGP": SingleTaskGP,
+        "MaxPosteriorSampling": MaxPosteriorSampling,
+        "RBFKernel": RBFKernel,
+        "ScaleKernel": ScaleKernel,
+    }, None
 
 
 def botorch_replicate(tm, policy, Xc, f, q, budget, noise_var, gen, ls=0.2, nugget=1e-5):
@@ -117,8 +126,9 @@ def botorch_replicate(tm, policy, Xc, f, q, budget, noise_var, gen, ls=0.2, nugg
         k.base_kernel.lengthscale = ls
         k.outputscale = 1.0
         Y = torch.as_tensor(y, dtype=torch.float64)[:, None]
-        m = tm["SingleTaskGP"](Xc[idx], Y, train_Yvar=torch.full_like(Y, yvar), covar_module=k,
-                               outcome_transform=None)
+        m = tm["SingleTaskGP"](
+            Xc[idx], Y, train_Yvar=torch.full_like(Y, yvar), covar_module=k, outcome_transform=None
+        )
         return m.eval()
 
     prior = None
@@ -152,19 +162,26 @@ def botorch_replicate(tm, policy, Xc, f, q, budget, noise_var, gen, ls=0.2, nugg
                         var = model(picks, [0.0] * j).posterior(Xc).variance.squeeze(-1)
                     else:
                         P = Xc[picks]
-                        fm = m.condition_on_observations(P, torch.zeros(j, 1, dtype=f64),
-                                                         noise=torch.full((j, 1), yvar, dtype=f64))
+                        fm = m.condition_on_observations(
+                            P, torch.zeros(j, 1, dtype=f64), noise=torch.full((j, 1), yvar, dtype=f64)
+                        )
                         var = fm.posterior(Xc).variance.squeeze(-1)
                     beta = float(gpb.beta_t("scaled", e + 1, n, gpb.DEFAULT_PARAMS))
-                    picks.append(int(torch.argmax(mu + beta ** 0.5 * var.clamp_min(0).sqrt())))
+                    picks.append(int(torch.argmax(mu + beta**0.5 * var.clamp_min(0).sqrt())))
             idx += picks
-            ys += (f[picks] + noise_var ** 0.5 * torch.randn(q, generator=gen, dtype=f64).numpy()).tolist()
+            ys += (f[picks] + noise_var**0.5 * torch.randn(q, generator=gen, dtype=f64).numpy()).tolist()
     return np.cumsum(f.max() - f[np.asarray(idx)])
 
 
-def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
-                 cases: list[tuple[str, int]] | None = None, fns: int | None = None,
-                 botorch: bool = True) -> tuple[list[str], dict]:
+def bench_policy(
+    tiny: bool,
+    *,
+    n: int | None = None,
+    budget: int | None = None,
+    cases: list[tuple[str, int]] | None = None,
+    fns: int | None = None,
+    botorch: bool = True,
+) -> tuple[list[str], dict]:
     """(A): our vmapped policies against the numpy loop and (when installed) BoTorch.
 
     Args:
@@ -182,13 +199,18 @@ def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
     n = n or (16 if tiny else 225)
     budget = budget or (8 if tiny else 128)
     # tiny: one compile of ours (the BoTorch warm-up below runs its BTS and BUCB code)
-    cases = cases or ([("bts", 2)] if tiny else [("bts", 1), ("bts", 4), ("bts", 16),
-                                                  ("ucb", 1), ("bucb", 4)])
+    cases = cases or (
+        [("bts", 2)] if tiny else [("bts", 1), ("bts", 4), ("bts", 16), ("ucb", 1), ("bucb", 4)]
+    )
     fns = fns or (2 if tiny else 32)
     noises, reps = (0.0, 0.1), 3  # 2 x 32 x 3 = 192 replicates: the smoke preset's lanes per Q
     few = 1 if tiny else 3
-    lanes = [dict(gpb.DEFAULT_PARAMS, noise_var=s2, init_evals=0, fn_seed=fs)
-             for s2 in noises for fs in range(fns) for _ in range(reps)]
+    lanes = [
+        dict(gpb.DEFAULT_PARAMS, noise_var=s2, init_evals=0, fn_seed=fs)
+        for s2 in noises
+        for fs in range(fns)
+        for _ in range(reps)
+    ]
     R = len(lanes)
     p = {k: jnp.asarray([l[k] for l in lanes]) for k in gpb.DEFAULT_PARAMS}
     keys = jax.random.split(jax.random.key(0), R)
@@ -196,9 +218,11 @@ def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
     K = np.asarray(gpb.kernel_matrix("se", X, X, 0.2, 1.0), np.float64) + 1e-5 * np.eye(n)
     Lk = np.linalg.cholesky(K)
     tm, why = torch_peers() if botorch else (None, None)
-    lines = [f"(A) {n} candidates, N={budget}, R={R} replicates per case (σ² ∈ {noises}); "
-             f"ours: jit(vmap(run)) float32, all R at once; peers one replicate after another, "
-             f"timed on {few} replicate(s) (σ² alternating) and scaled to R"]
+    lines = [
+        f"(A) {n} candidates, N={budget}, R={R} replicates per case (σ² ∈ {noises}); "
+        f"ours: jit(vmap(run)) float32, all R at once; peers one replicate after another, "
+        f"timed on {few} replicate(s) (σ² alternating) and scaled to R"
+    ]
     if not botorch:
         lines.append("  BoTorch peer not run here (benchmarks/gp_bandits.py runs it)")
     elif tm is None:
@@ -208,8 +232,10 @@ def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
         import gpytorch
 
         torch = tm["torch"]
-        lines.append(f"  BoTorch {botorch.__version__}, GPyTorch {gpytorch.__version__}, torch "
-                     f"{torch.__version__} ({torch.get_num_threads()} threads), float64")
+        lines.append(
+            f"  BoTorch {botorch.__version__}, GPyTorch {gpytorch.__version__}, torch "
+            f"{torch.__version__} ({torch.get_num_threads()} threads), float64"
+        )
         Xc = torch.as_tensor(X, dtype=torch.float64)
         gen = torch.Generator().manual_seed(0)
         f0 = Lk @ np.random.default_rng(9).standard_normal(n)
@@ -218,16 +244,20 @@ def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
     out = {}
     rng = np.random.default_rng(0)
     for policy, q in cases:
-        spec = gpb.GPBanditSpec(policy=policy, q=q, budget=budget, n=n, dim=dim,
-                                lengthscale=0.2, variance=1.0)
+        spec = gpb.GPBanditSpec(
+            policy=policy, q=q, budget=budget, n=n, dim=dim, lengthscale=0.2, variance=1.0
+        )
         fn = jax.jit(jax.vmap(functools.partial(gpb.run, spec)))
         t = C.timed(fn, p, keys, reps=1)
         cold, warm = t.cold, t.warm
         ours_R = float(np.asarray(t.result["cum_regret"])[:, -1].mean())
         row = {"ours_warm": warm, "ours_cold": cold, "ours_R(N)": ours_R}
-        text = (f"  {policy.upper():>4} Q={q:>2}: ours warm {warm:7.3f} s (cold {cold:6.2f} s incl. "
-                f"compile), mean R(N) {ours_R:6.1f}")
+        text = (
+            f"  {policy.upper():>4} Q={q:>2}: ours warm {warm:7.3f} s (cold {cold:6.2f} s incl. "
+            f"compile), mean R(N) {ours_R:6.1f}"
+        )
         if policy == "bts":
+
             def numpy_few(q=q):
                 for j in range(few):
                     f = Lk @ rng.standard_normal(n)
@@ -235,19 +265,28 @@ def bench_policy(tiny: bool, *, n: int | None = None, budget: int | None = None,
 
             peer = C.best_of(numpy_few, 1) / few * R
             row["numpy"] = peer
-            text += (f" | numpy loop {peer:8.1f} s -> {C.ratio(peer, warm):6.1f}x warm, "
-                     f"{C.ratio(peer, cold):5.1f}x cold")
+            text += (
+                f" | numpy loop {peer:8.1f} s -> {C.ratio(peer, warm):6.1f}x warm, "
+                f"{C.ratio(peer, cold):5.1f}x cold"
+            )
         if tm is not None:
+
             def botorch_few(policy=policy, q=q):
-                return [botorch_replicate(tm, policy, Xc, Lk @ rng.standard_normal(n), q, budget,
-                                          noises[j % 2], gen)[-1] for j in range(few)]
+                return [
+                    botorch_replicate(
+                        tm, policy, Xc, Lk @ rng.standard_normal(n), q, budget, noises[j % 2], gen
+                    )[-1]
+                    for j in range(few)
+                ]
 
             tb = C.timed(botorch_few, reps=0)
             peer, Rb = tb.cold / few * R, tb.result
             row["botorch"] = peer
             row["botorch_R(N)"] = float(np.mean(Rb))
-            text += (f" | BoTorch {peer:8.1f} s -> {C.ratio(peer, warm):6.1f}x warm, "
-                     f"{C.ratio(peer, cold):5.1f}x cold (its R(N) on {few}: {np.mean(Rb):.1f})")
+            text += (
+                f" | BoTorch {peer:8.1f} s -> {C.ratio(peer, warm):6.1f}x warm, "
+                f"{C.ratio(peer, cold):5.1f}x cold (its R(N) on {few}: {np.mean(Rb):.1f})"
+            )
         out[(policy, q)] = row
         lines.append(text + f"  [{R * budget // q} replicate-rounds]")
     return lines, out
@@ -271,6 +310,7 @@ def bench_update(tiny: bool) -> tuple[list[str], dict]:
         def step(st, j):
             st = gpb.observe(st, j, idx[j], K[idx[j]], y[j], s2, 5e-6)
             return st, None
+
         return jax.lax.scan(step, gpb.init_state(jnp.diag(K), m), jnp.arange(m))[0]
 
     @jax.jit
@@ -283,22 +323,33 @@ def bench_update(tiny: bool) -> tuple[list[str], dict]:
     cold, warm = t.cold, t.warm
     # the state after m - 1 observations (slot m - 1 still empty)
     st_m1 = jax.block_until_ready(ours(Kj, ij, yj.at[m - 1].set(0.0)))
-    st_m1 = st_m1._replace(V=st_m1.V.at[m - 1].set(0.0), L=st_m1.L.at[m - 1].set(jnp.eye(m)[m - 1]),
-                           alpha=st_m1.alpha.at[m - 1].set(0.0), used=st_m1.used.at[m - 1].set(False))
-    st_m1 = st_m1._replace(mean=st_m1.V.T @ st_m1.alpha, var=jnp.maximum(jnp.diag(Kj) - jnp.sum(st_m1.V ** 2, 0), 0))
+    st_m1 = st_m1._replace(
+        V=st_m1.V.at[m - 1].set(0.0),
+        L=st_m1.L.at[m - 1].set(jnp.eye(m)[m - 1]),
+        alpha=st_m1.alpha.at[m - 1].set(0.0),
+        used=st_m1.used.at[m - 1].set(False),
+    )
+    st_m1 = st_m1._replace(
+        mean=st_m1.V.T @ st_m1.alpha, var=jnp.maximum(jnp.diag(Kj) - jnp.sum(st_m1.V**2, 0), 0)
+    )
     one = best(ours_one, st_m1, Kj, ij[m - 1], yj[m - 1])
-    lines = [f"(B) posterior update, n={n} candidates, m={m} observations (Matérn-5/2, σ²={s2}); "
-             f"mean and variance on all candidates; best of {reps}"]
+    lines = [
+        f"(B) posterior update, n={n} candidates, m={m} observations (Matérn-5/2, σ²={s2}); "
+        f"mean and variance on all candidates; best of {reps}"
+    ]
     mean_one = np.asarray(ours_one(st_m1, Kj, ij[m - 1], yj[m - 1])[0])
     out = {"ours_scan": warm, "ours_scan_cold": cold, "ours_one": one}
-    lines.append(f"  ours: one bordered update (the m-th) {one * 1e3:8.3f} ms; all m updates (jit scan) "
-                 f"{warm * 1e3:8.2f} ms (cold {cold:5.2f} s)")
+    lines.append(
+        f"  ours: one bordered update (the m-th) {one * 1e3:8.3f} ms; all m updates (jit scan) "
+        f"{warm * 1e3:8.2f} ms (cold {cold:5.2f} s)"
+    )
     try:
         from tinygp import GaussianProcess, kernels
         import tinygp
     except ImportError as e:
         lines.append(f"  tinygp peer skipped: {type(e).__name__}: {e} (pip install -e '.[bench]')")
     else:
+
         @jax.jit
         def tg(XD, yv, Xc):
             # tinygp's stationary kernels default to the L1 distance; ours is Euclidean
@@ -312,19 +363,24 @@ def bench_update(tiny: bool) -> tuple[list[str], dict]:
         tcold, tgt = tt.cold, tt.warm
         err = float(np.abs(np.asarray(tg(Xj[ij], yj, Xj)[0]) - mean_one).max())
         out.update(tinygp=tgt, tinygp_cold=tcold)
-        lines.append(f"  tinygp {tinygp.__version__} condition on m points (jit, float32) {tgt * 1e3:8.3f} ms "
-                     f"(cold {tcold:5.2f} s) -> per-update ratio tinygp/ours-one {C.ratio(tgt, one):7.1f}x; "
-                     f"m updates by tinygp would be ~m conditionings (one compile per size), ours "
-                     f"all m in the time of {warm / tgt:5.2f} tinygp conditionings (max |mean diff| "
-                     f"{err:.1e})")
+        lines.append(
+            f"  tinygp {tinygp.__version__} condition on m points (jit, float32) {tgt * 1e3:8.3f} ms "
+            f"(cold {tcold:5.2f} s) -> per-update ratio tinygp/ours-one {C.ratio(tgt, one):7.1f}x; "
+            f"m updates by tinygp would be ~m conditionings (one compile per size), ours "
+            f"all m in the time of {warm / tgt:5.2f} tinygp conditionings (max |mean diff| "
+            f"{err:.1e})"
+        )
+
     def dense_all():
         for j in range(1, m + 1):
             gpb.dense_posterior(K, idx[:j], y[:j], s2)
 
     peer = C.best_of(dense_all, 1)
     out["numpy_dense"] = peer
-    lines.append(f"  numpy dense solve after each of the m observations (float64) {peer:8.3f} s -> "
-                 f"peer/ours-scan {C.ratio(peer, warm):7.1f}x warm, {C.ratio(peer, cold):5.1f}x cold")
+    lines.append(
+        f"  numpy dense solve after each of the m observations (float64) {peer:8.3f} s -> "
+        f"peer/ours-scan {C.ratio(peer, warm):7.1f}x warm, {C.ratio(peer, cold):5.1f}x cold"
+    )
     return lines, out
 
 

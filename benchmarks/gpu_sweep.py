@@ -35,11 +35,13 @@ import _common as C  # noqa: E402
 # Peak dense float32 FLOP/s (no tensor cores) and TF32 tensor-core FLOP/s, by device kind.
 PEAK_FP32 = {"NVIDIA H200": 67e12, "NVIDIA H100 80GB HBM3": 67e12, "NVIDIA A100-SXM4-80GB": 19.5e12}
 PEAK_TF32 = {"NVIDIA H200": 495e12, "NVIDIA H100 80GB HBM3": 495e12, "NVIDIA A100-SXM4-80GB": 156e12}
-INTRO = ("Sweeps through the engine (store included), warm = a second sweep of the compiled "
-         "program into a fresh directory, cold = the first. Noisy-quadratic (dimension 16) is "
-         "bound by random-number generation (a rate); the matrix power iteration (d x d float32, "
-         "2 d^3 FLOPs a step) is reported as FLOP/s and as a fraction of the device's dense "
-         "float32 peak where known. No peer: throughput only.")
+INTRO = (
+    "Sweeps through the engine (store included), warm = a second sweep of the compiled "
+    "program into a fresh directory, cold = the first. Noisy-quadratic (dimension 16) is "
+    "bound by random-number generation (a rate); the matrix power iteration (d x d float32, "
+    "2 d^3 FLOPs a step) is reported as FLOP/s and as a fraction of the device's dense "
+    "float32 peak where known. No peer: throughput only."
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,8 +65,9 @@ def mat_run(spec, params, key):
 def timed_sweep(run, spec, space, params, run_dir: Path, **kw) -> C.Timing:
     """Cold (first sweep, compiles) and warm (a second one into a fresh directory) seconds."""
     n = itertools.count()
-    return C.timed(lambda: sweep(run, spec, space, params, quiet=True,
-                                 run_dir=run_dir / f"r{next(n)}", **kw), reps=1)
+    return C.timed(
+        lambda: sweep(run, spec, space, params, quiet=True, run_dir=run_dir / f"r{next(n)}", **kw), reps=1
+    )
 
 
 def bench_quadratic(lanes: int, steps: int, tmp: Path) -> tuple:
@@ -72,8 +75,9 @@ def bench_quadratic(lanes: int, steps: int, tmp: Path) -> tuple:
     seeds = max(1, lanes // 64)
     qspec = quad.QuadraticSpec(dim=16, steps=steps)
     qspace = Space(lr=log(0.01, 1.0, num=64), momentum=values(0.9), seeds=seeds)
-    t = timed_sweep(quad.run, qspec, qspace, quad.DEFAULT_PARAMS, tmp / f"q{lanes}",
-                    metric_dims={"risk": ("step",)})
+    t = timed_sweep(
+        quad.run, qspec, qspace, quad.DEFAULT_PARAMS, tmp / f"q{lanes}", metric_dims={"risk": ("step",)}
+    )
     n = 64 * seeds
     return ("noisy-quadratic", n, t.warm, n / t.warm, n * steps / t.warm, None, None, t.cold)
 
@@ -87,19 +91,28 @@ def bench_matrix(lanes: int, mspec: MatSpec, tmp: Path, tf32: bool = False) -> t
     n = 64 * seeds
     flops = n * 2 * mspec.d**3 * mspec.steps / t.warm
     peak = (PEAK_TF32 if tf32 else PEAK_FP32).get(C.device_kind())
-    return ("matrix power iteration", n, t.warm, n / t.warm, n * mspec.steps / t.warm,
-            flops, flops / peak if peak else None, t.cold)
+    return (
+        "matrix power iteration",
+        n,
+        t.warm,
+        n / t.warm,
+        n * mspec.steps / t.warm,
+        flops,
+        flops / peak if peak else None,
+        t.cold,
+    )
 
 
 def format_rows(rows, tf32: bool = False) -> list[str]:
     """Lines for rows ``(name, lanes, warm s, lanes/s, lane-steps/s, FLOP/s, of peak, cold s)``."""
-    lines = [f"{jax.device_count()} device(s); matmul precision "
-             f"{'tensorfloat32' if tf32 else 'highest'}"]
+    lines = [f"{jax.device_count()} device(s); matmul precision {'tensorfloat32' if tf32 else 'highest'}"]
     for name, lanes, t, lps, sps, flops, frac, cold in rows:
         extra = f", {flops / 1e12:.2f} TFLOP/s" if flops else ""
         extra += f" = {frac:.1%} of peak" if frac else ""
-        lines.append(f"  {name:<24} {lanes:>9} lanes  warm {t:8.3f} s (cold {cold:7.2f} s)  "
-                     f"{lps:12,.0f} lanes/s  {sps:14,.0f} lane-steps/s{extra}")
+        lines.append(
+            f"  {name:<24} {lanes:>9} lanes  warm {t:8.3f} s (cold {cold:7.2f} s)  "
+            f"{lps:12,.0f} lanes/s  {sps:14,.0f} lane-steps/s{extra}"
+        )
     return lines
 
 

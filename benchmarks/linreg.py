@@ -32,14 +32,19 @@ from jaxtheory.sims.linreg import montecarlo as mc
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
-INTRO = ("Peers measured in the same run: (a) a numpy recursion of the same per-step math, "
-         "vectorized over modes and grid points (Python loop over steps, timed on a slice of the "
-         "steps); (b) a Python loop of the jitted single-config run (extrapolated from a few); "
-         "(c) the Monte Carlo rate, no peer. Ratios of rates are ours / the peer's per unit of "
-         "work, which is the peer's time / ours.")
+INTRO = (
+    "Peers measured in the same run: (a) a numpy recursion of the same per-step math, "
+    "vectorized over modes and grid points (Python loop over steps, timed on a slice of the "
+    "steps); (b) a Python loop of the jitted single-config run (extrapolated from a few); "
+    "(c) the Monte Carlo rate, no peer. Ratios of rates are ours / the peer's per unit of "
+    "work, which is the peer's time / ours."
+)
 #: (D, T, G, Monte Carlo D, T, lanes) by size name.
-SIZES = {"tiny": (256, 64, 4, 64, 64, 16), "cpu": (4096, 1000, 8, 512, 1000, 64),
-         "full": (100_000, 10_000, 32, 4096, 10_000, 1024)}
+SIZES = {
+    "tiny": (256, 64, 4, 64, 64, 16),
+    "cpu": (4096, 1000, 8, 512, 1000, 64),
+    "full": (100_000, 10_000, 32, 4096, 10_000, 1024),
+}
 
 
 def numpy_la(lam, t2, etas, alphas, k, B, s2, steps):
@@ -59,8 +64,9 @@ def numpy_la(lam, t2, etas, alphas, k, B, s2, steps):
     return 0.5 * d @ lam
 
 
-def bench(D: int, T: int, G: int, mcD: int, mcT: int, mcL: int,
-          np_steps: int | None = None) -> tuple[dict, list[str]]:
+def bench(
+    D: int, T: int, G: int, mcD: int, mcT: int, mcL: int, np_steps: int | None = None
+) -> tuple[dict, list[str]]:
     """The three measurements at one size; returns the figures and the printed lines.
 
     ``np_steps`` is how many steps the numpy peer runs (default 20, rounded to a multiple
@@ -80,8 +86,7 @@ def bench(D: int, T: int, G: int, mcD: int, mcT: int, mcL: int,
     out, cold, warm = tv.result, tv.cold, tv.warm
     rate_jax = G * G * D * T / warm
 
-    lam, t2 = (np.asarray(v, np.float32) for v in
-               jax.jit(lambda: ex.problem("power_law", D, base))())
+    lam, t2 = (np.asarray(v, np.float32) for v in jax.jit(lambda: ex.problem("power_law", D, base))())
     np_steps = min(T, max(k, (20 if np_steps is None else np_steps) // k * k))
     tn = C.timed(numpy_la, lam, t2, ee, aa, k, B, 0.1, np_steps, reps=0)
     ref, np_time = tn.result, tn.cold
@@ -99,24 +104,30 @@ def bench(D: int, T: int, G: int, mcD: int, mcT: int, mcL: int,
 
     loop = C.best_of(config_loop, 1) / n_loop * G * G
 
-    mspec = mc.MonteCarloSpec(dim=mcD, batch=B, steps=mcT, num_log=16, algorithm="lookahead",
-                              sync_period=k)
-    mrun = jax.jit(jax.vmap(lambda kk: mc.run(mspec, dict(mc.MC_DEFAULT_PARAMS, sigma2=0.1), kk)["final_risk"]))
+    mspec = mc.MonteCarloSpec(dim=mcD, batch=B, steps=mcT, num_log=16, algorithm="lookahead", sync_period=k)
+    mrun = jax.jit(
+        jax.vmap(lambda kk: mc.run(mspec, dict(mc.MC_DEFAULT_PARAMS, sigma2=0.1), kk)["final_risk"])
+    )
     keys = jax.random.split(jax.random.key(0), mcL)
     mc_time = C.timed(mrun, keys, reps=1).warm
     mc_rate = mcL * mcD * mcT / mc_time
 
-    res = {"exact_vs_numpy": C.ratio(rate_jax, rate_np), "vmap_vs_loop": C.ratio(loop, warm),
-           "mc_rate": mc_rate, "rate_jax": rate_jax, "rate_np": rate_np, "cold_s": cold,
-           "warm_s": warm}
+    res = {
+        "exact_vs_numpy": C.ratio(rate_jax, rate_np),
+        "vmap_vs_loop": C.ratio(loop, warm),
+        "mc_rate": mc_rate,
+        "rate_jax": rate_jax,
+        "rate_np": rate_np,
+        "cold_s": cold,
+        "warm_s": warm,
+    }
     lines = [
         f"exact LA recursion, D={D}, T={T}, grid {G}x{G}: jit(vmap) {rate_jax:.3g} mode-steps/s "
         f"(warm {warm:.3g} s, cold {cold:.3g} s); numpy {rate_np:.3g} mode-steps/s "
         f"(on {np_steps} steps) -> ratio {res['exact_vs_numpy']:.3g}x",
         f"vmapped grid vs Python loop of jitted runs (loop extrapolated from {n_loop}): "
         f"{res['vmap_vs_loop']:.3g}x",
-        f"Monte Carlo LA (k={k}, B={B}), {mcL} lanes x D={mcD} x {mcT} steps: "
-        f"{mc_rate:.3g} lane-dim-steps/s",
+        f"Monte Carlo LA (k={k}, B={B}), {mcL} lanes x D={mcD} x {mcT} steps: {mc_rate:.3g} lane-dim-steps/s",
     ]
     return res, lines
 

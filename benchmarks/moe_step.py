@@ -32,10 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 from _common import best_of  # noqa: E402
 
-INTRO = ("Peers measured in the same run: (A) the same MLP-MoE and per-layer Adam in PyTorch "
-         "(eager, CPU, `torch.optim.Adam` with one parameter group per layer); (B) the same "
-         "runs one after another (Python loop of the jitted single run). Goals (issue 11): "
-         "(A) >= 1.5x, (B) >= 3x.")
+INTRO = (
+    "Peers measured in the same run: (A) the same MLP-MoE and per-layer Adam in PyTorch "
+    "(eager, CPU, `torch.optim.Adam` with one parameter group per layer); (B) the same "
+    "runs one after another (Python loop of the jitted single run). Goals (issue 11): "
+    "(A) >= 1.5x, (B) >= 3x."
+)
 
 
 def bench_step(width, batch, n_steps, reps):
@@ -61,6 +63,7 @@ def bench_step(width, batch, n_steps, reps):
             g = jax.grad(loss_fn)(p)
             u, s = tx.update(g, s, p)
             return (optax.apply_updates(p, u), s), None
+
         return jax.lax.scan(body, (p, s), None, length=n_steps)[0]
 
     @jax.jit
@@ -90,8 +93,9 @@ def bench_step(width, batch, n_steps, reps):
     torch.set_num_threads(max(1, int(os.environ.get("OMP_NUM_THREADS", os.cpu_count()))))
     tp = {k: torch.tensor(np.asarray(v), requires_grad=True) for k, v in p.items()}
     lrs, epss = pz.per_layer("lr_mult"), pz.per_layer("eps_mult")
-    opt = torch.optim.Adam([{"params": [tp[k]], "lr": lr * lrs[k], "eps": eps * epss[k]}
-                            for k in moe.LAYERS], betas=(0.9, 0.999))
+    opt = torch.optim.Adam(
+        [{"params": [tp[k]], "lr": lr * lrs[k], "eps": eps * epss[k]} for k in moe.LAYERS], betas=(0.9, 0.999)
+    )
     tx_, ty = torch.tensor(x), torch.tensor(y)
     M, N, N_e = d["M"], d["N"], d["N_e"]
     gelu = torch.nn.GELU()
@@ -113,8 +117,16 @@ def bench_step(width, batch, n_steps, reps):
 
 
 def bench_sweep(width, steps, n_lr, n_seed, reps):
-    spec = moe.MoESpec(width=width, regime="III", rules=("mssp",), steps=steps, batch_size=32,
-                       n_eval=256, n_probe=32, num_log=4)
+    spec = moe.MoESpec(
+        width=width,
+        regime="III",
+        rules=("mssp",),
+        steps=steps,
+        batch_size=32,
+        n_eval=256,
+        n_probe=32,
+        num_log=4,
+    )
     lrs = 2.0 ** np.arange(n_lr, dtype=np.float32) / 2 ** (n_lr // 2)
     lr_grid = np.repeat(lrs, n_seed)
     keys = jax.vmap(jax.random.key)(jnp.arange(n_lr * n_seed))
@@ -125,30 +137,39 @@ def bench_sweep(width, steps, n_lr, n_seed, reps):
     def loop():
         res = []
         for i in range(len(lr_grid)):
-            res.append(srun({"lr_scale": params["lr_scale"][i], "eps": params["eps"][i]},
-                            keys[i]))
+            res.append(srun({"lr_scale": params["lr_scale"][i], "eps": params["eps"][i]}, keys[i]))
         return jax.block_until_ready(res)
 
     tv = C.timed(vrun, params, keys, reps=reps)
     tl = C.timed(loop, reps=reps)
     outv, outs = tv.result, tl.result
     cold_v, cold_l, warm_v, warm_l = tv.cold, tl.cold, tv.warm, tl.warm
-    diff = max(float(jnp.nanmax(jnp.abs(outv["final_loss"][i] - o["final_loss"])))
-               for i, o in enumerate(outs))
-    return {"vmap": warm_v, "loop": warm_l, "vmap_cold": cold_v, "loop_cold": cold_l,
-            "lanes": len(lr_grid), "max_diff": diff, "dims": moe.spec_dims(spec)}
+    diff = max(
+        float(jnp.nanmax(jnp.abs(outv["final_loss"][i] - o["final_loss"]))) for i, o in enumerate(outs)
+    )
+    return {
+        "vmap": warm_v,
+        "loop": warm_l,
+        "vmap_cold": cold_v,
+        "loop_cold": cold_l,
+        "lanes": len(lr_grid),
+        "max_diff": diff,
+        "dims": moe.spec_dims(spec),
+    }
 
 
 def sweep_lines(b: dict, n_lr: int, n_seed: int, steps: int) -> list[str]:
     """The (B) lines for a :func:`bench_sweep` result."""
     db = b["dims"]
-    return [f"(B) LR x seed sweep, {b['lanes']} lanes ({n_lr} LRs x {n_seed} seeds), MSSP "
-            f"regime III N={db['N']} M={db['M']} N_e={db['N_e']}, {steps} steps of batch 32 "
-            f"+ diagnostics (seconds)",
-            f"  jit(vmap(run)) {b['vmap']:8.3f} (cold {b['vmap_cold']:.2f})   Python loop of "
-            f"jit(run) {b['loop']:8.3f} (cold {b['loop_cold']:.2f})   ->  loop/vmap "
-            f"{C.ratio(b['loop'], b['vmap']):.2f}x warm, {C.ratio(b['loop_cold'], b['vmap_cold']):.2f}x "
-            f"cold; max |final-loss diff| {b['max_diff']:.1e}"]
+    return [
+        f"(B) LR x seed sweep, {b['lanes']} lanes ({n_lr} LRs x {n_seed} seeds), MSSP "
+        f"regime III N={db['N']} M={db['M']} N_e={db['N_e']}, {steps} steps of batch 32 "
+        f"+ diagnostics (seconds)",
+        f"  jit(vmap(run)) {b['vmap']:8.3f} (cold {b['vmap_cold']:.2f})   Python loop of "
+        f"jit(run) {b['loop']:8.3f} (cold {b['loop_cold']:.2f})   ->  loop/vmap "
+        f"{C.ratio(b['loop'], b['vmap']):.2f}x warm, {C.ratio(b['loop_cold'], b['vmap_cold']):.2f}x "
+        f"cold; max |final-loss diff| {b['max_diff']:.1e}",
+    ]
 
 
 def main(argv=None) -> dict:
@@ -161,14 +182,20 @@ def main(argv=None) -> dict:
         w_sweep, steps, n_lr, n_seed = 64, 100, 8, 4
     a = bench_step(w_step, batch, n_steps, reps)
     d = a["dims"]
-    lines = [f"(A) one Adam step, MSSP regime III, N={d['N']} M={d['M']} N_e={d['N_e']} "
-             f"d_in={d['d_in']} batch={batch} (ms/step, best of {reps} x {n_steps} steps)"]
-    line = (f"  ours (jit step, Python loop) {1e3 * a['ours_loop']:8.3f}   ours (lax.scan) "
-            f"{1e3 * a['ours_scan']:8.3f}   (cold {a['cold']:.2f} s)")
+    lines = [
+        f"(A) one Adam step, MSSP regime III, N={d['N']} M={d['M']} N_e={d['N_e']} "
+        f"d_in={d['d_in']} batch={batch} (ms/step, best of {reps} x {n_steps} steps)"
+    ]
+    line = (
+        f"  ours (jit step, Python loop) {1e3 * a['ours_loop']:8.3f}   ours (lax.scan) "
+        f"{1e3 * a['ours_scan']:8.3f}   (cold {a['cold']:.2f} s)"
+    )
     if "torch" in a:
-        line += (f"   PyTorch (eager, torch.optim.Adam) {1e3 * a['torch']:8.3f}   ->  peer/ours "
-                 f"{C.ratio(a['torch'], a['ours_loop']):.2f}x (loop), "
-                 f"{C.ratio(a['torch'], a['ours_scan']):.2f}x (scan)")
+        line += (
+            f"   PyTorch (eager, torch.optim.Adam) {1e3 * a['torch']:8.3f}   ->  peer/ours "
+            f"{C.ratio(a['torch'], a['ours_loop']):.2f}x (loop), "
+            f"{C.ratio(a['torch'], a['ours_scan']):.2f}x (scan)"
+        )
     else:
         line += "   PyTorch peer skipped (torch not installed)"
     lines.append(line)

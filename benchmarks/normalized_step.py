@@ -34,14 +34,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
 # ~10^6 parameters: 524,288 + 262,144 + 131,072 + 81,920 + 512 = 999,936.
-FULL_SHAPES = {"w1": (1024, 512), "w2": (512, 512), "w3": (512, 256), "emb": (256, 320),
-               "b": (512,)}
+FULL_SHAPES = {"w1": (1024, 512), "w2": (512, 512), "w3": (512, 256), "emb": (256, 320), "b": (512,)}
 TINY_SHAPES = {"w1": (64, 64), "w2": (32, 32), "b": (16,)}
 PEER = "optax.sgd(momentum=0.9) [peer]"
-INTRO = ("Peer measured in the same run: `optax.sgd(0.01, momentum=0.9)`. The normalized "
-         "methods read the moment once more for the norm; STORM also reads `prev_grad`. "
-         "Best = the best round (warm); the median per-round ratio compares the cases within "
-         "each round, which keeps a shared machine's load out of it.")
+INTRO = (
+    "Peer measured in the same run: `optax.sgd(0.01, momentum=0.9)`. The normalized "
+    "methods read the moment once more for the norm; STORM also reads `prev_grad`. "
+    "Best = the best round (warm); the median per-round ratio compares the cases within "
+    "each round, which keeps a shared machine's load out of it."
+)
 
 
 def _tree(shapes, seed):
@@ -58,8 +59,12 @@ def make_step(opt, shapes, extra):
         return optax.apply_updates(params, u), state
 
     params = _tree(shapes, 0)
-    return jax.jit(step, donate_argnums=(0, 1)), [params, opt.init(params), _tree(shapes, 1),
-                                                   _tree(shapes, 2)]
+    return jax.jit(step, donate_argnums=(0, 1)), [
+        params,
+        opt.init(params),
+        _tree(shapes, 1),
+        _tree(shapes, 2),
+    ]
 
 
 def run_steps(fn, args, steps):
@@ -78,8 +83,7 @@ def main(argv=None) -> dict:
     cases = {
         PEER: (optax.sgd(0.01, momentum=0.9), False),
         "normalized_sgd_momentum": (normalized_sgd_momentum(0.01, 0.9), False),
-        "normalized_sgd_momentum(per_leaf)": (normalized_sgd_momentum(0.01, 0.9, per_leaf=True),
-                                              False),
+        "normalized_sgd_momentum(per_leaf)": (normalized_sgd_momentum(0.01, 0.9, per_leaf=True), False),
         "normalized_storm": (normalized_storm(0.01, 0.1), True),
     }
     built = {name: make_step(opt, shapes, extra) for name, (opt, extra) in cases.items()}
@@ -95,12 +99,16 @@ def main(argv=None) -> dict:
     peer = np.asarray(per_round[PEER])
     times = {name: float(np.min(v)) for name, v in per_round.items()}
     ratios = {name: float(np.median(C.ratio(peer, np.asarray(v)))) for name, v in per_round.items()}
-    lines = [f"one step (update + apply_updates, jitted, donated) on {n_params:,} float32 "
-             f"params in {len(shapes)} leaves; {reps} interleaved rounds of {steps} steps"]
+    lines = [
+        f"one step (update + apply_updates, jitted, donated) on {n_params:,} float32 "
+        f"params in {len(shapes)} leaves; {reps} interleaved rounds of {steps} steps"
+    ]
     for name in built:
-        lines.append(f"  {name:36s} best {times[name] * 1e3:7.3f} ms/step (peer/ours of bests "
-                     f"{C.ratio(times[PEER], times[name]):4.2f}x)   median per-round peer/ours "
-                     f"{ratios[name]:4.2f}x   (cold {cold[name]:.2f} s)")
+        lines.append(
+            f"  {name:36s} best {times[name] * 1e3:7.3f} ms/step (peer/ours of bests "
+            f"{C.ratio(times[PEER], times[name]):4.2f}x)   median per-round peer/ours "
+            f"{ratios[name]:4.2f}x   (cold {cold[name]:.2f} s)"
+        )
     print("\n".join([C.machine(), *lines]))
     if C.should_record(args):
         C.record("normalized_step", lines, intro=INTRO, script="normalized_step.py")

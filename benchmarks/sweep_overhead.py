@@ -52,11 +52,13 @@ from jaxtheory.sweep import Space, lane_key_data, log, make_key, sweep, values
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
-INTRO = ("Peers measured in the same run: (b) Python loop over configs of a jitted run, "
-         "(c) Python loop over steps of a jitted step (extrapolated from a few configs), "
-         "(d) bare `jit(vmap(run))`; (a) is the engine, store included. Warm = the compiled "
-         "program reused with other dynamic values, best of 3 for (a) and (d) (for the engine: "
-         "sweeps into fresh directories).")
+INTRO = (
+    "Peers measured in the same run: (b) Python loop over configs of a jitted run, "
+    "(c) Python loop over steps of a jitted step (extrapolated from a few configs), "
+    "(d) bare `jit(vmap(run))`; (a) is the engine, store included. Warm = the compiled "
+    "program reused with other dynamic values, best of 3 for (a) and (d) (for the engine: "
+    "sweeps into fresh directories)."
+)
 
 
 #: Warm calls of (a) and (d); their best is the warm time.
@@ -86,8 +88,11 @@ def _profile(call) -> dict[str, float]:
     stats = pstats.Stats(prof).stats  # {(file, line, func): (cc, nc, tottime, cumtime, callers)}
     out = {}
     for name, funcs in STAGES:
-        out[name] = sum(v[3] for (f, _, fn), v in stats.items()
-                        if any(f.endswith(end) and fn == want for end, want in funcs))
+        out[name] = sum(
+            v[3]
+            for (f, _, fn), v in stats.items()
+            if any(f.endswith(end) and fn == want for end, want in funcs)
+        )
     out["total"] = max(v[3] for (f, _, fn), v in stats.items() if fn == "sweep" and f.endswith("engine.py"))
     out["other (plan, dispatch, Python)"] = out["total"] - sum(out[name] for name, _ in STAGES)
     return out
@@ -121,8 +126,13 @@ def measure(tiny: bool, profile: bool = False) -> dict:
     space2 = Space(lr=log(0.02, 1.5, num=lanes_lr), momentum=values(0.9), seeds=seeds)
     n = lanes_lr * seeds
     lrs = np.repeat(np.geomspace(0.01, 1.0, lanes_lr), seeds).astype(np.float32)
-    keys = np.stack([lane_key_data({"lr": lr, "momentum": 0.9}, s)
-                     for lr in np.geomspace(0.01, 1.0, lanes_lr) for s in range(seeds)])
+    keys = np.stack(
+        [
+            lane_key_data({"lr": lr, "momentum": 0.9}, s)
+            for lr in np.geomspace(0.01, 1.0, lanes_lr)
+            for s in range(seeds)
+        ]
+    )
     batch = {k: np.full(n, v, np.float32) for k, v in params.items()}
     batch["lr"] = lrs
     batch["momentum"] = np.full(n, 0.9, np.float32)
@@ -136,8 +146,15 @@ def measure(tiny: bool, profile: bool = False) -> dict:
 
         def engine():
             i = next(calls)
-            res = sweep(quad.run, spec, space if i == 0 else space2, params, quiet=True,
-                        run_dir=Path(tmp) / f"a{i}", metric_dims={"risk": ("step",)})
+            res = sweep(
+                quad.run,
+                spec,
+                space if i == 0 else space2,
+                params,
+                quiet=True,
+                run_dir=Path(tmp) / f"a{i}",
+                metric_dims={"risk": ("step",)},
+            )
             recorded.append(dict(res.manifest["timings"]))
             return res
 
@@ -183,8 +200,9 @@ def measure(tiny: bool, profile: bool = False) -> dict:
     few = 2 if tiny else 4
     x0 = jnp.ones(spec.dim) / jnp.sqrt(spec.dim)
     s0 = optax.sgd(0.1, momentum=0.9).init(x0)
-    t_compile_c = C.timed(step, x0, s0, jnp.float32(0.1), jnp.float32(0.9),
-                          make_key(jnp.asarray(keys[0])), 0, reps=0).cold
+    t_compile_c = C.timed(
+        step, x0, s0, jnp.float32(0.1), jnp.float32(0.9), make_key(jnp.asarray(keys[0])), 0, reps=0
+    ).cold
 
     def step_loop():
         for i in range(few):
@@ -199,9 +217,12 @@ def measure(tiny: bool, profile: bool = False) -> dict:
 
     r = C.ratio
     ratios = {
-        "a_vs_c_warm": r(t["c_warm"], t["a_warm"]), "a_vs_c_cold": r(t["c_cold"], t["a_cold"]),
-        "a_vs_b_warm": r(t["b_warm"], t["a_warm"]), "a_vs_b_cold": r(t["b_cold"], t["a_cold"]),
-        "d_over_a_warm": r(t["d_warm"], t["a_warm"]), "d_over_a_cold": r(t["d_cold"], t["a_cold"]),
+        "a_vs_c_warm": r(t["c_warm"], t["a_warm"]),
+        "a_vs_c_cold": r(t["c_cold"], t["a_cold"]),
+        "a_vs_b_warm": r(t["b_warm"], t["a_warm"]),
+        "a_vs_b_cold": r(t["b_cold"], t["a_cold"]),
+        "d_over_a_warm": r(t["d_warm"], t["a_warm"]),
+        "d_over_a_cold": r(t["d_cold"], t["a_cold"]),
     }
     lines = [
         f"lanes {n}, dim {spec.dim}, steps {spec.steps}",
@@ -212,16 +233,33 @@ def measure(tiny: bool, profile: bool = False) -> dict:
         f"bare jit(vmap) / engine:   {ratios['d_over_a_warm']:8.2f}  warm, {ratios['d_over_a_cold']:8.2f}  cold (target >= 0.8)",
     ]
     tim = engine_timings
-    lines.append("engine warm, manifest timings (s): " + ", ".join(
-        f"{k} {tim[k]:.3f}" for k in ("run_s", "store_s", "assemble_s", "results_write_s", "total_s") if k in tim))
-    lines.append(f"engine warm, fixed cost (total_s - run_s, median of {WARM_REPS}): {fixed:.3f} s; "
-                 f"device share (run_s / total_s): {share:.2f}")
-    out = {"times": t, "ratios": ratios, "lines": lines, "engine_timings": tim, "fixed_s": fixed,
-           "device_share": share, "jaxtheory": jaxtheory.__file__}
+    lines.append(
+        "engine warm, manifest timings (s): "
+        + ", ".join(
+            f"{k} {tim[k]:.3f}"
+            for k in ("run_s", "store_s", "assemble_s", "results_write_s", "total_s")
+            if k in tim
+        )
+    )
+    lines.append(
+        f"engine warm, fixed cost (total_s - run_s, median of {WARM_REPS}): {fixed:.3f} s; "
+        f"device share (run_s / total_s): {share:.2f}"
+    )
+    out = {
+        "times": t,
+        "ratios": ratios,
+        "lines": lines,
+        "engine_timings": tim,
+        "fixed_s": fixed,
+        "device_share": share,
+        "jaxtheory": jaxtheory.__file__,
+    }
     if prof is not None:
         out["profile"] = prof
-        lines.append("engine warm, cProfile (cumulative s; profiling slows Python code): " + ", ".join(
-            f"{k} {v:.3f}" for k, v in prof.items()))
+        lines.append(
+            "engine warm, cProfile (cumulative s; profiling slows Python code): "
+            + ", ".join(f"{k} {v:.3f}" for k, v in prof.items())
+        )
     return out
 
 
@@ -241,10 +279,18 @@ def _measure_in(checkout: Path, tiny: bool) -> dict:
 
 
 def _revision(checkout: Path) -> str:
-    r = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h %s"], capture_output=True,
-                       text=True, check=False)
-    dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--", "jaxtheory"],
-                           capture_output=True, text=True, check=False).stdout.strip()
+    r = subprocess.run(
+        ["git", "-C", str(checkout), "log", "-1", "--format=%h %s"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    dirty = subprocess.run(
+        ["git", "-C", str(checkout), "status", "--porcelain", "--", "jaxtheory"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
     return (r.stdout.strip()[:60] or "?") + (" (+ uncommitted changes)" if dirty else "")
 
 
@@ -257,41 +303,73 @@ def compare(args) -> dict:
         for side, path in sides.items():
             runs[side].append(_measure_in(path, args.tiny))
             r = runs[side][-1]
-            print(f"round {i + 1} {side}: d/a warm {r['ratios']['d_over_a_warm']:.2f}, "
-                  f"cold {r['ratios']['d_over_a_cold']:.2f}; load {r['load']:.1f}", flush=True)
-    lines = [f"before: {_revision(sides['before'])}", f"after:  {_revision(here)}",
-             f"{args.rounds} rounds, each side a fresh process, alternating; lanes, sizes as in "
-             "`sweep_overhead` above", ""]
+            print(
+                f"round {i + 1} {side}: d/a warm {r['ratios']['d_over_a_warm']:.2f}, "
+                f"cold {r['ratios']['d_over_a_cold']:.2f}; load {r['load']:.1f}",
+                flush=True,
+            )
+    lines = [
+        f"before: {_revision(sides['before'])}",
+        f"after:  {_revision(here)}",
+        f"{args.rounds} rounds, each side a fresh process, alternating; lanes, sizes as in "
+        "`sweep_overhead` above",
+        "",
+    ]
     for side in sides:
         for i, r in enumerate(runs[side]):
             t, q = r["times"], r["ratios"]
-            lines.append(f"{side:6s} round {i + 1}: (a) engine cold {t['a_cold']:7.3f} warm {t['a_warm']:6.3f}"
-                         f" | (d) bare cold {t['d_cold']:7.3f} warm {t['d_warm']:6.3f} | d/a warm "
-                         f"{q['d_over_a_warm']:.2f} cold {q['d_over_a_cold']:.2f} | a vs b warm "
-                         f"{q['a_vs_b_warm']:.1f}x, a vs c warm {q['a_vs_c_warm']:.0f}x | load {r['load']:.1f}")
-    med = {side: {k: statistics.median(r["ratios"][k] for r in runs[side])
-                  for k in ("d_over_a_warm", "d_over_a_cold")} for side in sides}
-    warm = {side: statistics.median(r["times"]["a_warm"] - r["times"]["d_warm"] for r in runs[side])
-            for side in sides}
-    lines += ["", "median bare jit(vmap) / engine: "
-              + "; ".join(f"{side} {med[side]['d_over_a_warm']:.2f} warm, {med[side]['d_over_a_cold']:.2f} cold"
-                          for side in sides) + " (target >= 0.8)",
-              "median engine - bare, warm (s): " + "; ".join(f"{side} {warm[side]:.3f}" for side in sides),
-              "within each engine call (robust to the load, which changes the compute time by up to 2x "
-              "between calls):",
-              "  median fixed cost, total_s - run_s (s): " + "; ".join(
-                  f"{side} {statistics.median(r['fixed_s'] for r in runs[side]):.3f}" for side in sides),
-              "  median device share, run_s / total_s: " + "; ".join(
-                  f"{side} {statistics.median(r['device_share'] for r in runs[side]):.2f}" for side in sides)
-              + " (bare jit(vmap) is 1 by this measure)", "",
-              "engine warm, manifest timings of the last round (s):"]
+            lines.append(
+                f"{side:6s} round {i + 1}: (a) engine cold {t['a_cold']:7.3f} warm {t['a_warm']:6.3f}"
+                f" | (d) bare cold {t['d_cold']:7.3f} warm {t['d_warm']:6.3f} | d/a warm "
+                f"{q['d_over_a_warm']:.2f} cold {q['d_over_a_cold']:.2f} | a vs b warm "
+                f"{q['a_vs_b_warm']:.1f}x, a vs c warm {q['a_vs_c_warm']:.0f}x | load {r['load']:.1f}"
+            )
+    med = {
+        side: {
+            k: statistics.median(r["ratios"][k] for r in runs[side])
+            for k in ("d_over_a_warm", "d_over_a_cold")
+        }
+        for side in sides
+    }
+    warm = {
+        side: statistics.median(r["times"]["a_warm"] - r["times"]["d_warm"] for r in runs[side])
+        for side in sides
+    }
+    lines += [
+        "",
+        "median bare jit(vmap) / engine: "
+        + "; ".join(
+            f"{side} {med[side]['d_over_a_warm']:.2f} warm, {med[side]['d_over_a_cold']:.2f} cold"
+            for side in sides
+        )
+        + " (target >= 0.8)",
+        "median engine - bare, warm (s): " + "; ".join(f"{side} {warm[side]:.3f}" for side in sides),
+        "within each engine call (robust to the load, which changes the compute time by up to 2x "
+        "between calls):",
+        "  median fixed cost, total_s - run_s (s): "
+        + "; ".join(f"{side} {statistics.median(r['fixed_s'] for r in runs[side]):.3f}" for side in sides),
+        "  median device share, run_s / total_s: "
+        + "; ".join(
+            f"{side} {statistics.median(r['device_share'] for r in runs[side]):.2f}" for side in sides
+        )
+        + " (bare jit(vmap) is 1 by this measure)",
+        "",
+        "engine warm, manifest timings of the last round (s):",
+    ]
     for side in sides:
         tim = runs[side][-1]["engine_timings"]
-        lines.append(f"  {side:6s} " + ", ".join(f"{k} {tim[k]:.3f}" for k in
-                                                 ("run_s", "store_s", "assemble_s", "results_write_s", "total_s")
-                                                 if k in tim))
-    lines.append("engine warm, cProfile of a third sweep (cumulative s, median over rounds; profiling "
-                 "slows Python code):")
+        lines.append(
+            f"  {side:6s} "
+            + ", ".join(
+                f"{k} {tim[k]:.3f}"
+                for k in ("run_s", "store_s", "assemble_s", "results_write_s", "total_s")
+                if k in tim
+            )
+        )
+    lines.append(
+        "engine warm, cProfile of a third sweep (cumulative s, median over rounds; profiling "
+        "slows Python code):"
+    )
     names = list(runs["before"][0]["profile"])
     width = max(map(len, names))
     lines.append(f"  {'stage':{width}s}  before   after")
@@ -300,15 +378,22 @@ def compare(args) -> dict:
         lines.append(f"  {n:{width}s}  {b:6.3f}  {a:6.3f}")
     print("\n".join([C.machine(), *lines]))
     if C.should_record(args):
-        C.record("sweep_overhead: before/after", lines, intro=INTRO + " Before/after: two checkouts of "
-                 "jaxtheory measured by this script, one after the other on the same machine.",
-                 notes=COMPARE_NOTES, script="sweep_overhead.py")
+        C.record(
+            "sweep_overhead: before/after",
+            lines,
+            intro=INTRO + " Before/after: two checkouts of "
+            "jaxtheory measured by this script, one after the other on the same machine.",
+            notes=COMPARE_NOTES,
+            script="sweep_overhead.py",
+        )
     return {"runs": runs, "median": med}
 
 
-COMPARE_NOTES = ("The machine is shared with other jobs (the load average of each measurement is on its "
-                 "line, and the machine line gives the load when the section was written), so single "
-                 "timings vary by tens of percent; compare the medians, and the stages of the profile.")
+COMPARE_NOTES = (
+    "The machine is shared with other jobs (the load average of each measurement is on its "
+    "line, and the machine line gives the load when the section was written), so single "
+    "timings vary by tens of percent; compare the medians, and the stages of the profile."
+)
 
 
 if __name__ == "__main__":

@@ -34,9 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 from _common import block  # noqa: E402
 
-INTRO = ("Peers measured in the same run: (A) W separate `optax.sgd` optimizers stepped in a "
-         "Python loop with a jitted outer averaging step; (B) numpy top-k (`argpartition`), "
-         "random-k (`Generator.choice`), QSGD, and `jax.lax.approx_max_k`.")
+INTRO = (
+    "Peers measured in the same run: (A) W separate `optax.sgd` optimizers stepped in a "
+    "Python loop with a jitted outer averaging step; (B) numpy top-k (`argpartition`), "
+    "random-k (`Generator.choice`), QSGD, and `jax.lax.approx_max_k`."
+)
 
 
 def bench_diloco(W, P, H, rounds, reps):
@@ -162,8 +164,10 @@ def main(argv=None) -> dict:
         sizes, H, rounds, workers, d, reps = (1000,), 2, 2, (2,), 10_000, 1
     else:
         sizes, H, rounds, workers, d, reps = (1000, 100_000), 8, 4, (4, 16), 10_000_000, 3
-    lines = [f"(A) DiLoCo, P params, H = {H} inner steps, {rounds} rounds "
-             f"(seconds, warm = best of {reps}; cold = first call incl. compile)"]
+    lines = [
+        f"(A) DiLoCo, P params, H = {H} inner steps, {rounds} rounds "
+        f"(seconds, warm = best of {reps}; cold = first call incl. compile)"
+    ]
     dl = {}
     for P, W in [(P, W) for P in sizes for W in workers]:
         t = bench_diloco(W, P, H, rounds, reps)
@@ -177,13 +181,20 @@ def main(argv=None) -> dict:
             f"peer {t['peer_cold']:.2f}"
         )
     k, comp = bench_compressors(d, 0.01, reps)
-    lines.append(f"(B) compressors on d = {d:,} float32, k = {k:,} (1%), qsgd s = 1 "
-                 f"(seconds, best of {reps}; Melem/s = d / time / 1e6)")
+    lines.append(
+        f"(B) compressors on d = {d:,} float32, k = {k:,} (1%), qsgd s = 1 "
+        f"(seconds, best of {reps}; Melem/s = d / time / 1e6)"
+    )
     for name, r in comp.items():
-        peers = "  ".join(f"{p} {v:8.4f} (ratio {C.ratio(v, r['ours']):5.2f}x)"
-                          for p, v in r.items() if p not in ("ours", "ours_cold"))
-        lines.append(f"  {name:6s}: ours {r['ours']:8.4f} ({d / r['ours'] / 1e6:8.1f} Melem/s, "
-                     f"cold {r['ours_cold']:.2f})  {peers}")
+        peers = "  ".join(
+            f"{p} {v:8.4f} (ratio {C.ratio(v, r['ours']):5.2f}x)"
+            for p, v in r.items()
+            if p not in ("ours", "ours_cold")
+        )
+        lines.append(
+            f"  {name:6s}: ours {r['ours']:8.4f} ({d / r['ours'] / 1e6:8.1f} Melem/s, "
+            f"cold {r['ours_cold']:.2f})  {peers}"
+        )
     print("\n".join([C.machine(), *lines]))
     if C.should_record(args):
         C.record("two_phase", lines, intro=INTRO, script="two_phase.py")

@@ -110,8 +110,13 @@ class Estimate:
 
     def to_json(self) -> dict:
         """A JSON-able dict."""
-        d = {"value": _f(self.value), "low": _f(self.low), "high": _f(self.high),
-             "n": self.n, "method": self.method}
+        d = {
+            "value": _f(self.value),
+            "low": _f(self.low),
+            "high": _f(self.high),
+            "n": self.n,
+            "method": self.method,
+        }
         if self.level is not None:
             d["level"] = self.level
         return d
@@ -153,8 +158,12 @@ class Best:
 
     def to_json(self) -> dict:
         """A JSON-able dict."""
-        return {"value": _f(self.value), "at": _py(self.at), "ties": [_py(t) for t in self.ties],
-                "se": _f(self.se)}
+        return {
+            "value": _f(self.value),
+            "at": _py(self.at),
+            "ties": [_py(t) for t in self.ties],
+            "se": _f(self.se),
+        }
 
 
 def _py(v: Any) -> Any:
@@ -164,6 +173,7 @@ def _py(v: Any) -> Any:
 
 
 # -- cells ---------------------------------------------------------------------------
+
 
 def cell_label(coords: Mapping[str, Any]) -> str:
     """The label of a cell: ``"p=1.5,algorithm=sgd"``; ``""`` for a single cell.
@@ -216,6 +226,7 @@ def select(ds: Any, **sel: Any) -> Any:
 
 # -- intervals -------------------------------------------------------------------------
 
+
 def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([0x6A78, seed]))
 
@@ -262,9 +273,15 @@ def _percentile(reps: np.ndarray, level: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def bootstrap(sample: np.ndarray, stat: Callable[[np.ndarray], np.ndarray], *,
-              n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL, seed: int = 0,
-              expand: bool = True) -> Estimate:
+def bootstrap(
+    sample: np.ndarray,
+    stat: Callable[[np.ndarray], np.ndarray],
+    *,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+    expand: bool = True,
+) -> Estimate:
     """Percentile bootstrap interval of ``stat`` over axis 0 of ``sample``.
 
     By default the interval is Hesterberg's *expanded* percentile interval, which keeps
@@ -356,8 +373,15 @@ def _per_cell(da: Any, keep: Sequence[str], fn: Callable[[dict, Any], Estimate])
     return out
 
 
-def mean(da: Any, over: str | None = "seed", *, stat: str = "mean", n_boot: int = DEFAULT_BOOT,
-         level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+def mean(
+    da: Any,
+    over: str | None = "seed",
+    *,
+    stat: str = "mean",
+    n_boot: int = DEFAULT_BOOT,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Estimate | dict[str, Estimate]:
     """Seed-mean (or median) with a bootstrap interval, per cell.
 
     Args:
@@ -375,6 +399,7 @@ def mean(da: Any, over: str | None = "seed", *, stat: str = "mean", n_boot: int 
         >>> mean(da).value
         3.5
     """
+
     def one(coords, sub):
         if over is None:
             return Estimate(float(np.asarray(sub.values, dtype=float)))
@@ -384,8 +409,15 @@ def mean(da: Any, over: str | None = "seed", *, stat: str = "mean", n_boot: int 
     return _per_cell(da, [over] if over else [], one)
 
 
-def ratio_of_means(num: Any, den: Any, over: str = "seed", *, n_boot: int = DEFAULT_BOOT,
-                   level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+def ratio_of_means(
+    num: Any,
+    den: Any,
+    over: str = "seed",
+    *,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Estimate | dict[str, Estimate]:
     """Ratio of two sample means, ``mean(num) / mean(den)``, with a paired bootstrap interval.
 
     ``num`` and ``den`` are measured on the same samples (seeds or instances): each
@@ -452,6 +484,7 @@ def proportion(successes: int, n: int, *, level: float = DEFAULT_LEVEL) -> Estim
 
 # -- slopes and rates ------------------------------------------------------------------
 
+
 def _ls_slope(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Least-squares slope of y (..., m) on x (m,), vectorised over leading axes."""
     xc = x - x.mean()
@@ -470,8 +503,21 @@ def _x_mask(x: np.ndarray, xmin: float | None, xmax: float | None) -> np.ndarray
     return m
 
 
-def _slope_estimate(da: Any, x: str, over: str | None, *, logx: bool, logy: bool, stat: str,
-                    xmin, xmax, xvalues, n_boot, level, seed) -> Estimate | dict:
+def _slope_estimate(
+    da: Any,
+    x: str,
+    over: str | None,
+    *,
+    logx: bool,
+    logy: bool,
+    stat: str,
+    xmin,
+    xmax,
+    xvalues,
+    n_boot,
+    level,
+    seed,
+) -> Estimate | dict:
     if x not in da.dims:
         raise ValueError(f"dimension {x!r} to fit along is not among {tuple(da.dims)}")
 
@@ -496,10 +542,19 @@ def _slope_estimate(da: Any, x: str, over: str | None, *, logx: bool, logy: bool
     return _per_cell(da, [d for d in (over, x) if d], one)
 
 
-def loglog_slope(da: Any, x: str, over: str | None = "seed", *, stat: str = "mean",
-                 xmin: float | None = None, xmax: float | None = None, xvalues: Any = None,
-                 n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL,
-                 seed: int = 0) -> Estimate | dict[str, Estimate]:
+def loglog_slope(
+    da: Any,
+    x: str,
+    over: str | None = "seed",
+    *,
+    stat: str = "mean",
+    xmin: float | None = None,
+    xmax: float | None = None,
+    xvalues: Any = None,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Estimate | dict[str, Estimate]:
     """Slope of ``log(aggregate over seeds of y)`` against ``log x``, with a bootstrap interval.
 
     The seeds are aggregated first (``stat``) and the aggregate curve is fitted by least
@@ -528,14 +583,34 @@ def loglog_slope(da: Any, x: str, over: str | None = "seed", *, stat: str = "mea
         >>> round(e.value, 2), bool(e.high - e.low < 0.01), e.n
         (-0.5, True, 64)
     """
-    return _slope_estimate(da, x, over, logx=True, logy=True, stat=stat, xmin=xmin, xmax=xmax,
-                           xvalues=xvalues, n_boot=n_boot, level=level, seed=seed)
+    return _slope_estimate(
+        da,
+        x,
+        over,
+        logx=True,
+        logy=True,
+        stat=stat,
+        xmin=xmin,
+        xmax=xmax,
+        xvalues=xvalues,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+    )
 
 
-def semilog_rate(da: Any, x: str, over: str | None = "seed", *, stat: str = "mean",
-                 xmin: float | None = None, xmax: float | None = None,
-                 n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL,
-                 seed: int = 0) -> Estimate | dict[str, Estimate]:
+def semilog_rate(
+    da: Any,
+    x: str,
+    over: str | None = "seed",
+    *,
+    stat: str = "mean",
+    xmin: float | None = None,
+    xmax: float | None = None,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Estimate | dict[str, Estimate]:
     """Slope of ``log(aggregate y)`` against linear ``x``: an exponential rate per unit x.
 
     ``y ∝ exp(-r x)`` gives ``-r``; ``y ∝ ρ^x`` gives ``log ρ``.
@@ -547,14 +622,38 @@ def semilog_rate(da: Any, x: str, over: str | None = "seed", *, stat: str = "mea
         >>> round(semilog_rate(da, "t", over=None).value, 4)
         -0.6931
     """
-    return _slope_estimate(da, x, over, logx=False, logy=True, stat=stat, xmin=xmin, xmax=xmax,
-                           xvalues=None, n_boot=n_boot, level=level, seed=seed)
+    return _slope_estimate(
+        da,
+        x,
+        over,
+        logx=False,
+        logy=True,
+        stat=stat,
+        xmin=xmin,
+        xmax=xmax,
+        xvalues=None,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+    )
 
 
-def slope_difference(da: Any, x: str, dim: str, a: Any, b: Any, over: str | None = "seed", *,
-                     stat: str = "mean", xmin: float | None = None, xmax: float | None = None,
-                     semilog: bool = False, n_boot: int = DEFAULT_BOOT, level: float = DEFAULT_LEVEL,
-                     seed: int = 0) -> Estimate | dict[str, Estimate]:
+def slope_difference(
+    da: Any,
+    x: str,
+    dim: str,
+    a: Any,
+    b: Any,
+    over: str | None = "seed",
+    *,
+    stat: str = "mean",
+    xmin: float | None = None,
+    xmax: float | None = None,
+    semilog: bool = False,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Estimate | dict[str, Estimate]:
     """``slope(dim=b) - slope(dim=a)`` of the seed-aggregated curves along ``x``, paired bootstrap.
 
     Both curves are fitted as :func:`loglog_slope` (or :func:`semilog_rate`) fits them;
@@ -605,8 +704,7 @@ def slope_difference(da: Any, x: str, dim: str, a: Any, b: Any, over: str | None
             arr = np.asarray(sub.transpose(dim, x).values, dtype=float)[:, m]
             return Estimate(float(diff(arr)))
         arr = np.asarray(sub.transpose(over, dim, x).values, dtype=float)[:, :, m]
-        return bootstrap(arr, lambda s: diff(_aggregate(s, stat)), n_boot=n_boot, level=level,
-                         seed=seed)
+        return bootstrap(arr, lambda s: diff(_aggregate(s, stat)), n_boot=n_boot, level=level, seed=seed)
 
     return _per_cell(da, [d for d in (over, x, dim) if d], one)
 
@@ -648,6 +746,7 @@ def power_law_with_floor(x: Any, y: Any, *, floors: int = 200) -> dict[str, floa
     ymin = float(np.min(y))
     if ymin <= 0:
         raise ValueError("power_law_with_floor needs positive y")
+
     def fit(c):
         ly = np.log(y - c)
         b = float(_ls_slope(lx, ly))
@@ -721,8 +820,10 @@ def at_equal_cost(cost_a: Any, y_a: Any, cost_b: Any, y_b: Any, at: Any) -> tupl
 
 # -- tuning ------------------------------------------------------------------------------
 
-def best_over(da: Any, dim: str, over: str | None = "seed", *, minimize: bool = True,
-              stat: str = "mean") -> Best | dict[str, Best]:
+
+def best_over(
+    da: Any, dim: str, over: str | None = "seed", *, minimize: bool = True, stat: str = "mean"
+) -> Best | dict[str, Best]:
     """Tune over the grid ``dim``: aggregate over seeds first, then choose.
 
     The protocol (DESIGN §6): the seed-mean (or median) of every grid value is
@@ -761,8 +862,9 @@ def best_over(da: Any, dim: str, over: str | None = "seed", *, minimize: bool = 
             # a grid value where any seed is non-finite (diverged) has a non-finite aggregate
             agg = np.mean(arr, axis=0) if stat == "mean" else np.median(arr, axis=0)
             with np.errstate(invalid="ignore", divide="ignore"):
-                se = (np.std(arr, axis=0, ddof=1) if arr.shape[0] > 1 else np.zeros_like(agg)) \
-                    / np.sqrt(arr.shape[0])
+                se = (np.std(arr, axis=0, ddof=1) if arr.shape[0] > 1 else np.zeros_like(agg)) / np.sqrt(
+                    arr.shape[0]
+                )
         score = np.where(np.isfinite(agg), agg if minimize else -agg, np.inf)
         if not np.isfinite(score).any():
             return Best(float("nan"), None, (), float("nan"), tuple(agg.tolist()), grid)
@@ -774,8 +876,9 @@ def best_over(da: Any, dim: str, over: str | None = "seed", *, minimize: bool = 
     return _per_cell(da, [d for d in (dim, over) if d], one)
 
 
-def tuned(da: Any, dim: str, *, by: Any = None, over: str | None = "seed", minimize: bool = True,
-          stat: str = "mean") -> tuple[Any, Best | dict[str, Best]]:
+def tuned(
+    da: Any, dim: str, *, by: Any = None, over: str | None = "seed", minimize: bool = True, stat: str = "mean"
+) -> tuple[Any, Best | dict[str, Best]]:
     """``da`` at the grid value :func:`best_over` chooses, per cell: a tuned sample.
 
     The grid value is chosen on ``by`` (default ``da`` itself), aggregated over seeds
@@ -837,6 +940,7 @@ def tuned(da: Any, dim: str, *, by: Any = None, over: str | None = "seed", minim
 
 # -- orderings ---------------------------------------------------------------------------
 
+
 def _ranks(a: np.ndarray) -> np.ndarray:
     """Ranks of a 1-d array, ties given their average rank."""
     order = np.argsort(a, kind="mergesort")
@@ -880,6 +984,7 @@ def monotone_violations(y: Any, *, increasing: bool = False, tol: float = 0.0) -
 
 # -- goodness of a linear fit -------------------------------------------------------------
 
+
 def _r2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """R² of the least-squares line of y (..., m) on x (m,), vectorised over leading axes."""
     b = _ls_slope(x, y)
@@ -890,10 +995,21 @@ def _r2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return 1.0 - (resid * resid).sum(axis=-1) / (yc * yc).sum(axis=-1)
 
 
-def linear_r2(da: Any, x: str, over: str | None = "seed", *, stat: str = "mean",
-              xmin: float | None = None, xmax: float | None = None, xvalues: Any = None,
-              logx: bool = False, logy: bool = False, n_boot: int = DEFAULT_BOOT,
-              level: float = DEFAULT_LEVEL, seed: int = 0) -> Estimate | dict[str, Estimate]:
+def linear_r2(
+    da: Any,
+    x: str,
+    over: str | None = "seed",
+    *,
+    stat: str = "mean",
+    xmin: float | None = None,
+    xmax: float | None = None,
+    xvalues: Any = None,
+    logx: bool = False,
+    logy: bool = False,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Estimate | dict[str, Estimate]:
     """R² of the least-squares line through the seed-aggregated curve, with a bootstrap interval.
 
     How well ``aggregate over seeds of y`` is described by a straight line in ``x``

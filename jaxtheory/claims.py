@@ -210,12 +210,23 @@ def _to_cells(x: Any, *, over: str | None, stat: str, family: bool, seed: int) -
         if over is not None and over in x.dims:
             parts = analysis.cells(x, [over])
             lv = _level(len(parts), family)
-            return [_Cell(analysis.cell_label(c), c,
-                          analysis.bootstrap(np.asarray(sub.values, float),
-                                             lambda s: analysis._aggregate(s, stat), level=lv, seed=seed))
-                    for c, sub in parts]
-        return [_Cell(analysis.cell_label(c), c, Estimate(float(np.asarray(sub.values, float))))
-                for c, sub in analysis.cells(x, [])]
+            return [
+                _Cell(
+                    analysis.cell_label(c),
+                    c,
+                    analysis.bootstrap(
+                        np.asarray(sub.values, float),
+                        lambda s: analysis._aggregate(s, stat),
+                        level=lv,
+                        seed=seed,
+                    ),
+                )
+                for c, sub in parts
+            ]
+        return [
+            _Cell(analysis.cell_label(c), c, Estimate(float(np.asarray(sub.values, float))))
+            for c, sub in analysis.cells(x, [])
+        ]
     if isinstance(x, Mapping):
         out = []
         for k, v in x.items():
@@ -328,9 +339,12 @@ class Claim:
             if self.requires is not None:
                 reason = self.requires(ds, spec)
                 if reason:
-                    return self._base("not-applicable", reason=str(reason),
-                                      expected=None if callable(self.expected) else self.expected,
-                                      tolerance=self.tolerance)
+                    return self._base(
+                        "not-applicable",
+                        reason=str(reason),
+                        expected=None if callable(self.expected) else self.expected,
+                        tolerance=self.tolerance,
+                    )
             if self.evaluate_fn is not None:
                 return self.evaluate_fn(self, ds, spec)
             raw = self.measure(ds, spec)
@@ -340,20 +354,25 @@ class Claim:
                 m = store.to_jsonable(raw)
                 ok = m == store.to_jsonable(self.expected)
                 return self._base("pass" if ok else "fail", expected=self.expected, measured=m)
-            cells = _to_cells(raw, over=self.over, stat=self.stat, family=self.family,
-                              seed=_seed_of(self.name))
+            cells = _to_cells(
+                raw, over=self.over, stat=self.stat, family=self.family, seed=_seed_of(self.name)
+            )
             regions = {c.label: self._region(c) for c in cells}
             verdicts = {c.label: _judge(c.est, *regions[c.label]) for c in cells}
             return self._result(cells, regions, verdicts)
         except NotApplicable as e:
             return self._base("not-applicable", reason=str(e))
         except Exception as e:  # noqa: BLE001 - a broken measurement is reported
-            return self._base("fail", error=f"{type(e).__name__}: {e}",
-                              expected=None if callable(self.expected) else self.expected,
-                              tolerance=self.tolerance)
+            return self._base(
+                "fail",
+                error=f"{type(e).__name__}: {e}",
+                expected=None if callable(self.expected) else self.expected,
+                tolerance=self.tolerance,
+            )
 
-    def _result(self, cells: list[_Cell], regions: Mapping[str, tuple[float, float]],
-                verdicts: Mapping[str, str]) -> ClaimResult:
+    def _result(
+        self, cells: list[_Cell], regions: Mapping[str, tuple[float, float]], verdicts: Mapping[str, str]
+    ) -> ClaimResult:
         def expected_of(c):
             if self.rule == "within":
                 return [_r(x) for x in regions[c.label]]
@@ -363,9 +382,12 @@ class Claim:
         constant = not callable(self.expected) and not isinstance(self.expected, Mapping)
         return self._base(
             _combine(list(verdicts.values())),
-            expected=expected_of(cells[0]) if constant and self.rule != "within" else _pack(cells, expected_of),
-            tolerance=self.tolerance if not callable(self.tolerance) else _pack(
-                cells, lambda c: _r(_per_cell_value(self.tolerance, c))),
+            expected=expected_of(cells[0])
+            if constant and self.rule != "within"
+            else _pack(cells, expected_of),
+            tolerance=self.tolerance
+            if not callable(self.tolerance)
+            else _pack(cells, lambda c: _r(_per_cell_value(self.tolerance, c))),
             measured=_pack(cells, lambda c: _r(c.est.value)),
             interval=_pack(cells, lambda c: None if c.est.exact else [_r(c.est.low), _r(c.est.high)]),
             n=min(ns) if ns else None,
@@ -374,9 +396,19 @@ class Claim:
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
-    def at_most(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], bound: Any, *,
-                source: str, over: str | None = "seed", stat: str = "mean", family: bool = True,
-                requires: Callable | None = None) -> Claim:
+    def at_most(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        bound: Any,
+        *,
+        source: str,
+        over: str | None = "seed",
+        stat: str = "mean",
+        family: bool = True,
+        requires: Callable | None = None,
+    ) -> Claim:
         """Passes when the statistic's interval lies at or below ``bound``.
 
         Args:
@@ -403,29 +435,93 @@ class Claim:
             >>> c.evaluate(ds, None).verdict
             'pass'
         """
-        return cls(name=name, statement=statement, source=source, measure=measure, rule="at_most",
-                   expected=bound, over=over, stat=stat, family=family, requires=requires)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=measure,
+            rule="at_most",
+            expected=bound,
+            over=over,
+            stat=stat,
+            family=family,
+            requires=requires,
+        )
 
     @classmethod
-    def at_least(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], bound: Any, *,
-                 source: str, over: str | None = "seed", stat: str = "mean", family: bool = True,
-                 requires: Callable | None = None) -> Claim:
+    def at_least(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        bound: Any,
+        *,
+        source: str,
+        over: str | None = "seed",
+        stat: str = "mean",
+        family: bool = True,
+        requires: Callable | None = None,
+    ) -> Claim:
         """Passes when the statistic's interval lies at or above ``bound`` (see :meth:`at_most`)."""
-        return cls(name=name, statement=statement, source=source, measure=measure, rule="at_least",
-                   expected=bound, over=over, stat=stat, family=family, requires=requires)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=measure,
+            rule="at_least",
+            expected=bound,
+            over=over,
+            stat=stat,
+            family=family,
+            requires=requires,
+        )
 
     @classmethod
-    def within(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], low: Any, high: Any,
-               *, source: str, over: str | None = "seed", stat: str = "mean", family: bool = True,
-               requires: Callable | None = None) -> Claim:
+    def within(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        low: Any,
+        high: Any,
+        *,
+        source: str,
+        over: str | None = "seed",
+        stat: str = "mean",
+        family: bool = True,
+        requires: Callable | None = None,
+    ) -> Claim:
         """Passes when the statistic's interval lies inside ``[low, high]`` (see :meth:`at_most`)."""
-        return cls(name=name, statement=statement, source=source, measure=measure, rule="within",
-                   low=low, high=high, over=over, stat=stat, family=family, requires=requires)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=measure,
+            rule="within",
+            low=low,
+            high=high,
+            over=over,
+            stat=stat,
+            family=family,
+            requires=requires,
+        )
 
     @classmethod
-    def close(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], expected: Any, *,
-              source: str, atol: Any = None, rtol: float | None = None, over: str | None = "seed",
-              stat: str = "mean", family: bool = True, requires: Callable | None = None) -> Claim:
+    def close(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        expected: Any,
+        *,
+        source: str,
+        atol: Any = None,
+        rtol: float | None = None,
+        over: str | None = "seed",
+        stat: str = "mean",
+        family: bool = True,
+        requires: Callable | None = None,
+    ) -> Claim:
         """Passes when the interval lies within ``expected ± (atol + rtol·|expected|)``.
 
         ``expected`` and ``atol`` may vary per cell (a dict by cell label or a function
@@ -441,17 +537,42 @@ class Claim:
         if atol is None and rtol is None:
             raise ValueError(f"claim {name!r}: close needs atol or rtol")
         tol = atol if rtol is None else {"atol": 0.0 if atol is None else atol, "rtol": rtol}
-        return cls(name=name, statement=statement, source=source, measure=measure, rule="close",
-                   expected=expected, tolerance=tol, over=over, stat=stat, family=family,
-                   requires=requires)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=measure,
+            rule="close",
+            expected=expected,
+            tolerance=tol,
+            over=over,
+            stat=stat,
+            family=family,
+            requires=requires,
+        )
 
     @classmethod
-    def slope(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], x: str, *,
-              source: str, expected: Any = None, atol: Any = None, at_most: Any = None,
-              at_least: Any = None, over: str | None = "seed", stat: str = "mean",
-              xmin: float | None = None, xmax: float | None = None, semilog: bool = False,
-              xvalues: Callable[[Any, Any], Any] | None = None, family: bool = True,
-              requires: Callable | None = None) -> Claim:
+    def slope(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        x: str,
+        *,
+        source: str,
+        expected: Any = None,
+        atol: Any = None,
+        at_most: Any = None,
+        at_least: Any = None,
+        over: str | None = "seed",
+        stat: str = "mean",
+        xmin: float | None = None,
+        xmax: float | None = None,
+        semilog: bool = False,
+        xvalues: Callable[[Any, Any], Any] | None = None,
+        family: bool = True,
+        requires: Callable | None = None,
+    ) -> Claim:
         """A log-log slope of the seed-aggregated curve along ``x``, with a bootstrap interval.
 
         Give exactly one of ``expected`` (with ``atol``), ``at_most`` or ``at_least``;
@@ -491,8 +612,11 @@ class Claim:
             ...             atol=0.1, source="paper").evaluate(ds, None).verdict
             'pass'
         """
-        given = [k for k, v in (("expected", expected), ("at_most", at_most), ("at_least", at_least))
-                 if v is not None]
+        given = [
+            k
+            for k, v in (("expected", expected), ("at_most", at_most), ("at_least", at_least))
+            if v is not None
+        ]
         if len(given) != 1:
             raise ValueError(f"claim {name!r}: slope needs exactly one of expected/at_most/at_least")
         if expected is not None and atol is None:
@@ -510,8 +634,7 @@ class Claim:
             out = []
             for coords, sub in parts:
                 kw = {} if semilog else {"xvalues": xv}
-                est = fit(sub, x, over, stat=stat, xmin=xmin, xmax=xmax, level=lv,
-                          seed=_seed_of(name), **kw)
+                est = fit(sub, x, over, stat=stat, xmin=xmin, xmax=xmax, level=lv, seed=_seed_of(name), **kw)
                 out.append(_Cell(analysis.cell_label(coords), coords, est))
             return out
 
@@ -521,15 +644,38 @@ class Claim:
             verdicts = {c.label: _judge(c.est, *regions[c.label]) for c in cells}
             return self._result(cells, regions, verdicts)
 
-        return cls(name=name, statement=statement, source=source, measure=measure, rule=rule,
-                   expected=target, tolerance=atol, over=over, stat=stat, family=family,
-                   requires=requires, evaluate_fn=evaluate)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=measure,
+            rule=rule,
+            expected=target,
+            tolerance=atol,
+            over=over,
+            stat=stat,
+            family=family,
+            requires=requires,
+            evaluate_fn=evaluate,
+        )
 
     @classmethod
-    def ordering(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], dim: str,
-                 order: Sequence[Any], *, source: str, increasing: bool = True, margin: float = 0.0,
-                 over: str | None = "seed", stat: str = "mean", family: bool = True,
-                 requires: Callable | None = None) -> Claim:
+    def ordering(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        dim: str,
+        order: Sequence[Any],
+        *,
+        source: str,
+        increasing: bool = True,
+        margin: float = 0.0,
+        over: str | None = "seed",
+        stat: str = "mean",
+        family: bool = True,
+        requires: Callable | None = None,
+    ) -> Claim:
         """The statistic is ordered along ``dim`` as ``order`` says, each step decided by interval.
 
         For every neighbouring pair ``(a, b)`` of ``order`` the difference
@@ -604,18 +750,37 @@ class Claim:
                 expected={"order": [str(o) for o in order], "increasing": increasing},
                 tolerance=margin,
                 measured={c.label: _r(c.est.value) for c in cells},
-                interval={c.label: None if c.est.exact else [_r(c.est.low), _r(c.est.high)]
-                          for c in cells},
-                n=min(ns) if ns else None, cells=dict(verdicts))
+                interval={c.label: None if c.est.exact else [_r(c.est.low), _r(c.est.high)] for c in cells},
+                n=min(ns) if ns else None,
+                cells=dict(verdicts),
+            )
 
-        return cls(name=name, statement=statement, source=source, measure=measure, rule="ordering",
-                   expected={"order": [str(o) for o in order], "increasing": increasing},
-                   tolerance=margin, over=over, stat=stat, family=family, requires=requires,
-                   evaluate_fn=evaluate)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=measure,
+            rule="ordering",
+            expected={"order": [str(o) for o in order], "increasing": increasing},
+            tolerance=margin,
+            over=over,
+            stat=stat,
+            family=family,
+            requires=requires,
+            evaluate_fn=evaluate,
+        )
 
     @classmethod
-    def identity(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], tol: float, *,
-                 source: str = "derived", requires: Callable | None = None) -> Claim:
+    def identity(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        tol: float,
+        *,
+        source: str = "derived",
+        requires: Callable | None = None,
+    ) -> Claim:
         """An exact identity holds to ``tol``: ``|residual| <= tol`` in every cell.
 
         ``measure`` returns the residual(s): exact values (a number, a DataArray without
@@ -626,6 +791,7 @@ class Claim:
             ...     None, None).verdict
             'pass'
         """
+
         def residual(ds, spec):
             raw = measure(ds, spec)
             if _is_dataarray(raw):
@@ -636,13 +802,29 @@ class Claim:
                 vals = np.abs(np.asarray(raw, float))
             return float(np.max(vals)) if vals.size else float("nan")
 
-        return cls(name=name, statement=statement, source=source, measure=residual, rule="at_most",
-                   expected=tol, over=None, requires=requires)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=residual,
+            rule="at_most",
+            expected=tol,
+            over=None,
+            requires=requires,
+        )
 
     @classmethod
-    def fraction(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], *, source: str,
-                 at_least: float | None = None, at_most: float | None = None,
-                 requires: Callable | None = None) -> Claim:
+    def fraction(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        *,
+        source: str,
+        at_least: float | None = None,
+        at_most: float | None = None,
+        requires: Callable | None = None,
+    ) -> Claim:
         """The fraction of lanes (or instances) where a condition holds, with a Wilson interval.
 
         ``measure`` returns a boolean array (every element one lane) or a pair
@@ -667,13 +849,28 @@ class Claim:
             return analysis.proportion(k, n)
 
         rule = "at_least" if at_least is not None else "at_most"
-        return cls(name=name, statement=statement, source=source, measure=estimate, rule=rule,
-                   expected=at_least if at_least is not None else at_most, over=None,
-                   requires=requires)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=estimate,
+            rule=rule,
+            expected=at_least if at_least is not None else at_most,
+            over=None,
+            requires=requires,
+        )
 
     @classmethod
-    def equals(cls, name: str, statement: str, measure: Callable[[Any, Any], Any], expected: Any, *,
-               source: str, requires: Callable | None = None) -> Claim:
+    def equals(
+        cls,
+        name: str,
+        statement: str,
+        measure: Callable[[Any, Any], Any],
+        expected: Any,
+        *,
+        source: str,
+        requires: Callable | None = None,
+    ) -> Claim:
         """Passes when ``measure == expected`` exactly (counts, labels, orderings: no sampling).
 
         Example:
@@ -681,8 +878,16 @@ class Claim:
             ...              source="paper").evaluate(None, None).verdict
             'pass'
         """
-        return cls(name=name, statement=statement, source=source, measure=measure, rule="equals",
-                   expected=expected, over=None, requires=requires)
+        return cls(
+            name=name,
+            statement=statement,
+            source=source,
+            measure=measure,
+            rule="equals",
+            expected=expected,
+            over=None,
+            requires=requires,
+        )
 
 
 def _fmt_num(x: Any) -> str:

@@ -40,34 +40,50 @@ def build_parser() -> argparse.ArgumentParser:
     cache = argparse.ArgumentParser(add_help=False)
     cg = cache.add_argument_group("compilation cache")
     cx = cg.add_mutually_exclusive_group()
-    cx.add_argument("--cache-dir", default=None, metavar="DIR",
-                    help="persistent compilation cache directory (default: $JAXTHEORY_CACHE_DIR "
-                         "or ~/.cache/jaxtheory/jax)")
-    cx.add_argument("--no-cache", action="store_true",
-                    help="do not read or write the persistent compilation cache")
+    cx.add_argument(
+        "--cache-dir",
+        default=None,
+        metavar="DIR",
+        help="persistent compilation cache directory (default: $JAXTHEORY_CACHE_DIR "
+        "or ~/.cache/jaxtheory/jax)",
+    )
+    cx.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the persistent compilation cache"
+    )
 
     sub.add_parser("list", help="registered experiments, their papers and presets")
 
-    r = sub.add_parser("run", help="run an experiment preset; prints the run directory",
-                       parents=[cache])
+    r = sub.add_parser("run", help="run an experiment preset; prints the run directory", parents=[cache])
     r.add_argument("name", help="experiment name (see `jaxtheory list`)")
     r.add_argument("--preset", default=None, help="preset name (default: the experiment's, usually smoke)")
     r.add_argument("--out", default="runs", help="root directory of runs (default: runs)")
-    r.add_argument("--set", dest="sets", action="append", default=[], metavar="AXIS=VALUES",
-                   help="replace or add an axis: lr=0.1,0.01 | lr='log(1e-4,1e-1,16)' | "
-                        "opt=adam,sgd | seeds=8 (repeatable)")
+    r.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="AXIS=VALUES",
+        help="replace or add an axis: lr=0.1,0.01 | lr='log(1e-4,1e-1,16)' | "
+        "opt=adam,sgd | seeds=8 (repeatable)",
+    )
     r.add_argument("--chunk", type=int, default=None, help="lanes per chunk (default: fit memory)")
     r.add_argument("--devices", default="all", help="'all' or a number of devices")
-    r.add_argument("--coordinator", default=None, metavar="HOST:PORT",
-                   help="join a multi-process run (jax.distributed) through this coordinator")
+    r.add_argument(
+        "--coordinator",
+        default=None,
+        metavar="HOST:PORT",
+        help="join a multi-process run (jax.distributed) through this coordinator",
+    )
     r.add_argument("--num-processes", type=int, default=None, help="processes in the run")
     r.add_argument("--process-id", type=int, default=None, help="this process's index")
-    r.add_argument("--distributed", action="store_true",
-                   help="join a multi-process run that JAX detects (SLURM, Cloud TPU)")
+    r.add_argument(
+        "--distributed",
+        action="store_true",
+        help="join a multi-process run that JAX detects (SLURM, Cloud TPU)",
+    )
     r.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     r.add_argument("--check", action="store_true", help="exit 1 when a claim fails")
-    r.add_argument("--strict", action="store_true",
-                   help="exit 1 when a claim fails or is inconclusive")
+    r.add_argument("--strict", action="store_true", help="exit 1 when a claim fails or is inconclusive")
 
     s = sub.add_parser("show", help="code, space, devices, timings, lane statuses and claims of a run")
     s.add_argument("run_dir")
@@ -77,19 +93,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("docs", help="generated documentation")
     dsub = d.add_subparsers(dest="docs_command", required=True, metavar="ACTION")
-    db = dsub.add_parser("build", help="run (or reuse) every experiment's preset, write pages, build the site",
-                         parents=[cache])
+    db = dsub.add_parser(
+        "build", help="run (or reuse) every experiment's preset, write pages, build the site", parents=[cache]
+    )
     db.add_argument("--preset", default="smoke")
     db.add_argument("--out", default="docs/_build/html", help="HTML output directory")
     db.add_argument("--runs", default="runs", help="root directory of runs to reuse or write")
-    db.add_argument("--only", action="append", default=None, metavar="NAME",
-                    help="only these experiments (repeatable)")
+    db.add_argument(
+        "--only", action="append", default=None, metavar="NAME", help="only these experiments (repeatable)"
+    )
     db.add_argument("--no-sphinx", action="store_true", help="write the generated pages only")
-    db.add_argument("--verdicts", default=None, metavar="DIR",
-                    help="compare every experiment's verdicts with the snapshots in DIR "
-                         "(tests/verdicts); a difference fails the build")
-    db.add_argument("--update-verdicts", action="store_true",
-                    help="rewrite the snapshots in --verdicts DIR instead of comparing")
+    db.add_argument(
+        "--verdicts",
+        default=None,
+        metavar="DIR",
+        help="compare every experiment's verdicts with the snapshots in DIR "
+        "(tests/verdicts); a difference fails the build",
+    )
+    db.add_argument(
+        "--update-verdicts",
+        action="store_true",
+        help="rewrite the snapshots in --verdicts DIR instead of comparing",
+    )
     return p
 
 
@@ -100,8 +125,9 @@ def _err(msg: str) -> int:
 
 def _library_dirs() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
-    return tuple(str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")
-                 if k in paths)
+    return tuple(
+        str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths
+    )
 
 
 def _failing_frame(exc: BaseException) -> tuple[str, int, str, str] | None:
@@ -195,8 +221,9 @@ def _cmd_run(a) -> int:
         return _err(str(e))
     devices = a.devices if a.devices == "all" else int(a.devices)
     try:
-        result = exp.sweep(a.preset, out=a.out, overrides=overrides, chunk=a.chunk,
-                           devices=devices, quiet=a.quiet)
+        result = exp.sweep(
+            a.preset, out=a.out, overrides=overrides, chunk=a.chunk, devices=devices, quiet=a.quiet
+        )
     except SpaceError as e:  # raised before anything compiles: the space does not fit the run
         return _err(str(e))
     except Exception as e:  # noqa: BLE001 - the simulator (or the engine) failed
@@ -241,9 +268,15 @@ def _cmd_docs(a) -> int:
         return _err(f"docs support is unavailable: {e}")
     _configure_cache(a)
     try:
-        return build_docs(preset=a.preset, out=a.out, runs=a.runs, only=a.only,
-                          sphinx=not a.no_sphinx, verdicts=a.verdicts,
-                          update_verdicts=a.update_verdicts)
+        return build_docs(
+            preset=a.preset,
+            out=a.out,
+            runs=a.runs,
+            only=a.only,
+            sphinx=not a.no_sphinx,
+            verdicts=a.verdicts,
+            update_verdicts=a.update_verdicts,
+        )
     except KeyError as e:
         return _err(e.args[0])
 

@@ -80,8 +80,9 @@ def guarded_scan(
         keep = alive & ok
         inner_out = jax.tree.map(lambda a, b: jnp.where(keep, a, b), new_inner, inner)
         y_out = jax.tree.map(
-            lambda v: jnp.where(keep, v, jnp.nan).astype(v.dtype)
-            if jnp.issubdtype(v.dtype, jnp.inexact) else v,
+            lambda v: (
+                jnp.where(keep, v, jnp.nan).astype(v.dtype) if jnp.issubdtype(v.dtype, jnp.inexact) else v
+            ),
             y,
         )
         return (inner_out, t + 1, new_div), y_out

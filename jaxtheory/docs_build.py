@@ -40,8 +40,9 @@ def docs_source_dir() -> Path:
     """
     d = Path(__file__).resolve().parents[1] / "docs"
     if not (d / "conf.py").exists():
-        raise FileNotFoundError(f"no docs/conf.py at {d}: `jaxtheory docs build` needs a "
-                                "source checkout of jaxtheory")
+        raise FileNotFoundError(
+            f"no docs/conf.py at {d}: `jaxtheory docs build` needs a source checkout of jaxtheory"
+        )
     return d
 
 
@@ -78,8 +79,9 @@ def run_or_reuse(exp: Any, preset: str, runs: str | os.PathLike) -> RunRecord:
     return rec
 
 
-def _compare_verdicts(rec: RunRecord, name: str, preset: str, verdicts: str | os.PathLike,
-                      update: bool) -> None:
+def _compare_verdicts(
+    rec: RunRecord, name: str, preset: str, verdicts: str | os.PathLike, update: bool
+) -> None:
     """Compare (or, with ``update``, rewrite) the verdict snapshot; a difference is an error."""
     from jaxtheory.report import verdicts as vsnap
 
@@ -91,15 +93,23 @@ def _compare_verdicts(rec: RunRecord, name: str, preset: str, verdicts: str | os
     snap = vsnap.read_snapshot(path)
     diff = ["no snapshot"] if snap is None else vsnap.compare(fresh, snap)
     if diff:
-        rec.errors.append(f"Verdicts differ from the snapshot `{path}`: " + "; ".join(diff)
-                          + ". Update the snapshot in the commit that changes them (`--update-verdicts`).")
+        rec.errors.append(
+            f"Verdicts differ from the snapshot `{path}`: "
+            + "; ".join(diff)
+            + ". Update the snapshot in the commit that changes them (`--update-verdicts`)."
+        )
 
 
-def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: str = "smoke",
-                           runs: str | os.PathLike = "runs",
-                           only: Iterable[str] | None = None,
-                           log: Any = None, verdicts: str | os.PathLike | None = None,
-                           update_verdicts: bool = False) -> list[ExperimentPage]:
+def write_experiment_pages(
+    source: str | os.PathLike | None = None,
+    *,
+    preset: str = "smoke",
+    runs: str | os.PathLike = "runs",
+    only: Iterable[str] | None = None,
+    log: Any = None,
+    verdicts: str | os.PathLike | None = None,
+    update_verdicts: bool = False,
+) -> list[ExperimentPage]:
     """Run (or reuse) each registered experiment's preset and write its docs page.
 
     Pages go to ``<source>/experiments/_generated/<name>.md`` with the figures beside
@@ -138,8 +148,10 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
         only = list(only)
         unknown = [n for n in only if n not in exps]
         if unknown:
-            raise KeyError(f"no experiment named {', '.join(map(repr, unknown))}; "
-                           f"registered: {', '.join(names) or '(none)'}")
+            raise KeyError(
+                f"no experiment named {', '.join(map(repr, unknown))}; "
+                f"registered: {', '.join(names) or '(none)'}"
+            )
         names = [n for n in names if n in only]
     gen = prepare_pages_dir(src, names)
     runs = Path(runs)
@@ -154,8 +166,11 @@ def write_experiment_pages(source: str | os.PathLike | None = None, *, preset: s
         page = write_page(exp, used, rec, gen)
         pages.append(page)
         state = "ok" if page.ok else "FAILED: " + page.errors[0].splitlines()[0]
-        say(f"docs: {name}: " + (", ".join(f"{n} {v}" for v, n in page.verdicts.items()) or "no claims")
-            + f"; {state}")
+        say(
+            f"docs: {name}: "
+            + (", ".join(f"{n} {v}" for v, n in page.verdicts.items()) or "no claims")
+            + f"; {state}"
+        )
     errs = import_errors()
     for mod, err in errs.items():
         say(f"docs: sweeps.{mod} failed to import: {err}")
@@ -167,8 +182,7 @@ def _run_sphinx(source: Path, out: Path, *, strict: bool = True) -> int:
     try:
         from sphinx.cmd.build import build_main
     except ImportError:
-        print("jaxtheory: error: Sphinx is not installed; pip install -e '.[docs]'",
-              file=sys.stderr)
+        print("jaxtheory: error: Sphinx is not installed; pip install -e '.[docs]'", file=sys.stderr)
         return 1
     args = ["-b", "html", "-q", "-d", str(out.parent / ".doctrees" / out.name)]
     if strict:
@@ -176,11 +190,17 @@ def _run_sphinx(source: Path, out: Path, *, strict: bool = True) -> int:
     return build_main(args + [str(source), str(out)])
 
 
-def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html",
-               runs: str | os.PathLike = "runs", only: Iterable[str] | None = None,
-               sphinx: bool = True, source: str | os.PathLike | None = None,
-               strict: bool = True, verdicts: str | os.PathLike | None = None,
-               update_verdicts: bool = False) -> int:
+def build_docs(
+    preset: str = "smoke",
+    out: str | os.PathLike = "docs/_build/html",
+    runs: str | os.PathLike = "runs",
+    only: Iterable[str] | None = None,
+    sphinx: bool = True,
+    source: str | os.PathLike | None = None,
+    strict: bool = True,
+    verdicts: str | os.PathLike | None = None,
+    update_verdicts: bool = False,
+) -> int:
     """Write every experiment's page and build the Sphinx site.
 
     Args:
@@ -205,25 +225,32 @@ def build_docs(preset: str = "smoke", out: str | os.PathLike = "docs/_build/html
     """
     src = Path(source) if source is not None else docs_source_dir()
     t0 = time.perf_counter()
-    pages = write_experiment_pages(src, preset=preset, runs=runs, only=only, verdicts=verdicts,
-                                   update_verdicts=update_verdicts)
+    pages = write_experiment_pages(
+        src, preset=preset, runs=runs, only=only, verdicts=verdicts, update_verdicts=update_verdicts
+    )
     failed = [p.name for p in pages if not p.ok]
-    print(f"docs: wrote {len(pages)} experiment page(s) in {time.perf_counter() - t0:.1f} s"
-          + (f"; with failures: {', '.join(failed)}" if failed else ""), file=sys.stderr)
+    print(
+        f"docs: wrote {len(pages)} experiment page(s) in {time.perf_counter() - t0:.1f} s"
+        + (f"; with failures: {', '.join(failed)}" if failed else ""),
+        file=sys.stderr,
+    )
     empty = [f"{p.name}/{f}" for p in pages for f in p.empty_figures]
     if empty:
-        print(f"docs: FAILED: {len(empty)} figure(s) draw no data: {', '.join(empty)}",
-              file=sys.stderr)
+        print(f"docs: FAILED: {len(empty)} figure(s) draw no data: {', '.join(empty)}", file=sys.stderr)
     if not sphinx:
         return 1 if failed or empty else 0
     t1 = time.perf_counter()
     out = Path(out)
     status = _run_sphinx(src, out, strict=strict)
     where = (out / "index.html").resolve()
-    print(f"docs: sphinx {'succeeded' if status == 0 else 'FAILED'} in "
-          f"{time.perf_counter() - t1:.1f} s" + (f": {where}" if status == 0 else ""),
-          file=sys.stderr)
+    print(
+        f"docs: sphinx {'succeeded' if status == 0 else 'FAILED'} in "
+        f"{time.perf_counter() - t1:.1f} s" + (f": {where}" if status == 0 else ""),
+        file=sys.stderr,
+    )
     if failed:
-        print(f"docs: FAILED: experiment(s) whose run, claims or figures raised: {', '.join(failed)}",
-              file=sys.stderr)
+        print(
+            f"docs: FAILED: experiment(s) whose run, claims or figures raised: {', '.join(failed)}",
+            file=sys.stderr,
+        )
     return 0 if status == 0 and not failed and not empty else 1

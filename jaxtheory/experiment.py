@@ -247,8 +247,10 @@ class Experiment:
         if not self.presets:
             raise ValueError(f"experiment {self.name!r} has no presets")
         if self.default_preset not in self.presets:
-            raise ValueError(f"experiment {self.name!r}: default preset {self.default_preset!r} "
-                             f"is not one of {sorted(self.presets)}")
+            raise ValueError(
+                f"experiment {self.name!r}: default preset {self.default_preset!r} "
+                f"is not one of {sorted(self.presets)}"
+            )
         names = [c.name for c in self.claims]
         if len(set(names)) != len(names):
             raise ValueError(f"experiment {self.name!r}: claim names repeat: {names}")
@@ -257,12 +259,14 @@ class Experiment:
         """The named preset (the default one for ``None``)."""
         name = name or self.default_preset
         if name not in self.presets:
-            raise KeyError(f"experiment {self.name!r} has no preset {name!r}; "
-                           f"presets: {', '.join(self.presets)}")
+            raise KeyError(
+                f"experiment {self.name!r} has no preset {name!r}; presets: {', '.join(self.presets)}"
+            )
         return self.presets[name]
 
-    def resolve(self, preset: str | None = None,
-                overrides: Mapping[str, Any] | None = None) -> tuple[Any, dict, Space]:
+    def resolve(
+        self, preset: str | None = None, overrides: Mapping[str, Any] | None = None
+    ) -> tuple[Any, dict, Space]:
         """The (spec, params, space) a preset runs, with ``--set``-style overrides applied.
 
         Overrides map axis names to axes (or lists of values); ``seeds`` sets the seed
@@ -295,8 +299,14 @@ class Experiment:
         # `sweep` stands for the engine's module: it derives the keys and stores the chunks
         return code_provenance(self.run, *([self.source_file] if self.source_file else []), sweep)
 
-    def run_id(self, preset: str | None, spec: Any, params: Mapping[str, Any], space: Space,
-               fingerprint: str | None = None) -> str:
+    def run_id(
+        self,
+        preset: str | None,
+        spec: Any,
+        params: Mapping[str, Any],
+        space: Space,
+        fingerprint: str | None = None,
+    ) -> str:
         """Deterministic run id: the preset name and a hash of what decides the results.
 
         The hash covers the experiment's name, the spec, params and space, and the code
@@ -305,13 +315,26 @@ class Experiment:
         """
         if fingerprint is None:
             fingerprint = self.provenance()["fingerprint"]
-        key = {"experiment": self.name, "run": f"{self.run.__module__}.{self.run.__qualname__}",
-               "spec": spec, "params": dict(params), "space": space.describe(), "code": fingerprint}
+        key = {
+            "experiment": self.name,
+            "run": f"{self.run.__module__}.{self.run.__qualname__}",
+            "spec": spec,
+            "params": dict(params),
+            "space": space.describe(),
+            "code": fingerprint,
+        }
         return f"{preset or self.default_preset}-{_stable_hash(key)}"
 
-    def sweep(self, preset: str | None = None, *, out: str | os.PathLike | None = "runs",
-              overrides: Mapping[str, Any] | None = None, chunk: int | None = None,
-              devices: Any = "all", quiet: bool = False) -> ExperimentRun:
+    def sweep(
+        self,
+        preset: str | None = None,
+        *,
+        out: str | os.PathLike | None = "runs",
+        overrides: Mapping[str, Any] | None = None,
+        chunk: int | None = None,
+        devices: Any = "all",
+        quiet: bool = False,
+    ) -> ExperimentRun:
         """Run a preset through the sweep engine and evaluate the claims.
 
         Args:
@@ -333,11 +356,18 @@ class Experiment:
         if out is not None:
             run_dir = Path(out) / self.name / self.run_id(preset, spec, params, space, code["fingerprint"])
         res: SweepResult = sweep(
-            self.run, spec, space, params, run_dir=run_dir, metric_dims=self.metric_dims,
-            coords=self.coords, chunk=chunk, devices=devices, quiet=quiet,
+            self.run,
+            spec,
+            space,
+            params,
+            run_dir=run_dir,
+            metric_dims=self.metric_dims,
+            coords=self.coords,
+            chunk=chunk,
+            devices=devices,
+            quiet=quiet,
             label=f"{self.name}/{preset}",
-            meta={"experiment": self.name, "preset": preset,
-                  "paper": dataclasses.asdict(self.paper)},
+            meta={"experiment": self.name, "preset": preset, "paper": dataclasses.asdict(self.paper)},
             fingerprint=code,
         )
         claims = evaluate_claims(self.claims, res.dataset, spec)
@@ -348,4 +378,3 @@ class Experiment:
         if not quiet and claims:
             print(f"{self.name}/{preset}: {verdict_summary(claims)}", file=sys.stderr)
         return ExperimentRun(self, preset, run_dir, res.dataset, claims, res.manifest, spec)
-

@@ -63,8 +63,9 @@ _BANDS = ("iqr", "se", None)
 # -- statistics over the sample dimension ----------------------------------------------
 
 
-def summarize_over(da: xr.DataArray, over: str = "seed", band: str | None = "iqr",
-                   skipna: bool = False) -> tuple[xr.DataArray, xr.DataArray, xr.DataArray]:
+def summarize_over(
+    da: xr.DataArray, over: str = "seed", band: str | None = "iqr", skipna: bool = False
+) -> tuple[xr.DataArray, xr.DataArray, xr.DataArray]:
     """The center line and band of ``da`` over its sample dimension ``over``.
 
     Args:
@@ -97,8 +98,10 @@ def summarize_over(da: xr.DataArray, over: str = "seed", band: str | None = "iqr
     if not isinstance(da, xr.DataArray):
         raise TypeError(f"expected an xarray.DataArray, got {type(da).__name__}")
     if over not in da.dims:
-        raise ValueError(f"the sample dimension {over!r} is not a dimension of the data "
-                         f"(dims {tuple(da.dims)}); pass over=<the dimension holding seeds>")
+        raise ValueError(
+            f"the sample dimension {over!r} is not a dimension of the data "
+            f"(dims {tuple(da.dims)}); pass over=<the dimension holding seeds>"
+        )
     ax = da.get_axis_num(over)
     v = np.asarray(da.values, dtype=float)
     with warnings.catch_warnings():
@@ -158,8 +161,10 @@ def _only_dims(da: xr.DataArray, keep: Sequence[str], what: str) -> xr.DataArray
     extra = {d: n for d, n in da.sizes.items() if d not in keep}
     long = {d: n for d, n in extra.items() if n > 1}
     if long:
-        raise ValueError(f"{what}: the data has dimension(s) {long} besides {tuple(keep)}; "
-                         "select or reduce them first (e.g. da.sel(...) or da.isel(...))")
+        raise ValueError(
+            f"{what}: the data has dimension(s) {long} besides {tuple(keep)}; "
+            "select or reduce them first (e.g. da.sel(...) or da.isel(...))"
+        )
     return da.isel({d: 0 for d in extra}, drop=True) if extra else da
 
 
@@ -174,10 +179,21 @@ def _is_numeric(v: np.ndarray) -> bool:
 # -- curves -----------------------------------------------------------------------------
 
 
-def curves(ax, da: xr.DataArray, x: str, *, over: str = "seed", hue: str | None = None,
-           band: str | None = "iqr", log: tuple[Any, Any] = (False, False),
-           label_fmt: str | Callable[[Any], str] | None = None, cmap: str | None = None,
-           skipna: bool = False, alpha: float = 0.2, **line_kw) -> list:
+def curves(
+    ax,
+    da: xr.DataArray,
+    x: str,
+    *,
+    over: str = "seed",
+    hue: str | None = None,
+    band: str | None = "iqr",
+    log: tuple[Any, Any] = (False, False),
+    label_fmt: str | Callable[[Any], str] | None = None,
+    cmap: str | None = None,
+    skipna: bool = False,
+    alpha: float = 0.2,
+    **line_kw,
+) -> list:
     """A statistic against ``x`` with its spread over ``over``, one line per ``hue`` value.
 
     Each line is the median (``band="iqr"``, the band from the 25% to the 75% quantile)
@@ -256,10 +272,21 @@ def curves(ax, da: xr.DataArray, x: str, *, over: str = "seed", hue: str | None 
     return lines
 
 
-def lr_sweep(ax, da: xr.DataArray, *, lr: str = "lr", width: str = "width", over: str = "seed",
-             band: str | None = "iqr", logy: bool = True, minimize: bool = True,
-             label_fmt: str | Callable[[Any], str] | None = "N={:g}", cmap: str = "viridis",
-             skipna: bool = False, **line_kw) -> dict:
+def lr_sweep(
+    ax,
+    da: xr.DataArray,
+    *,
+    lr: str = "lr",
+    width: str = "width",
+    over: str = "seed",
+    band: str | None = "iqr",
+    logy: bool = True,
+    minimize: bool = True,
+    label_fmt: str | Callable[[Any], str] | None = "N={:g}",
+    cmap: str = "viridis",
+    skipna: bool = False,
+    **line_kw,
+) -> dict:
     """Loss against log₂ learning rate, one curve per width, each width's best marked.
 
     The μP convention (Yang et al. 2022, arXiv 2203.03466, Fig. 1): when learning rates
@@ -308,8 +335,19 @@ def lr_sweep(ax, da: xr.DataArray, *, lr: str = "lr", width: str = "width", over
     da = da.assign_coords({lr: np.log2(lrv)})
     line_kw.setdefault("marker", "o")
     line_kw.setdefault("ms", 3)
-    lines = curves(ax, da, lr, over=over, hue=width, band=band, log=(False, logy),
-                   label_fmt=label_fmt, cmap=cmap, skipna=skipna, **line_kw)
+    lines = curves(
+        ax,
+        da,
+        lr,
+        over=over,
+        hue=width,
+        band=band,
+        log=(False, logy),
+        label_fmt=label_fmt,
+        cmap=cmap,
+        skipna=skipna,
+        **line_kw,
+    )
     center, _, _ = summarize_over(da, over, band, skipna=skipna)
     out = {}
     for i, (w, line) in enumerate(zip(_coord_values(da, width), lines)):
@@ -317,8 +355,9 @@ def lr_sweep(ax, da: xr.DataArray, *, lr: str = "lr", width: str = "width", over
         star = None
         if np.isfinite(c).any():
             b = int(np.nanargmin(c) if minimize else np.nanargmax(c))
-            (star,) = ax.plot([da[lr].values[b]], [c[b]], "*", ms=11, color=line.get_color(),
-                              mec="k", zorder=3)
+            (star,) = ax.plot(
+                [da[lr].values[b]], [c[b]], "*", ms=11, color=line.get_color(), mec="k", zorder=3
+            )
         out[w.item() if hasattr(w, "item") else w] = (line, star)
     ax.set_xlabel(f"log₂ {lr}")
     return out
@@ -370,7 +409,7 @@ def cell_edges(values: Sequence[float], log: bool = False) -> np.ndarray:
         if not np.all(v > 0):
             raise ValueError(f"cell_edges: log-spaced values must be positive, got {v}")
         if v.size == 1:
-            return v[0] * np.array([2 ** -0.5, 2 ** 0.5])
+            return v[0] * np.array([2**-0.5, 2**0.5])
         return np.exp(cell_edges(np.log(v)))
     if v.size == 1:
         return v[0] + np.array([-0.5, 0.5])
@@ -378,8 +417,18 @@ def cell_edges(values: Sequence[float], log: bool = False) -> np.ndarray:
     return np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
 
 
-def heatmap(ax, da: xr.DataArray, x: str, y: str, *, log: Any = "auto", cmap: str = "viridis",
-            colorbar: bool = True, label: str | None = None, **mesh_kw):
+def heatmap(
+    ax,
+    da: xr.DataArray,
+    x: str,
+    y: str,
+    *,
+    log: Any = "auto",
+    cmap: str = "viridis",
+    colorbar: bool = True,
+    label: str | None = None,
+    **mesh_kw,
+):
     """``da`` over two axes as colored cells centred on their real coordinate values.
 
     Cells are drawn with :meth:`~matplotlib.axes.Axes.pcolormesh` on edges from
@@ -444,7 +493,7 @@ def heatmap(ax, da: xr.DataArray, x: str, y: str, *, log: Any = "auto", cmap: st
             (ax.set_xscale if which == "x" else ax.set_yscale)("log")
     z = np.ma.masked_invalid(np.asarray(da.transpose(y, x).values, float))
     mesh = ax.pcolormesh(edges[0], edges[1], z, cmap=cmap, **mesh_kw)
-    for (t, which) in zip(ticks, "xy"):
+    for t, which in zip(ticks, "xy"):
         if t is not None:
             (ax.set_xticks if which == "x" else ax.set_yticks)(*t)
     if not ax.get_xlabel():
@@ -459,10 +508,23 @@ def heatmap(ax, da: xr.DataArray, x: str, y: str, *, log: Any = "auto", cmap: st
 # -- fitted power law ---------------------------------------------------------------------
 
 
-def slope_fit(ax, x, y, slope: Any, interval: tuple[float, float] | None = None, *,
-              intercept: float | None = None, label: str | None = None, yerr: Any = None,
-              theory: float | None = None, theory_label: str | None = None,
-              color: Any = None, marker: str = "o", level: str = "95% CI", base: float = 10) -> dict:
+def slope_fit(
+    ax,
+    x,
+    y,
+    slope: Any,
+    interval: tuple[float, float] | None = None,
+    *,
+    intercept: float | None = None,
+    label: str | None = None,
+    yerr: Any = None,
+    theory: float | None = None,
+    theory_label: str | None = None,
+    color: Any = None,
+    marker: str = "o",
+    level: str = "95% CI",
+    base: float = 10,
+) -> dict:
     """Points on log-log axes and the fitted power law ``y = e^intercept · x^slope``.
 
     The slope comes from the caller (e.g. :func:`jaxtheory.analysis.loglog_slope`); it
@@ -535,14 +597,18 @@ def slope_fit(ax, x, y, slope: Any, interval: tuple[float, float] | None = None,
         (points,) = ax.plot(xv, yv, marker, ls="none", ms=4, color=color)
         color = points.get_color()
     xs = np.geomspace(xv[ok].min(), xv[ok].max(), 64)
-    fit_y = np.exp(intercept) * xs ** s
-    (fit,) = ax.plot(xs, fit_y, "-", lw=1, color=color,
-                     label=f"{label}: {text}" if label else text)
+    fit_y = np.exp(intercept) * xs**s
+    (fit,) = ax.plot(xs, fit_y, "-", lw=1, color=color, label=f"{label}: {text}" if label else text)
     ref = None
     if theory is not None:
         t = float(theory)
-        (ref,) = ax.plot(xs, fit_y[0] * (xs / xs[0]) ** t, "k--", lw=0.8,
-                         label=theory_label if theory_label is not None else f"slope {t:g}")
+        (ref,) = ax.plot(
+            xs,
+            fit_y[0] * (xs / xs[0]) ** t,
+            "k--",
+            lw=0.8,
+            label=theory_label if theory_label is not None else f"slope {t:g}",
+        )
     ax.set_xscale("log", base=base)
     ax.set_yscale("log", base=base)
     return {"points": points, "fit": fit, "theory": ref}
@@ -576,8 +642,16 @@ def not_applicable(fig, reason: str) -> None:
         raise ValueError("not_applicable: give the reason shown on the figure")
     ax = fig.add_subplot(1, 1, 1)
     ax.axis("off")
-    ax.text(0.5, 0.5, str(reason), ha="center", va="center", wrap=True,
-            transform=ax.transAxes, gid=NOT_APPLICABLE_GID)
+    ax.text(
+        0.5,
+        0.5,
+        str(reason),
+        ha="center",
+        va="center",
+        wrap=True,
+        transform=ax.transAxes,
+        gid=NOT_APPLICABLE_GID,
+    )
 
 
 def _data_transform(tr, ax) -> bool:
@@ -616,8 +690,12 @@ def _collection_has_data(c, ax) -> bool:
     if isinstance(c, matplotlib.collections.QuadMesh):
         return arr is not None and _finite_any(arr)
     offsets = c.get_offsets()
-    if (len(offsets) and _data_transform(c.get_offset_transform(), ax)
-            and len(c.get_paths()) and _finite_any(offsets)):
+    if (
+        len(offsets)
+        and _data_transform(c.get_offset_transform(), ax)
+        and len(c.get_paths())
+        and _finite_any(offsets)
+    ):
         return True
     if not _data_transform(c.get_transform(), ax):
         return False
@@ -632,11 +710,14 @@ def _patch_has_data(p, ax) -> bool:
 
 
 def _axes_has_data(ax) -> bool:
-    return (any(_line_has_data(ln, ax) for ln in ax.lines)
-            or any(_collection_has_data(c, ax) for c in ax.collections)
-            or any(im.get_visible() and _finite_any(im.get_array()) for im in ax.images
-                   if im.get_array() is not None)
-            or any(_patch_has_data(p, ax) for p in ax.patches))
+    return (
+        any(_line_has_data(ln, ax) for ln in ax.lines)
+        or any(_collection_has_data(c, ax) for c in ax.collections)
+        or any(
+            im.get_visible() and _finite_any(im.get_array()) for im in ax.images if im.get_array() is not None
+        )
+        or any(_patch_has_data(p, ax) for p in ax.patches)
+    )
 
 
 def _all_axes(fig) -> list:
@@ -677,8 +758,11 @@ def check_drawn(fig, name: Hashable) -> None:
         >>> _ = ax.plot([1, 2], [0.1, 0.2])
         >>> check_drawn(fig, "demo")
     """
-    axes = [a for a in _all_axes(fig) if a.get_visible() and a.get_label() != "<colorbar>"
-            and getattr(a, "_colorbar", None) is None]
+    axes = [
+        a
+        for a in _all_axes(fig)
+        if a.get_visible() and a.get_label() != "<colorbar>" and getattr(a, "_colorbar", None) is None
+    ]
     if not axes:
         raise EmptyFigureError(f"figure {str(name)!r} draws no data: it has no axes")
     empty, drawn, noted = [], 0, 0
@@ -692,13 +776,18 @@ def check_drawn(fig, name: Hashable) -> None:
         if not ax.axison and (ax.get_legend() is not None or ax.texts):
             continue  # a legend or note panel
         title = ax.get_title() or ax.get_title("left") or ax.get_title("right")
-        empty.append(f"axes {i + 1} of {len(axes)} ({title!r})" if title
-                     else f"axes {i + 1} of {len(axes)} (untitled)")
+        empty.append(
+            f"axes {i + 1} of {len(axes)} ({title!r})" if title else f"axes {i + 1} of {len(axes)} (untitled)"
+        )
     if empty or not (drawn or noted):
-        what = (", ".join(empty) + (" is" if len(empty) == 1 else " are")) if empty else \
-            "every axes is a legend or text panel, none is"
+        what = (
+            (", ".join(empty) + (" is" if len(empty) == 1 else " are"))
+            if empty
+            else "every axes is a legend or text panel, none is"
+        )
         raise EmptyFigureError(
             f"figure {str(name)!r} draws no data: {what} "
             "empty (no line with a finite point, no scatter, band, mesh, image or bar; reference "
             "lines and text do not count). Draw what the preset has, or call "
-            "jaxtheory.plots.not_applicable(fig, reason) when the figure does not apply to it.")
+            "jaxtheory.plots.not_applicable(fig, reason) when the figure does not apply to it."
+        )

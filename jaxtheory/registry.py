@@ -35,8 +35,7 @@ def experiments() -> dict[str, Experiment]:
         if not isinstance(exp, Experiment):
             continue
         if exp.name in found:
-            raise RuntimeError(f"experiment name {exp.name!r} is registered twice "
-                               f"(sweeps.{info.name})")
+            raise RuntimeError(f"experiment name {exp.name!r} is registered twice (sweeps.{info.name})")
         found[exp.name] = exp
     return found
 

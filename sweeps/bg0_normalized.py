@@ -129,8 +129,10 @@ def _sgd_drift(ds, spec):
     s1 = np.asarray(drift["sigma1"].values, float)
     hi = drift.sel(sigma1=float(s1.max()))
     lo = drift.sel(sigma1=float(s1.min()))
-    return {f"sigma1={s1.max():g} (largest)": analysis.proportion(int(hi.sum()), int(hi.size)),
-            f"sigma1={s1.min():g} (smallest)": Estimate(float(lo.mean()), n=int(lo.size))}
+    return {
+        f"sigma1={s1.max():g} (largest)": analysis.proportion(int(hi.sum()), int(hi.size)),
+        f"sigma1={s1.min():g} (smallest)": Estimate(float(lo.mean()), n=int(lo.size)),
+    }
 
 
 def _needs_two_sigma1(ds, spec):
@@ -156,8 +158,12 @@ def _needs_sigma1_zero(ds, spec):
 def _storm_vs_nsgdm(ds, spec):
     """Seed-level final mean gradient norms of the two methods, each tuned, σ1 > 0."""
     pair = ("storm-sharp", "nsgdm-bg")
-    da = xr.concat([_curve(ds, a).isel(T=-1, drop=True).drop_vars("algorithm") for a in pair],
-                   xr.DataArray(list(pair), dims="algorithm"), coords="minimal", compat="override")
+    da = xr.concat(
+        [_curve(ds, a).isel(T=-1, drop=True).drop_vars("algorithm") for a in pair],
+        xr.DataArray(list(pair), dims="algorithm"),
+        coords="minimal",
+        compat="override",
+    )
     return da.sel(sigma1=[v for v in da["sigma1"].values if v > 0])
 
 
@@ -176,16 +182,20 @@ def _storm_plateau(ds, spec):
     """Per seed: plain STORM's final ‖∇F‖ over its predicted plateau, and plain − 3·sharp."""
     hdim = _horizon_dim(ds)
     budget = int(ds[hdim].values[-1])
-    fgn = analysis.select(ds["final_grad_norm"].isel({hdim: -1}, drop=True), noise="mss",
-                          objective="cosine", sigma1=0.0)
+    fgn = analysis.select(
+        ds["final_grad_norm"].isel({hdim: -1}, drop=True), noise="mss", objective="cosine", sigma1=0.0
+    )
     e0 = bg0.DEFAULT_PARAMS["sigma0"] * _expected_norm_of_gaussian(spec.dim)
     T_plain, _ = bg0.horizon(ALGORITHM.code("storm"), budget)
     pred_plain = (1 - 1 / T_plain) ** (T_plain - 1) * e0
     plain = _tuned(fgn.sel(algorithm="storm", drop=True))
     sharp = _tuned(fgn.sel(algorithm="storm-sharp", drop=True))
-    return xr.concat([plain / pred_plain, plain - 3 * sharp],
-                     xr.DataArray(["plain/predicted", "plain-3*sharp"], dims="quantity"),
-                     coords="minimal", compat="override")
+    return xr.concat(
+        [plain / pred_plain, plain - 3 * sharp],
+        xr.DataArray(["plain/predicted", "plain-3*sharp"], dims="quantity"),
+        coords="minimal",
+        compat="override",
+    )
 
 
 def _plateau_low(c):
@@ -207,8 +217,9 @@ def _draw_rates(ds, spec, fig):
         for j, m in enumerate(ds["algorithm"].values):
             c = _curve(ds, str(m), objective="cosine", sigma1=s1)
             if np.isfinite(c.values).any():
-                plots.curves(ax, c, "T", band="se", log=(True, True), marker="o", ms=3,
-                             color=f"C{j}", label=str(m))
+                plots.curves(
+                    ax, c, "T", band="se", log=(True, True), marker="o", ms=3, color=f"C{j}", label=str(m)
+                )
             else:
                 ax.plot([], [], "o-", color=f"C{j}", label=f"{m} (diverged)")
         ref = _curve(ds, "nsgdm-bg", objective="cosine", sigma1=s1).mean("seed")
@@ -231,13 +242,20 @@ def _draw_generalized(ds, spec, fig):
     for coords, c in analysis.cells(curve, ["seed", "T"]):
         mean = c.mean("seed")
         local = ", ".join(f"{s:.3f}" for s in analysis.local_slopes(T, mean.values))
-        plots.curves(ax, c / float(mean.values[0]), "T", band="se", log=(True, True), marker="o",
-                     ms=3, label=f"{analysis.cell_label(coords)} (local {local})")
+        plots.curves(
+            ax,
+            c / float(mean.values[0]),
+            "T",
+            band="se",
+            log=(True, True),
+            marker="o",
+            ms=3,
+            label=f"{analysis.cell_label(coords)} (local {local})",
+        )
     ax.loglog(T, (T / T[0]) ** (-1 / 6), "k:", lw=2, label="T^(-1/6)")
     ax.set_xlabel("oracle calls T")
     ax.set_ylabel("mean ‖∇F‖ / its seed mean at the smallest T (± SE)")
-    ax.set_title("NSGD-M (BG schedule) on α = 0, 2/3, 1 objectives; legend: local slopes",
-                 fontsize=9)
+    ax.set_title("NSGD-M (BG schedule) on α = 0, 2/3, 1 objectives; legend: local slopes", fontsize=9)
     ax.legend(fontsize=5)
 
 
@@ -260,18 +278,15 @@ def _draw_drift(ds, spec, fig):
             div = np.asarray((c["status"].sel(sigma1=s1) != 0).values).ravel()
             n_div += int(div.sum())
             x = i + 0.2 * (j - 1) + np.linspace(-0.05, 0.05, d.size)
-            ax.semilogy(x[~div], d[~div], marker, color=f"C{j}", alpha=0.6,
-                        label=m if i == 0 else None)
+            ax.semilogy(x[~div], d[~div], marker, color=f"C{j}", alpha=0.6, label=m if i == 0 else None)
             ax.semilogy(x[div], np.full(div.sum(), ceiling), "^", color=f"C{j}", alpha=0.6)
         if n_div:
             ax.plot([], [], "^", color=f"C{j}", label=f"{m}: diverged ({n_div})")
     start_gap = bg0.DEFAULT_PARAMS["offset"] * np.sqrt(spec.dim)
-    ax.axhline(DRIFT_FACTOR * start_gap, color="k", ls="--", lw=0.8,
-               label=f"{DRIFT_FACTOR:g} ‖x0 − x*‖")
+    ax.axhline(DRIFT_FACTOR * start_gap, color="k", ls="--", lw=0.8, label=f"{DRIFT_FACTOR:g} ‖x0 − x*‖")
     ax.set_xticks(range(len(s1s)), [f"σ1 = {v:g}" for v in s1s])
     ax.set_ylabel("max ‖x_t − x0‖ per lane (▲: diverged)")
-    ax.set_title("radial BG-0 noise, largest budget: SGD drifts off, normalized methods cannot",
-                 fontsize=9)
+    ax.set_title("radial BG-0 noise, largest budget: SGD drifts off, normalized methods cannot", fontsize=9)
     ax.legend(fontsize=6)
 
 
@@ -332,15 +347,17 @@ cosh objectives); `storm-without-sharp-init-plateaus` passes (plain/predicted 1.
 """
 
 _SMOKE_AXES = dict(
-    algorithm=values(*bg0.ALGORITHMS), objective=values(*bg0.OBJECTIVES),
-    noise=values("radial", "mss"), sigma1=values(0.0, 5.0),
+    algorithm=values(*bg0.ALGORITHMS),
+    objective=values(*bg0.OBJECTIVES),
+    noise=values("radial", "mss"),
+    sigma1=values(0.0, 5.0),
 )
 
 EXPERIMENT = Experiment(
     name="bg0-normalized",
     paper=Paper(
         title="Beyond Bounded Variance: Variance-Reduced Normalized Methods for Nonconvex "
-              "Optimization under Blum-Gladyshev Noise",
+        "Optimization under Blum-Gladyshev Noise",
         arxiv="2605.15314",
         authors="Abolfazl Hashemi, Antesh Upadhyay, Arda Fazla",
     ),
@@ -353,22 +370,25 @@ EXPERIMENT = Experiment(
             spec={"dim": 10},
             params={"eta0": 3.0, "sgd_lr": 0.5},
             description="CPU, under a minute: 2 static budgets × 960 lanes (16 seeds); "
-                        "η0 = 3 (travel η0 T^(1/6) covers the start's distance to a minimizer "
-                        "at every budget), SGD step 0.5 (stable at σ1 = 0).",
+            "η0 = 3 (travel η0 T^(1/6) covers the start's distance to a minimizer "
+            "at every budget), SGD step 0.5 (stable at σ1 = 0).",
         ),
         "medium": Preset(
             Space(**_SMOKE_AXES, steps=static(900, 2700, 8100), seeds=64, paired=_PAIRED),
             spec={"dim": 10},
             params={"eta0": 3.0, "sgd_lr": 0.5},
             description="CPU, about ten minutes: 3 static budgets 900–8100 (the asymptotic "
-                        "range of the rates) × 3840 lanes (64 seeds); smoke's step sizes.",
+            "range of the rates) × 3840 lanes (64 seeds); smoke's step sizes.",
         ),
         "full": Preset(
             Space(
-                algorithm=values(*bg0.ALGORITHMS), objective=values(*bg0.OBJECTIVES),
-                noise=values(*bg0.NOISES), sigma1=values(0.0, 0.5, 1.0, 2.0, 5.0),
+                algorithm=values(*bg0.ALGORITHMS),
+                objective=values(*bg0.OBJECTIVES),
+                noise=values(*bg0.NOISES),
+                sigma1=values(0.0, 0.5, 1.0, 2.0, 5.0),
                 step=zipped(eta0=[0.5, 1.0, 3.0, 10.0], sgd_lr=[0.01, 0.05, 0.2, 0.5]),
-                steps=static(1024, 2048, 4096, 8192, 16384, 32768, 65536), seeds=64,
+                steps=static(1024, 2048, 4096, 8192, 16384, 32768, 65536),
+                seeds=64,
                 paired=(*_PAIRED, "step"),
             ),
             spec={"dim": 10},
@@ -381,44 +401,70 @@ EXPERIMENT = Experiment(
             "Normalized methods move by exactly η per step: ‖x_t − x0‖ ≤ Σ_{s<t} η_s on every "
             "lane, whatever the noise (largest ratio over the normalized lanes, exact, up to "
             "float32 round-off of the compensated displacement).",
-            _travel, 1.0 + TRAVEL_RTOL, over=None, source="derived"),
+            _travel,
+            1.0 + TRAVEL_RTOL,
+            over=None,
+            source="derived",
+        ),
         Claim.equals(
             "normalized-never-diverge",
             "NSGD-M and normalized STORM stay finite on every lane, including the radial oracle "
             "and the generalized-smooth (α = 2/3, 1) objectives: the count of diverged "
             "normalized lanes is 0.",
-            _never_diverge, 0, source="paper"),
+            _never_diverge,
+            0,
+            source="paper",
+        ),
         Claim.within(
             "sgd-drifts-on-radial",
             f"Plain SGD with a step that is stable at σ1 = 0 drifts off on the radial BG-0 "
             f"oracle at the largest σ1 (diverges or moves {DRIFT_FACTOR:g}× farther than the "
             "minimizer) on at least half of the lanes (Wilson interval), and on none at the "
             "smallest σ1; the 50% is our threshold.",
-            _sgd_drift, lambda c: 0.5 if "largest" in c else 0.0,
-            lambda c: 1.0 if "largest" in c else 0.0, source="proposed",
-            requires=_needs_two_sigma1),
+            _sgd_drift,
+            lambda c: 0.5 if "largest" in c else 0.0,
+            lambda c: 1.0 if "largest" in c else 0.0,
+            source="proposed",
+            requires=_needs_two_sigma1,
+        ),
         Claim.slope(
             "nsgdm-bg-rate",
             "NSGD-M with the BG schedule converges at rate T^(-1/6) for every σ1 and every "
             "smoothness class α ∈ {0, 2/3, 1} (rate-neutral): the log-log slope of the seed-mean "
             f"gradient norm over budgets ≥ {RATE_XMIN} (the asymptotic range; below it the slope "
             f"is pre-asymptotic), at most −1/6 + 0.04; the step size {_TUNING}.",
-            _bg_rate, "T", at_most=BG_SLOPE, xmin=RATE_XMIN, source="paper",
-            requires=_rate_range),
+            _bg_rate,
+            "T",
+            at_most=BG_SLOPE,
+            xmin=RATE_XMIN,
+            source="paper",
+            requires=_rate_range,
+        ),
         Claim.slope(
             "nsgdm-classic-rate",
             "With bounded variance (σ1 = 0) the classic schedule gives T^(-1/4): slope within "
             f"−1/4 ± {CLASSIC_TOL:g} (the digest's interval) over budgets ≥ {RATE_XMIN}; the "
             f"step size {_TUNING}.",
-            _classic_rate, "T", expected=CLASSIC_SLOPE, atol=CLASSIC_TOL, xmin=RATE_XMIN,
-            source="paper", requires=_needs_sigma1_zero),
+            _classic_rate,
+            "T",
+            expected=CLASSIC_SLOPE,
+            atol=CLASSIC_TOL,
+            xmin=RATE_XMIN,
+            source="paper",
+            requires=_needs_sigma1_zero,
+        ),
         Claim.ordering(
             "storm-sharp-beats-nsgdm",
             "Normalized STORM with sharp initialization ends below NSGD-M (BG schedule) at equal "
             "oracle calls, for every σ1 > 0: seed-mean gradient norm at the largest budget, the "
             f"difference bootstrapped over paired seeds; each method's step size {_TUNING}.",
-            _storm_vs_nsgdm, "algorithm", ["storm-sharp", "nsgdm-bg"], increasing=True,
-            source="paper", requires=_needs_sigma1_positive),
+            _storm_vs_nsgdm,
+            "algorithm",
+            ["storm-sharp", "nsgdm-bg"],
+            increasing=True,
+            source="paper",
+            requires=_needs_sigma1_positive,
+        ),
         Claim.within(
             "storm-without-sharp-init-plateaus",
             "Without sharp initialization (a = 1/T, d0 from one sample) STORM plateaus at the "
@@ -426,23 +472,37 @@ EXPERIMENT = Experiment(
             f"(ratio to it within ±{PLATEAU_RTOL:.0%}, our tolerance); a batch of B0 samples "
             "removes the plateau (plain − 3·sharp ≥ 0). σ1 = 0, mss oracle, cosine well, "
             "largest budget.",
-            _storm_plateau, _plateau_low, _plateau_high, source="derived",
-            requires=lambda ds, spec: None if 0.0 in np.atleast_1d(ds["sigma1"].values)
-            else "the preset has no σ1 = 0 lanes"),
+            _storm_plateau,
+            _plateau_low,
+            _plateau_high,
+            source="derived",
+            requires=lambda ds, spec: (
+                None if 0.0 in np.atleast_1d(ds["sigma1"].values) else "the preset has no σ1 = 0 lanes"
+            ),
+        ),
     ],
     figures=[
-        Figure("rates", _draw_rates,
-               "Mean gradient norm against oracle calls for every method (cosine well, "
-               "smallest and largest σ1), seed mean ± one standard error; dotted T^(-1/6), "
-               "dashed T^(-1/4).",
-               size=(9.0, 4.0)),
-        Figure("generalized_smoothness", _draw_generalized,
-               "NSGD-M with the BG schedule on the α = 0, 2/3 and 1 objectives, each σ1, "
-               "normalized by the seed mean at the smallest budget (± SE): the same T^(-1/6) "
-               "slope (rate-neutral); the legend gives each curve's local slopes."),
-        Figure("drift", _draw_drift,
-               "Largest distance from x0 on the radial oracle, one marker per lane: SGD drifts "
-               "or diverges as σ1 grows; normalized methods stay within Σ η."),
+        Figure(
+            "rates",
+            _draw_rates,
+            "Mean gradient norm against oracle calls for every method (cosine well, "
+            "smallest and largest σ1), seed mean ± one standard error; dotted T^(-1/6), "
+            "dashed T^(-1/4).",
+            size=(9.0, 4.0),
+        ),
+        Figure(
+            "generalized_smoothness",
+            _draw_generalized,
+            "NSGD-M with the BG schedule on the α = 0, 2/3 and 1 objectives, each σ1, "
+            "normalized by the seed mean at the smallest budget (± SE): the same T^(-1/6) "
+            "slope (rate-neutral); the legend gives each curve's local slopes.",
+        ),
+        Figure(
+            "drift",
+            _draw_drift,
+            "Largest distance from x0 on the radial oracle, one marker per lane: SGD drifts "
+            "or diverges as σ1 grows; normalized methods stay within Σ η.",
+        ),
     ],
     description=DESCRIPTION,
 )

@@ -77,7 +77,7 @@ def _ratios(parts):
     out = {}
     for prefix, num, den in parts:
         est = analysis.ratio_of_means(num, den, level=_bonferroni(m))
-        for label, e in (est.items() if isinstance(est, dict) else [("", est)]):
+        for label, e in est.items() if isinstance(est, dict) else [("", est)]:
             out[",".join(p for p in (prefix, label) if p)] = e
     if not out:
         raise ValueError("no cell to compare")
@@ -101,8 +101,13 @@ def _after_one_epoch(ds, spec):
         if keep and T:
             g = g.sel(horizon=T)
             ef = g.sel({"method": keep})  # (sel's own "method" keyword forbids sel(method=...))
-            parts.append((f"dataset={name}" if "dataset" in ds.dims else "", ef,
-                          g.sel({"method": "sgd"}, drop=True).broadcast_like(ef)))
+            parts.append(
+                (
+                    f"dataset={name}" if "dataset" in ds.dims else "",
+                    ef,
+                    g.sel({"method": "sgd"}, drop=True).broadcast_like(ef),
+                )
+            )
     return _ratios(parts)
 
 
@@ -122,20 +127,24 @@ def _indifference(ds, spec):
         if not T:
             continue
         g = g.sel(horizon=T)
-        pairs = [(a, b) for i, a in enumerate(COMPRESSORS) for b in COMPRESSORS[i + 1:]]
+        pairs = [(a, b) for i, a in enumerate(COMPRESSORS) for b in COMPRESSORS[i + 1 :]]
         num = xr.concat([g.sel({"method": b}, drop=True) for _, b in pairs], dim="pair")
         den = xr.concat([g.sel({"method": a}, drop=True) for a, _ in pairs], dim="pair")
         coord = [f"{b}/{a}" for a, b in pairs]
-        parts.append((f"dataset={name}" if "dataset" in ds.dims else "", num.assign_coords(pair=coord),
-                      den.assign_coords(pair=coord)))
+        parts.append(
+            (
+                f"dataset={name}" if "dataset" in ds.dims else "",
+                num.assign_coords(pair=coord),
+                den.assign_coords(pair=coord),
+            )
+        )
     return _ratios(parts)
 
 
 def _dl_points(ds, spec):
     """dl_excess with (dl_config, rounds) flattened to one dim ``N`` = M·H·T, sorted by N."""
     e = _excess(ds)
-    N = np.array([[M * H * T for T in spec.diloco_rounds] for M, H in logreg.diloco_configs(spec)],
-                 float)
+    N = np.array([[M * H * T for T in spec.diloco_rounds] for M, H in logreg.diloco_configs(spec)], float)
     st = e.stack(N=("dl_config", "rounds")).drop_vars(["N", "dl_config", "rounds"])
     st = st.assign_coords(N=N.ravel())
     return st.isel(N=np.argsort(N.ravel(), kind="stable"))
@@ -161,8 +170,7 @@ def _first_cell(ds, spec):
 def _draw_gap(ds, spec, fig):
     label, cell = _first_cell(ds, spec)
     ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, cell["gap"], "horizon", hue="method", band="se", log=(True, False), marker="o",
-                 ms=3)
+    plots.curves(ax, cell["gap"], "horizon", hue="method", band="se", log=(True, False), marker="o", ms=3)
     ax.set_xlabel("horizon T (steps, η = c/√T)")
     ax.set_ylabel("generalization gap (test − train)")
     ax.set_title(f"{label}: SGD and EF-SGD at matched α (mean ± SE over seeds)", fontsize=9)
@@ -187,8 +195,9 @@ def _draw_delta(ds, spec, fig):
 def _draw_stability(ds, spec, fig):
     label, cell = _first_cell(ds, spec)
     ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, cell["stability"], "horizon", hue="method", band="iqr", log=(True, True),
-                 marker="o", ms=3)
+    plots.curves(
+        ax, cell["stability"], "horizon", hue="method", band="iqr", log=(True, True), marker="o", ms=3
+    )
     ax.set_xlabel("horizon T")
     ax.set_ylabel("ℓ2 on-average model stability ε² (median, IQR)")
     ax.set_title(f"{label}: coupled runs on neighbouring datasets")
@@ -206,8 +215,17 @@ def _draw_diloco(ds, spec, fig):
         m = e.mean("seed").values
         se = (e.std("seed", ddof=1) / np.sqrt(e.sizes["seed"])).values
         slope = analysis.loglog_slope(e, "N")
-        plots.slope_fit(ax, N, m, slope, label=name, yerr=se, marker=mk,
-                        theory=-0.5 if name == "diloco_ef" else None, theory_label="(MHT)^(−1/2)")
+        plots.slope_fit(
+            ax,
+            N,
+            m,
+            slope,
+            label=name,
+            yerr=se,
+            marker=mk,
+            theory=-0.5 if name == "diloco_ef" else None,
+            theory_label="(MHT)^(−1/2)",
+        )
     ax.set_xlabel("samples N = M·H·T")
     ax.set_ylabel("excess risk F(w) − F(w*) (mean ± SE)")
     ax.set_title("DiLoCo(-EF, top-k), η_l = c/(H√T), averaging", fontsize=9)
@@ -277,7 +295,7 @@ EXPERIMENT = Experiment(
     name="ef-generalization",
     paper=Paper(
         title="Generalization of error feedback (EF-SGD and DiLoCo-EF) via on-average model "
-              "stability (digest 002_17; arXiv id not found)",
+        "stability (digest 002_17; arXiv id not found)",
         authors="unknown (reconstructed from the abstract; see the digest)",
     ),
     run=logreg.run,
@@ -302,20 +320,28 @@ EXPERIMENT = Experiment(
             Space(lr_scale=values(0.5), seeds=32),
             spec=_SMOKE_SPEC,
             description="CPU, seconds: d = 50, n = 250, T ∈ {250, 500, 1000}, 8 neighbours, "
-                        "32 seeds; DiLoCo-EF at M = H = 2 only (slope along T).",
+            "32 seeds; DiLoCo-EF at M = H = 2 only (slope along T).",
         ),
         "medium": Preset(
             Space(lr_scale=values(0.5), seeds=128),
-            spec={**_SMOKE_SPEC, "horizons": (250, 500, 1000, 2000, 4000),
-                  "diloco_workers": (1, 2, 4), "diloco_local_steps": (1, 4)},
+            spec={
+                **_SMOKE_SPEC,
+                "horizons": (250, 500, 1000, 2000, 4000),
+                "diloco_workers": (1, 2, 4),
+                "diloco_local_steps": (1, 4),
+            },
             description="CPU, about ten minutes: smoke's model with 128 seeds and T up to 4000 "
-                        "(16× the smallest horizon), so the compression-gap slope is decided; "
-                        "DiLoCo-EF over M ∈ {1, 2, 4}, H ∈ {1, 4}, T ∈ {16, 64, 256}.",
+            "(16× the smallest horizon), so the compression-gap slope is decided; "
+            "DiLoCo-EF over M ∈ {1, 2, 4}, H ∈ {1, 4}, T ∈ {16, 64, 256}.",
         ),
         "full": Preset(
-            Space(dataset=static("synthetic", "breast_cancer"), lr_scale=values(0.25, 0.5, 1.0),
-                  diloco_lr_scale=values(0.5, 1.0), seeds=32,
-                  paired=("lr_scale", "diloco_lr_scale")),
+            Space(
+                dataset=static("synthetic", "breast_cancer"),
+                lr_scale=values(0.25, 0.5, 1.0),
+                diloco_lr_scale=values(0.5, 1.0),
+                seeds=32,
+                paired=("lr_scale", "diloco_lr_scale"),
+            ),
             spec={
                 "n": 400,
                 "n_test": 20000,
@@ -327,53 +353,90 @@ EXPERIMENT = Experiment(
                 "diloco_n_test": 20000,
             },
             description="One accelerator: synthetic and breast cancer (n = 400), 3 step "
-                        "scales, 32 seeds × 64 neighbours, T up to 12 800; DiLoCo-EF over "
-                        "M ∈ {1,2,4,8}, H ∈ {1,4,8}, T ∈ {16,…,256}, two inner-step scales "
-                        "(step scales paired: same data and streams).",
+            "scales, 32 seeds × 64 neighbours, T up to 12 800; DiLoCo-EF over "
+            "M ∈ {1,2,4,8}, H ∈ {1,4,8}, T ∈ {16,…,256}, two inner-step scales "
+            "(step scales paired: same data and streams).",
         ),
     },
     claims=[
-        Claim.slope("compression-gap-slope",
-                    "The compression-induced part of the generalization gap is transient: the "
-                    "seed mean of the per-seed |gap_EF − gap_SGD| decays in T with log-log slope "
-                    "≤ −0.5 for every compressor (the paper's terms are T^(−3/4) and T^(−1); −0.5 "
-                    "leaves a margin for pre-asymptotic horizons).",
-                    _compression_gap, "horizon", at_most=SLOPE_MAX, source="paper"),
-        Claim.at_most("ef-gap-within-5pct",
-                      "After one epoch (T ≥ n), EF's generalization gap is within 5% of SGD's at "
-                      "α ≥ 0.05: the ratio of seed-mean gaps (paired: same data and index "
-                      "sequence) is ≤ 1.05 for every compressor and horizon.",
-                      _after_one_epoch, RATIO_MAX, source="paper", requires=_needs_epoch),
-        Claim.close("matched-alpha-indifference",
-                    "Top-k, random-k and quantization at matched α give nearly indistinguishable "
-                    "generalization gaps: the ratio of seed-mean gaps of every pair lies in "
-                    "1 ± 0.1 at every T ≥ 10 d/k.",
-                    _indifference, 1.0, atol=REL_TOL, source="paper"),
-        Claim.slope("diloco-ef-rate",
-                    "DiLoCo-EF with inner step Θ(1/(H√T)) has excess risk O(1/√(MHT)): the "
-                    "log-log slope of the seed-mean excess risk against N = M·H·T is at most "
-                    "−0.4. Encoded as the upper bound it is, not as slope = −0.5: plain DiLoCo "
-                    "has the same slope (−0.604, DiLoCo-EF −0.611, at M = H = 2, T ≤ 256) and "
-                    "the local slopes keep steepening (to −0.87 at T = 4096).",
-                    _dl_ef_curve, "N", at_most=RATE_MAX, source="paper"),
-        Claim.close("diloco-ef-matches-diloco",
-                    "Error feedback costs DiLoCo only lower-order terms (the leading "
-                    "O(1/√(MHT)) term is the uncompressed one, and worker averaging damps the "
-                    "compression perturbations): at the largest T the ratio of seed-mean excess "
-                    "risks DiLoCo-EF / DiLoCo (paired: same sample stream) lies in 1 ± 0.1.",
-                    _dl_ratio, 1.0, atol=DL_RATIO_TOL, source="paper"),
+        Claim.slope(
+            "compression-gap-slope",
+            "The compression-induced part of the generalization gap is transient: the "
+            "seed mean of the per-seed |gap_EF − gap_SGD| decays in T with log-log slope "
+            "≤ −0.5 for every compressor (the paper's terms are T^(−3/4) and T^(−1); −0.5 "
+            "leaves a margin for pre-asymptotic horizons).",
+            _compression_gap,
+            "horizon",
+            at_most=SLOPE_MAX,
+            source="paper",
+        ),
+        Claim.at_most(
+            "ef-gap-within-5pct",
+            "After one epoch (T ≥ n), EF's generalization gap is within 5% of SGD's at "
+            "α ≥ 0.05: the ratio of seed-mean gaps (paired: same data and index "
+            "sequence) is ≤ 1.05 for every compressor and horizon.",
+            _after_one_epoch,
+            RATIO_MAX,
+            source="paper",
+            requires=_needs_epoch,
+        ),
+        Claim.close(
+            "matched-alpha-indifference",
+            "Top-k, random-k and quantization at matched α give nearly indistinguishable "
+            "generalization gaps: the ratio of seed-mean gaps of every pair lies in "
+            "1 ± 0.1 at every T ≥ 10 d/k.",
+            _indifference,
+            1.0,
+            atol=REL_TOL,
+            source="paper",
+        ),
+        Claim.slope(
+            "diloco-ef-rate",
+            "DiLoCo-EF with inner step Θ(1/(H√T)) has excess risk O(1/√(MHT)): the "
+            "log-log slope of the seed-mean excess risk against N = M·H·T is at most "
+            "−0.4. Encoded as the upper bound it is, not as slope = −0.5: plain DiLoCo "
+            "has the same slope (−0.604, DiLoCo-EF −0.611, at M = H = 2, T ≤ 256) and "
+            "the local slopes keep steepening (to −0.87 at T = 4096).",
+            _dl_ef_curve,
+            "N",
+            at_most=RATE_MAX,
+            source="paper",
+        ),
+        Claim.close(
+            "diloco-ef-matches-diloco",
+            "Error feedback costs DiLoCo only lower-order terms (the leading "
+            "O(1/√(MHT)) term is the uncompressed one, and worker averaging damps the "
+            "compression perturbations): at the largest T the ratio of seed-mean excess "
+            "risks DiLoCo-EF / DiLoCo (paired: same sample stream) lies in 1 ± 0.1.",
+            _dl_ratio,
+            1.0,
+            atol=DL_RATIO_TOL,
+            source="paper",
+        ),
     ],
     figures=[
-        Figure("gap_curves", _draw_gap,
-               "Seed-mean generalization gap (± one standard error) against the horizon "
-               "for SGD and EF-SGD with matched-α compressors."),
-        Figure("compression_gap", _draw_delta,
-               "Compression-induced part of the gap, mean over seeds of |gap_EF − gap_SGD|, "
-               "with slope −1/2 and −3/4 guides."),
-        Figure("stability", _draw_stability,
-               "ℓ2 on-average model stability from coupled runs on neighbouring datasets."),
-        Figure("diloco_rate", _draw_diloco,
-               "Excess risk of DiLoCo and DiLoCo-EF against N = M·H·T; dashed: N^(−1/2)."),
+        Figure(
+            "gap_curves",
+            _draw_gap,
+            "Seed-mean generalization gap (± one standard error) against the horizon "
+            "for SGD and EF-SGD with matched-α compressors.",
+        ),
+        Figure(
+            "compression_gap",
+            _draw_delta,
+            "Compression-induced part of the gap, mean over seeds of |gap_EF − gap_SGD|, "
+            "with slope −1/2 and −3/4 guides.",
+        ),
+        Figure(
+            "stability",
+            _draw_stability,
+            "ℓ2 on-average model stability from coupled runs on neighbouring datasets.",
+        ),
+        Figure(
+            "diloco_rate",
+            _draw_diloco,
+            "Excess risk of DiLoCo and DiLoCo-EF against N = M·H·T; dashed: N^(−1/2).",
+        ),
     ],
     description=DESCRIPTION,
 )

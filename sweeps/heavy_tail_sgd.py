@@ -92,7 +92,7 @@ def _tail_ordering(ds, spec):
     out = {}
     for i in range(len(ps) - 1):
         d = analysis.slope_difference(err, "T", "p", ps[i + 1], ps[i], level=level)
-        for cell, est in (d.items() if isinstance(d, dict) else [("", d)]):
+        for cell, est in d.items() if isinstance(d, dict) else [("", d)]:
             out[",".join(c for c in (cell, f"p={ps[i]:g} vs {ps[i + 1]:g}") if c)] = est
     return out
 
@@ -122,8 +122,18 @@ def _draw_rates(ax, err, title, ylabel, ref=True):
             continue
         for i, p in enumerate(ps):
             c = err.sel(algorithm=algo, p=p)
-            plots.curves(ax, c, "T", band="se", log=(True, True), ls=ls, marker="o", ms=3,
-                         color=f"C{i}", label=f"{algo}, p={p:g}")
+            plots.curves(
+                ax,
+                c,
+                "T",
+                band="se",
+                log=(True, True),
+                ls=ls,
+                marker="o",
+                ms=3,
+                color=f"C{i}",
+                label=f"{algo}, p={p:g}",
+            )
             if ref and algo == "sgd":
                 m0 = float(c.isel(T=0).mean("seed"))
                 ax.loglog(T, m0 * (T / T[0]) ** (-(p - 1) / p), ":", color=f"C{i}", lw=0.8)
@@ -134,18 +144,25 @@ def _draw_rates(ax, err, title, ylabel, ref=True):
 
 
 def _draw_convex(ds, spec, fig):
-    _draw_rates(fig.add_subplot(1, 1, 1), _error(ds, "l1"),
-                "‖x − x*‖₁, step ∝ T^(−1/p); dotted: T^(−(p−1)/p)",
-                "F(x̄_T) − F*: seed mean ± SE")
+    _draw_rates(
+        fig.add_subplot(1, 1, 1),
+        _error(ds, "l1"),
+        "‖x − x*‖₁, step ∝ T^(−1/p); dotted: T^(−(p−1)/p)",
+        "F(x̄_T) − F*: seed mean ± SE",
+    )
 
 
 def _draw_nonconvex(ds, spec, fig):
     if "nonconvex" not in ds["objective"].values:
         plots.not_applicable(fig, "this preset runs no nonconvex objective")
         return
-    _draw_rates(fig.add_subplot(1, 1, 1), _error(ds, "nonconvex"),
-                "nonconvex, bounded gradients, step ∝ T^(−1/p)",
-                "(1/T) Σ ‖∇F(x_t)‖²: seed mean ± SE", ref=False)
+    _draw_rates(
+        fig.add_subplot(1, 1, 1),
+        _error(ds, "nonconvex"),
+        "nonconvex, bounded gradients, step ∝ T^(−1/p)",
+        "(1/T) Σ ‖∇F(x_t)‖²: seed mean ± SE",
+        ref=False,
+    )
 
 
 DESCRIPTION = r"""
@@ -194,8 +211,7 @@ $+0.128$ [0.089, 0.165] for SMD, where the digest derives $-(p-1)/2 = -0.125$).
 EXPERIMENT = Experiment(
     name="heavy-tail-sgd",
     paper=Paper(
-        title="In-Expectation Convergence of Stochastic Gradient Methods under Heavy-Tailed "
-              "Noise",
+        title="In-Expectation Convergence of Stochastic Gradient Methods under Heavy-Tailed Noise",
         arxiv="2606.00520",
         authors="Zijian Liu",
     ),
@@ -204,26 +220,43 @@ EXPERIMENT = Experiment(
     params={**ht.DEFAULT_PARAMS, "algorithm": ALGORITHM, "objective": OBJECTIVE},
     presets={
         "smoke": Preset(
-            Space(algorithm=values("sgd", "smd"), objective=values("l1", "nonconvex"),
-                  p=values(1.25, 1.5, 1.75, 2.0), step_exp=values(0.0, 0.5),
-                  steps=static(100, 400, 1600), seeds=64, paired=_PAIRED),
+            Space(
+                algorithm=values("sgd", "smd"),
+                objective=values("l1", "nonconvex"),
+                p=values(1.25, 1.5, 1.75, 2.0),
+                step_exp=values(0.0, 0.5),
+                steps=static(100, 400, 1600),
+                seeds=64,
+                paired=_PAIRED,
+            ),
             spec={"dim": 10},
             description="CPU, under a minute: 3 static horizons × 2048 lanes (64 seeds): decides "
-                        "the comparisons of slopes (paired), not the slopes themselves.",
+            "the comparisons of slopes (paired), not the slopes themselves.",
         ),
         "medium": Preset(
-            Space(algorithm=values("sgd", "smd"), objective=values("l1", "nonconvex"),
-                  p=values(1.25, 1.5, 1.75, 2.0), step_exp=values(0.0, 0.5),
-                  steps=static(100, 400, 1600), seeds=4096, paired=_PAIRED),
+            Space(
+                algorithm=values("sgd", "smd"),
+                objective=values("l1", "nonconvex"),
+                p=values(1.25, 1.5, 1.75, 2.0),
+                step_exp=values(0.0, 0.5),
+                steps=static(100, 400, 1600),
+                seeds=4096,
+                paired=_PAIRED,
+            ),
             spec={"dim": 10},
             description="CPU, about ten minutes: 3 static horizons × 131,072 lanes "
-                        "(4096 seeds), the size that decides the slopes (issue 17).",
+            "(4096 seeds), the size that decides the slopes (issue 17).",
         ),
         "full": Preset(
-            Space(algorithm=values("sgd", "smd"), objective=values("l1", "huber", "nonconvex"),
-                  p=values(1.1, 1.25, 1.5, 1.75, 2.0),
-                  step_exp=values(0.0, 0.5, 0.6, 0.7, 0.8, 0.9),
-                  steps=static(1024, 4096, 16384, 65536), seeds=512, paired=_PAIRED),
+            Space(
+                algorithm=values("sgd", "smd"),
+                objective=values("l1", "huber", "nonconvex"),
+                p=values(1.1, 1.25, 1.5, 1.75, 2.0),
+                step_exp=values(0.0, 0.5, 0.6, 0.7, 0.8, 0.9),
+                steps=static(1024, 4096, 16384, 65536),
+                seeds=512,
+                paired=_PAIRED,
+            ),
             spec={"dim": 10},
             description="One accelerator: 4 static horizons × 92,160 lanes, T up to 2^16.",
         ),
@@ -233,40 +266,63 @@ EXPERIMENT = Experiment(
             "no-divergence-heavy-tails",
             "Unmodified SGD and SMD never diverge under infinite-variance noise (p < 2): the "
             "count of diverged lanes with p < 2 is 0.",
-            _no_divergence, 0, source="paper"),
+            _no_divergence,
+            0,
+            source="paper",
+        ),
         Claim.at_least(
             "converges-without-modification",
             "The expected error decreases with the horizon for every p, for SGD and SMD on "
             "the convex problem and on the nonconvex one (step ∝ T^(−1/p)): the seed-mean "
             "drop err(T_i) − err(T_{i+1}) between neighbouring horizons is positive.",
-            _decreases, 0.0, source="paper"),
+            _decreases,
+            0.0,
+            source="paper",
+        ),
         Claim.slope(
             "convex-rate",
             "Convex rate E F(x̄_T) − F* ∝ T^(−(p−1)/p) with step ∝ T^(−1/p), p < 2: the "
             "log-log slope of the seed-mean gap against T, per algorithm and p.",
-            _convex, "T", expected=lambda c: -(c["p"] - 1) / c["p"], atol=SLOPE_TOL,
-            source="paper"),
+            _convex,
+            "T",
+            expected=lambda c: -(c["p"] - 1) / c["p"],
+            atol=SLOPE_TOL,
+            source="paper",
+        ),
         Claim.at_least(
             "heavier-tail-slower",
             "The convex slope is ordered by the tail, the smaller p the slower: "
             "slope(p) − slope(p′) > 0 for neighbouring p < p′ (the rate −(p−1)/p is "
             "increasing as p decreases), paired bootstrap over seeds.",
-            _tail_ordering, 0.0, source="derived"),
+            _tail_ordering,
+            0.0,
+            source="derived",
+        ),
         Claim.at_least(
             "step-exponent-one-over-p",
             "The step exponent must adapt to the tail: γ = 1/2 converges visibly slower than "
             "γ = 1/p when p ≤ 1.5: slope(γ = 1/2) − slope(γ = 1/p) ≥ 0.05 on the convex "
             "problem, on the same seeds (paired); 0.05 is our threshold for 'visibly'.",
-            _gamma, GAMMA_GAP, source="proposed", requires=_needs_gamma_half),
+            _gamma,
+            GAMMA_GAP,
+            source="proposed",
+            requires=_needs_gamma_half,
+        ),
     ],
     figures=[
-        Figure("convex_rates", _draw_convex,
-               "Seed-mean error of the averaged iterate against the horizon, band ± one "
-               "standard error over seeds (solid SGD, dashed SMD), with the predicted slopes "
-               "−(p−1)/p dotted."),
-        Figure("nonconvex", _draw_nonconvex,
-               "SGD and SMD on the nonconvex bounded-gradient objective: seed-mean squared "
-               "gradient norm against the horizon, band ± one standard error."),
+        Figure(
+            "convex_rates",
+            _draw_convex,
+            "Seed-mean error of the averaged iterate against the horizon, band ± one "
+            "standard error over seeds (solid SGD, dashed SMD), with the predicted slopes "
+            "−(p−1)/p dotted.",
+        ),
+        Figure(
+            "nonconvex",
+            _draw_nonconvex,
+            "SGD and SMD on the nonconvex bounded-gradient objective: seed-mean squared "
+            "gradient norm against the horizon, band ± one standard error.",
+        ),
     ],
     description=DESCRIPTION,
 )

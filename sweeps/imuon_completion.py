@@ -99,62 +99,106 @@ of a seed has the same singular vectors, observed entries and initial factors.
 
 EXPERIMENT = Experiment(
     name="imuon-completion",
-    paper=Paper(title="Intrinsic Muon: Spectral Optimization on Riemannian Matrix Manifolds",
-                arxiv="2605.09238",
-                authors="Li, Pandey, Sah, Han, Mostajeran, Jawanpuria, Mishra"),
+    paper=Paper(
+        title="Intrinsic Muon: Spectral Optimization on Riemannian Matrix Manifolds",
+        arxiv="2605.09238",
+        authors="Li, Pandey, Sah, Han, Mostajeran, Jawanpuria, Mishra",
+    ),
     run=comp.run,
     spec=comp.CompletionSpec(),
     params=comp.DEFAULT_PARAMS,
-    metric_dims={"rel_error": ("method", "gauge", "step"),
-                 "train_mse": ("method", "gauge", "step"),
-                 "dual_norm": ("method", "gauge", "step"), "final_error": ("method", "gauge"),
-                 "min_sigma": ("method", "gauge"), "halvings": ("method", "gauge")},
-    coords=lambda spec: {"method": list(spec.methods), "gauge": list(spec.gauges),
-                         "step": np.arange(1, spec.steps + 1)},
+    metric_dims={
+        "rel_error": ("method", "gauge", "step"),
+        "train_mse": ("method", "gauge", "step"),
+        "dual_norm": ("method", "gauge", "step"),
+        "final_error": ("method", "gauge"),
+        "min_sigma": ("method", "gauge"),
+        "halvings": ("method", "gauge"),
+    },
+    coords=lambda spec: {
+        "method": list(spec.methods),
+        "gauge": list(spec.gauges),
+        "step": np.arange(1, spec.steps + 1),
+    },
     presets={
         "smoke": Preset(
             Space(kappa=values(1.0, 10.0), lr=values(0.1, 0.3), seeds=2, paired=("lr", "kappa")),
-            spec={"m": 50, "n": 50, "r": 3, "steps": 120, "methods": ("muon", "imuon"),
-                  "gauges": (0.1, 1.0, 10.0)},
+            spec={
+                "m": 50,
+                "n": 50,
+                "r": 3,
+                "steps": 120,
+                "methods": ("muon", "imuon"),
+                "gauges": (0.1, 1.0, 10.0),
+            },
             description="CPU: 50×50, r = 3, Muon vs iMuon × 3 gauges, 8 lanes, 120 steps.",
         ),
         "full": Preset(
-            Space(kappa=values(1.0, 10.0, 100.0, 1e3, 1e4), lr=values(0.01, 0.03, 0.1, 0.3, 1.0),
-                  seeds=3, paired=("lr", "kappa")),
-            spec={"m": 2000, "n": 2000, "r": 8, "steps": 300,
-                  "methods": ("egd", "rgd", "muon", "imuon", "numuon", "imuon_nu"),
-                  "gauges": (0.1, 1.0, 10.0)},
-            description="One accelerator: 2000×2000, r = 8, six methods × 3 gauges, 75 lanes, "
-                        "300 steps.",
+            Space(
+                kappa=values(1.0, 10.0, 100.0, 1e3, 1e4),
+                lr=values(0.01, 0.03, 0.1, 0.3, 1.0),
+                seeds=3,
+                paired=("lr", "kappa"),
+            ),
+            spec={
+                "m": 2000,
+                "n": 2000,
+                "r": 8,
+                "steps": 300,
+                "methods": ("egd", "rgd", "muon", "imuon", "numuon", "imuon_nu"),
+                "gauges": (0.1, 1.0, 10.0),
+            },
+            description="One accelerator: 2000×2000, r = 8, six methods × 3 gauges, 75 lanes, 300 steps.",
         ),
     },
     claims=[
-        Claim.at_most("imuon-gauge-invariant-runs",
-                      "iMuon's runs from rescaled initial factors (B₀→αB₀, A₀→A₀/α, α ∈ {0.1, 1, "
-                      "10}) end at the same error (the step is invariant to the GL(r) gauge): the "
-                      "largest relative spread of the final error over the gauges, over every "
-                      f"lane, is at most {GAUGE_RTOL} (float32 round-off amplified on the "
-                      "step-size floor, see GAUGE_RTOL).",
-                      _imuon_gauge, GAUGE_RTOL, source="paper", over=None),
-        Claim.at_least("muon-gauge-sensitive",
-                       "Muon on the factors is not gauge invariant: its final error changes by "
-                       "O(1) with the initial gauge (median over lanes of (max − min)/min over α, "
-                       "interval over lanes).",
-                       _muon_gauge, MUON_SPREAD, source="paper", over="lane", stat="median"),
-        Claim.equals("factors-full-rank",
-                     "Every iterate's factors keep full rank r (backtracking on σ_min ≤ 1e-8): "
-                     "runs whose smallest factor singular value is not positive = 0.",
-                     _not_full_rank, 0, source="paper"),
+        Claim.at_most(
+            "imuon-gauge-invariant-runs",
+            "iMuon's runs from rescaled initial factors (B₀→αB₀, A₀→A₀/α, α ∈ {0.1, 1, "
+            "10}) end at the same error (the step is invariant to the GL(r) gauge): the "
+            "largest relative spread of the final error over the gauges, over every "
+            f"lane, is at most {GAUGE_RTOL} (float32 round-off amplified on the "
+            "step-size floor, see GAUGE_RTOL).",
+            _imuon_gauge,
+            GAUGE_RTOL,
+            source="paper",
+            over=None,
+        ),
+        Claim.at_least(
+            "muon-gauge-sensitive",
+            "Muon on the factors is not gauge invariant: its final error changes by "
+            "O(1) with the initial gauge (median over lanes of (max − min)/min over α, "
+            "interval over lanes).",
+            _muon_gauge,
+            MUON_SPREAD,
+            source="paper",
+            over="lane",
+            stat="median",
+        ),
+        Claim.equals(
+            "factors-full-rank",
+            "Every iterate's factors keep full rank r (backtracking on σ_min ≤ 1e-8): "
+            "runs whose smallest factor singular value is not positive = 0.",
+            _not_full_rank,
+            0,
+            source="paper",
+        ),
     ],
     figures=[
-        Figure("gauge_curves", _draw_gauge,
-               "Relative error against steps from three initial gauges α (median and "
-               "interquartile range over seeds): iMuon's curves coincide, Muon's do not.",
-               size=(9.0, 3.5)),
-        Figure("error_vs_kappa", _draw_kappa,
-               "Final error at each method's tuned step size (gauge α = 1, least seed-mean "
-               "final error) against the target's condition number, median and interquartile "
-               "range over seeds; measured, not asserted."),
+        Figure(
+            "gauge_curves",
+            _draw_gauge,
+            "Relative error against steps from three initial gauges α (median and "
+            "interquartile range over seeds): iMuon's curves coincide, Muon's do not.",
+            size=(9.0, 3.5),
+        ),
+        Figure(
+            "error_vs_kappa",
+            _draw_kappa,
+            "Final error at each method's tuned step size (gauge α = 1, least seed-mean "
+            "final error) against the target's condition number, median and interquartile "
+            "range over seeds; measured, not asserted.",
+        ),
     ],
     description=DESCRIPTION,
 )

@@ -40,6 +40,7 @@ def _stiefel(ds, spec):
 
 def _not_positive(manifold):
     """Lanes (× methods) whose smallest eigenvalue / singular value is not > 0 (or not finite)."""
+
     def measure(ds, spec):
         v = np.asarray(_feas(ds, manifold).values, float)
         return int(np.sum(~(np.isfinite(v) & (v > 0))))
@@ -57,8 +58,14 @@ def _draw(ds, spec, fig):
             sub, fin = sub.isel(kappa=-1), fin.isel(kappa=-1)
         gap, _ = analysis.tuned(sub, "lr", by=fin)
         lrs = {str(m): float(gap["lr"].sel({"method": m})) for m in gap["method"].values}
-        plots.curves(ax, gap.drop_vars("lr"), "step", hue="method", log=(False, True),
-                     label_fmt=lambda m, lrs=lrs: f"{m} (η={lrs[str(m)]:g})")
+        plots.curves(
+            ax,
+            gap.drop_vars("lr"),
+            "step",
+            hue="method",
+            log=(False, True),
+            label_fmt=lambda m, lrs=lrs: f"{m} (η={lrs[str(m)]:g})",
+        )
         ax.set_title(man)
         ax.legend(fontsize=7)
     axes[0].set_ylabel("optimality gap / distance (tuned η; median, IQR)")
@@ -80,47 +87,77 @@ least seed-mean final gap.
 
 EXPERIMENT = Experiment(
     name="imuon-manifolds",
-    paper=Paper(title="Intrinsic Muon: Spectral Optimization on Riemannian Matrix Manifolds",
-                arxiv="2605.09238",
-                authors="Li, Pandey, Sah, Han, Mostajeran, Jawanpuria, Mishra"),
+    paper=Paper(
+        title="Intrinsic Muon: Spectral Optimization on Riemannian Matrix Manifolds",
+        arxiv="2605.09238",
+        authors="Li, Pandey, Sah, Han, Mostajeran, Jawanpuria, Mishra",
+    ),
     run=mf.run,
     spec=mf.ManifoldSpec(),
     params=mf.DEFAULT_PARAMS,
-    metric_dims={"gap": ("method", "step"), "final_gap": ("method",),
-                 "feasibility": ("method",)},
+    metric_dims={"gap": ("method", "step"), "final_gap": ("method",), "feasibility": ("method",)},
     coords=lambda spec: {"method": list(spec.methods), "step": np.arange(1, spec.steps + 1)},
     presets={
         "smoke": Preset(
-            Space(manifold=static("stiefel", "grassmann", "spd"), lr=values(0.1, 0.3, 1.0),
-                  kappa=values(10.0), seeds=2, paired=("lr",)),
+            Space(
+                manifold=static("stiefel", "grassmann", "spd"),
+                lr=values(0.1, 0.3, 1.0),
+                kappa=values(10.0),
+                seeds=2,
+                paired=("lr",),
+            ),
             spec={"n": 10, "p": 3, "steps": 60, "methods": ("rgd", "imuon")},
             description="CPU: n = 10, p = 3, three manifolds × RGD and iMuon, 60 steps.",
         ),
         "full": Preset(
-            Space(manifold=static("stiefel", "grassmann", "spd"),
-                  lr=values(0.01, 0.03, 0.1, 0.3, 1.0, 3.0), kappa=values(10.0, 100.0, 1000.0),
-                  seeds=8, paired=("lr",)),
+            Space(
+                manifold=static("stiefel", "grassmann", "spd"),
+                lr=values(0.01, 0.03, 0.1, 0.3, 1.0, 3.0),
+                kappa=values(10.0, 100.0, 1000.0),
+                seeds=8,
+                paired=("lr",),
+            ),
             spec={"n": 256, "p": 16, "steps": 1000},
             description="One accelerator: n = 256, p = 16, 1000 steps.",
         ),
     },
     claims=[
-        Claim.identity("stiefel-feasible",
-                       "Stiefel iterates stay orthonormal after every polar retraction: the "
-                       "largest ‖XᵀX − I‖_F over every lane and step is float32 round-off.",
-                       _stiefel, STIEFEL_TOL, requires=_has("stiefel")),
-        Claim.equals("spd-positive-definite",
-                     "SPD iterates stay positive definite for every step size (exponential "
-                     "retraction): lanes with λ_min ≤ 0 at some step = 0.",
-                     _not_positive("spd"), 0, source="paper", requires=_has("spd")),
-        Claim.equals("grassmann-full-rank",
-                     "Grassmann representatives keep full rank (horizontal steps): lanes with "
-                     "σ_min(Y) ≤ 0 at some step = 0.",
-                     _not_positive("grassmann"), 0, source="paper", requires=_has("grassmann")),
+        Claim.identity(
+            "stiefel-feasible",
+            "Stiefel iterates stay orthonormal after every polar retraction: the "
+            "largest ‖XᵀX − I‖_F over every lane and step is float32 round-off.",
+            _stiefel,
+            STIEFEL_TOL,
+            requires=_has("stiefel"),
+        ),
+        Claim.equals(
+            "spd-positive-definite",
+            "SPD iterates stay positive definite for every step size (exponential "
+            "retraction): lanes with λ_min ≤ 0 at some step = 0.",
+            _not_positive("spd"),
+            0,
+            source="paper",
+            requires=_has("spd"),
+        ),
+        Claim.equals(
+            "grassmann-full-rank",
+            "Grassmann representatives keep full rank (horizontal steps): lanes with "
+            "σ_min(Y) ≤ 0 at some step = 0.",
+            _not_positive("grassmann"),
+            0,
+            source="paper",
+            requires=_has("grassmann"),
+        ),
     ],
-    figures=[Figure("convergence", _draw,
-                    "Optimality gap (Stiefel, Grassmann) and Riemannian distance (SPD) at each "
-                    "method's tuned step size (seed-mean final gap), median and interquartile "
-                    "range over seeds.", size=(10.0, 3.5))],
+    figures=[
+        Figure(
+            "convergence",
+            _draw,
+            "Optimality gap (Stiefel, Grassmann) and Riemannian distance (SPD) at each "
+            "method's tuned step size (seed-mean final gap), median and interquartile "
+            "range over seeds.",
+            size=(10.0, 3.5),
+        )
+    ],
     description=DESCRIPTION,
 )

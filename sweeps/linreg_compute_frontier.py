@@ -76,9 +76,9 @@ from jaxtheory.sims.linreg.problems import log_grid
 from jaxtheory.sweep import Space, log, values
 
 ALGOS = ("sgd", "la", "sla_heavy_ball")
-FIT_DECADES = 16.0       # fit window: compute in [C_max / 16, C_max]
-SLOPE_RTOL = 0.15        # finite-size tolerance of the SGD exponent claim
-MONOTONE_RTOL = 1e-5     # float32 round-off allowance of the monotonicity claim
+FIT_DECADES = 16.0  # fit window: compute in [C_max / 16, C_max]
+SLOPE_RTOL = 0.15  # finite-size tolerance of the SGD exponent claim
+MONOTONE_RTOL = 1e-5  # float32 round-off allowance of the monotonicity claim
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,8 +114,13 @@ def run(spec: Spec, params, key=None):
         ``diverged_step`` (always -1: a diverged algorithm is NaN, the lane stays).
     """
     p = dict(ex.EXACT_DEFAULT_PARAMS, **params, batch=spec.batch)
-    mk = lambda alg, outer: ex.ExactSpec(dim=spec.dim, steps=spec.steps,  # noqa: E731
-                                         num_log=spec.num_log, algorithm=alg, outer=outer)
+    mk = lambda alg, outer: ex.ExactSpec(
+        dim=spec.dim,
+        steps=spec.steps,  # noqa: E731
+        num_log=spec.num_log,
+        algorithm=alg,
+        outer=outer,
+    )
     sgd = ex.run(mk("sgd", "none"), p)["risk"]
     la = ex.run(mk("lookahead", "none"), dict(p, mu=0.0))["risk"]
     sla = ex.run(mk("lookahead", "heavy_ball"), p)["risk"]
@@ -128,6 +133,7 @@ def _coords(spec):
 
 
 # ---- frontier computation (numpy, public) -------------------------------------------------
+
 
 def frontier(risk, axis: int = 0) -> np.ndarray:
     """Lower envelope over learning rates: the minimum risk at each compute.
@@ -189,6 +195,7 @@ def _theory(c):
 
 # ---- claims -----------------------------------------------------------------------------
 
+
 def _sgd_frontier(ds, spec):
     return _window(frontiers(ds, spec), spec).sel(algo="sgd", drop=True)
 
@@ -211,6 +218,7 @@ def _two_phase_vs_sgd(ds, spec):
 
 # ---- figures ----------------------------------------------------------------------------
 
+
 def _pairs(ds, n=4):
     pairs = [(i, j) for i in range(ds.sizes["a"]) for j in range(ds.sizes["b"])]
     return pairs[:: max(1, len(pairs) // n)][:n]
@@ -225,8 +233,7 @@ def _draw_curves(ds, spec, fig):
         for col, alg in enumerate(ALGOS):
             ax = fig.add_subplot(len(pairs), len(ALGOS), row * len(ALGOS) + col + 1)
             for li, lr in enumerate(lrs):
-                ax.plot(c, r.values[i, j, col, li], lw=0.8, color=f"C{li % 10}",
-                        label=f"η={lr:.3g}")
+                ax.plot(c, r.values[i, j, col, li], lw=0.8, color=f"C{li % 10}", label=f"η={lr:.3g}")
             ax.plot(c, frontier(r.values[i, j, col], axis=0), "k--", lw=1.2, label="frontier")
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -264,8 +271,11 @@ def _draw_exponents(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     fitted = slopes(ds, spec)
     for k, alg in enumerate(ALGOS):
-        pts = [(_theory({"a": a, "b": b}), fitted[f"a={a:g},b={b:g},algo={alg}"].value)
-               for a in ds["a"].values for b in ds["b"].values]
+        pts = [
+            (_theory({"a": a, "b": b}), fitted[f"a={a:g},b={b:g},algo={alg}"].value)
+            for a in ds["a"].values
+            for b in ds["b"].values
+        ]
         th, sl = np.asarray(pts).T
         ax.scatter(th, sl, label=alg, marker="os^"[k], alpha=0.7)
     th = [_theory({"a": a, "b": b}) for a in ds["a"].values for b in ds["b"].values]
@@ -278,8 +288,9 @@ def _draw_exponents(ds, spec, fig):
 
 EXPERIMENT = Experiment(
     name="linreg-compute-frontier",
-    paper=Paper(title="High dimensional theory of two-phase optimizers", arxiv="2603.26954",
-                authors="Atish Agarwala"),
+    paper=Paper(
+        title="High dimensional theory of two-phase optimizers", arxiv="2603.26954", authors="Atish Agarwala"
+    ),
     run=run,
     spec=Spec(),
     params=PARAMS,
@@ -292,43 +303,70 @@ EXPERIMENT = Experiment(
             description="CPU, seconds: 16 lanes × 3 algorithms, D = 8192, 512 steps.",
         ),
         "full": Preset(
-            Space(a=values(1.5, 2.0, 2.5, 3.0), b=values(1.5, 2.0, 2.5),
-                  lr=log(0.0625, 4.0, num=13), seeds=1),
+            Space(
+                a=values(1.5, 2.0, 2.5, 3.0), b=values(1.5, 2.0, 2.5), lr=log(0.0625, 4.0, num=13), seeds=1
+            ),
             spec={"dim": 2**17, "steps": 10_000, "num_log": 48, "batch": 4},
             description="One accelerator: 156 lanes × 3 algorithms, D = 131072, 10⁴ steps "
-                        "(every (a, b) has b < 2a; untested on a device).",
+            "(every (a, b) has b < 2a; untested on a device).",
         ),
     },
     claims=[
-        Claim.slope("sgd-frontier-exponent",
-                    "Signal-dominated regime (σ² = 0, b < 2a): the SGD compute-optimal frontier "
-                    "decays like C^{−(b−1)/a} (derivation in the module docstring): its log-log "
-                    "slope over C ∈ [C_max/16, C_max] is −(b−1)/a within 15% (relative, for "
-                    "finite-size corrections), for every (a, b).",
-                    _sgd_frontier, "step", expected=_theory,
-                    atol=lambda c: SLOPE_RTOL * abs(_theory(c)), over=None, source="derived"),
-        Claim.at_most("frontier-monotone",
-                      "The compute-optimal frontier is non-increasing in compute for every "
-                      "algorithm and every (a, b): its largest relative increase between logged "
-                      f"steps is at most {MONOTONE_RTOL:g} (float32 round-off).",
-                      _monotone, MONOTONE_RTOL, over=None, source="derived"),
-        Claim.at_least("two-phase-vs-sgd-frontier",
-                       "Measurement: the LA and SLA-HB frontiers over SGD's at the largest "
-                       "compute, per (a, b) (below 1: the two-phase method wins). The check is "
-                       "only that every ratio is a finite positive number.",
-                       _two_phase_vs_sgd, 0.0, over=None, source="sanity"),
+        Claim.slope(
+            "sgd-frontier-exponent",
+            "Signal-dominated regime (σ² = 0, b < 2a): the SGD compute-optimal frontier "
+            "decays like C^{−(b−1)/a} (derivation in the module docstring): its log-log "
+            "slope over C ∈ [C_max/16, C_max] is −(b−1)/a within 15% (relative, for "
+            "finite-size corrections), for every (a, b).",
+            _sgd_frontier,
+            "step",
+            expected=_theory,
+            atol=lambda c: SLOPE_RTOL * abs(_theory(c)),
+            over=None,
+            source="derived",
+        ),
+        Claim.at_most(
+            "frontier-monotone",
+            "The compute-optimal frontier is non-increasing in compute for every "
+            "algorithm and every (a, b): its largest relative increase between logged "
+            f"steps is at most {MONOTONE_RTOL:g} (float32 round-off).",
+            _monotone,
+            MONOTONE_RTOL,
+            over=None,
+            source="derived",
+        ),
+        Claim.at_least(
+            "two-phase-vs-sgd-frontier",
+            "Measurement: the LA and SLA-HB frontiers over SGD's at the largest "
+            "compute, per (a, b) (below 1: the two-phase method wins). The check is "
+            "only that every ratio is a finite positive number.",
+            _two_phase_vs_sgd,
+            0.0,
+            over=None,
+            source="sanity",
+        ),
     ],
     figures=[
-        Figure("risk_vs_compute", _draw_curves,
-               "Exact excess risk against compute (gradient evaluations) for every learning "
-               "rate (colours) and their lower envelope (dashed), per algorithm, for two (a, b).",
-               size=(9, 5)),
-        Figure("frontier", _draw_frontier,
-               "Compute-optimal frontier (min over η) of SGD, LA and SLA-HB; dotted: the "
-               "predicted C^{−(b−1)/a} through SGD's last point.", size=(12, 3.5)),
-        Figure("frontier_exponents", _draw_exponents,
-               "Fitted frontier slope per algorithm against the signal-dominated prediction "
-               "−(b−1)/a, one point per (a, b)."),
+        Figure(
+            "risk_vs_compute",
+            _draw_curves,
+            "Exact excess risk against compute (gradient evaluations) for every learning "
+            "rate (colours) and their lower envelope (dashed), per algorithm, for two (a, b).",
+            size=(9, 5),
+        ),
+        Figure(
+            "frontier",
+            _draw_frontier,
+            "Compute-optimal frontier (min over η) of SGD, LA and SLA-HB; dotted: the "
+            "predicted C^{−(b−1)/a} through SGD's last point.",
+            size=(12, 3.5),
+        ),
+        Figure(
+            "frontier_exponents",
+            _draw_exponents,
+            "Fitted frontier slope per algorithm against the signal-dominated prediction "
+            "−(b−1)/a, one point per (a, b).",
+        ),
     ],
     description=__doc__.split("\n\n", 1)[1],
 )

@@ -126,11 +126,18 @@ class Spec:
 PARAMS = {"lr": 0.5, "alpha": 0.5, "mu": 0.5, "sigma2": 0.1, "a": 1.5, "b": 1.2}
 
 
-def _exact(spec, algorithm, outer="none", full_batch=False, dim=None, steps=None, num_log=None,
-           spectrum="power_law"):
-    return ex.ExactSpec(dim=dim or spec.dim, steps=steps or spec.steps,
-                        num_log=num_log or spec.num_log, algorithm=algorithm, outer=outer,
-                        spectrum=spectrum, full_batch=full_batch)
+def _exact(
+    spec, algorithm, outer="none", full_batch=False, dim=None, steps=None, num_log=None, spectrum="power_law"
+):
+    return ex.ExactSpec(
+        dim=dim or spec.dim,
+        steps=steps or spec.steps,
+        num_log=num_log or spec.num_log,
+        algorithm=algorithm,
+        outer=outer,
+        spectrum=spectrum,
+        full_batch=full_batch,
+    )
 
 
 def _accel(spec):
@@ -154,27 +161,46 @@ def _accel(spec):
         L = 1.0 / (1.0 + 1.0 / kappa)  # two modes {1, 1/kappa} normalized to trace 1
         m = L / kappa
         p = dict(base, kappa=kappa)
-        hmin = 1 - (1 - 1 / kappa) ** k          # inner eta = 1/L: h(L) = 1
+        hmin = 1 - (1 - 1 / kappa) ** k  # inner eta = 1/L: h(L) = 1
         kh = 1.0 / hmin
         rho = (jnp.sqrt(kh) - 1) / (jnp.sqrt(kh) + 1)
         q3 = jnp.sqrt(3 * kh + 1)
         q3g = jnp.sqrt(3 * kappa + 1)
         cfg = {
             "gd": ("sgd", "none", "none", dict(p, lr=2 / (L + m))),
-            "gd_nesterov": ("sgd", "none", "nesterov",
-                            dict(p, lr=4 / (3 * L + m), beta=(q3g - 2) / (q3g + 2))),
+            "gd_nesterov": (
+                "sgd",
+                "none",
+                "nesterov",
+                dict(p, lr=4 / (3 * L + m), beta=(q3g - 2) / (q3g + 2)),
+            ),
             "la": ("lookahead", "none", "none", dict(p, lr=1 / L, alpha=2 / (1 + hmin), k=k)),
-            "sla_heavy_ball": ("lookahead", "heavy_ball", "none",
-                               dict(p, lr=1 / L, alpha=4 / (1 + jnp.sqrt(hmin)) ** 2, mu=rho**2,
-                                    k=k)),
-            "sla_nesterov": ("lookahead", "nesterov", "none",
-                             dict(p, lr=1 / L, alpha=4 / (3 + hmin), mu=(q3 - 2) / (q3 + 2), k=k)),
+            "sla_heavy_ball": (
+                "lookahead",
+                "heavy_ball",
+                "none",
+                dict(p, lr=1 / L, alpha=4 / (1 + jnp.sqrt(hmin)) ** 2, mu=rho**2, k=k),
+            ),
+            "sla_nesterov": (
+                "lookahead",
+                "nesterov",
+                "none",
+                dict(p, lr=1 / L, alpha=4 / (3 + hmin), mu=(q3 - 2) / (q3 + 2), k=k),
+            ),
         }
         out, contraction = [], None
         for name in METHODS_F3:
             alg, outer, inner, q = cfg[name]
-            es = ex.ExactSpec(dim=2, steps=T, num_log=spec.accel_num_log, algorithm=alg,
-                              outer=outer, inner=inner, spectrum="two_scale", full_batch=True)
+            es = ex.ExactSpec(
+                dim=2,
+                steps=T,
+                num_log=spec.accel_num_log,
+                algorithm=alg,
+                outer=outer,
+                inner=inner,
+                spectrum="two_scale",
+                full_batch=True,
+            )
             lr_ = ex.run(es, q)["log_risk"]
             out.append(steps_to(lr_))
             if name == "sla_heavy_ball":
@@ -198,15 +224,19 @@ def run(spec: Spec, params, key):
     la = jax.vmap(lambda k: ex.run(la_spec, dict(p, k=k)))(ks)
     kk, ww = jnp.meshgrid(ks, ws, indexing="ij")
     dl = jax.vmap(jax.vmap(lambda k, w: ex.run(dl_spec, dict(p, k=k, workers=w))))(kk, ww)
-    lawb = jax.vmap(jax.vmap(lambda k, w: ex.run(la_spec, dict(p, k=k, batch=w * spec.batch))))(
-        kk, ww)
-    sla = {o: jax.vmap(lambda k, o=o: ex.run(_exact(spec, "lookahead", o), dict(p, k=k)))(ks)
-           for o in OUTERS}
+    lawb = jax.vmap(jax.vmap(lambda k, w: ex.run(la_spec, dict(p, k=k, batch=w * spec.batch))))(kk, ww)
+    sla = {o: jax.vmap(lambda k, o=o: ex.run(_exact(spec, "lookahead", o), dict(p, k=k)))(ks) for o in OUTERS}
     mus = jnp.asarray(spec.mus, jnp.float32)
-    sla_mu = jnp.stack([
-        jax.vmap(lambda k, o=o: jax.vmap(
-            lambda m: ex.run(_exact(spec, "lookahead", o), dict(p, k=k, mu=m))["final_risk"])(mus))(ks)
-        for o in OUTERS])  # (outer, k, outer_mu)
+    sla_mu = jnp.stack(
+        [
+            jax.vmap(
+                lambda k, o=o: jax.vmap(
+                    lambda m: ex.run(_exact(spec, "lookahead", o), dict(p, k=k, mu=m))["final_risk"]
+                )(mus)
+            )(ks)
+            for o in OUTERS
+        ]
+    )  # (outer, k, outer_mu)
 
     # Monte Carlo, mc_seeds seeds inside the lane, and the exact risk of the same runs
     mcp = dict(mc.MC_DEFAULT_PARAMS, **params)
@@ -214,10 +244,8 @@ def run(spec: Spec, params, key):
         "sgd": (dict(algorithm="sgd"), dict(mcp, lr=mcp["lr"] * mcp["alpha"])),
         "la": (dict(algorithm="lookahead", sync_period=spec.mc_k), mcp),
         "diloco": (dict(algorithm="diloco", sync_period=spec.mc_k, workers=spec.mc_workers), mcp),
-        "sla_heavy_ball": (dict(algorithm="lookahead", sync_period=spec.mc_k,
-                                outer="heavy_ball"), mcp),
-        "sla_nesterov": (dict(algorithm="lookahead", sync_period=spec.mc_k, outer="nesterov"),
-                         mcp),
+        "sla_heavy_ball": (dict(algorithm="lookahead", sync_period=spec.mc_k, outer="heavy_ball"), mcp),
+        "sla_nesterov": (dict(algorithm="lookahead", sync_period=spec.mc_k, outer="nesterov"), mcp),
     }
     keys = jax.random.split(key, spec.mc_seeds)
     # seeds in blocks of MC_BLOCK, one block at a time: memory stays bounded at 10^4+ seeds
@@ -226,16 +254,21 @@ def run(spec: Spec, params, key):
     mc_mean, mc_se, mc_exact = [], [], []
     for name in MC_ALGOS:
         kw, q = cases[name]
-        ms = mc.MonteCarloSpec(dim=spec.mc_dim, batch=spec.batch, steps=spec.mc_steps,
-                               num_log=spec.num_log, **kw)
+        ms = mc.MonteCarloSpec(
+            dim=spec.mc_dim, batch=spec.batch, steps=spec.mc_steps, num_log=spec.num_log, **kw
+        )
         r = jax.lax.map(jax.vmap(lambda kk, ms=ms, q=q: mc.run(ms, q, kk)["risk"]), keys)
         r = r.reshape(spec.mc_seeds, -1)
         mc_mean.append(r.mean(0))
         mc_se.append(r.std(0, ddof=1) / math.sqrt(spec.mc_seeds))
-        es = ex.ExactSpec(dim=spec.mc_dim, steps=spec.mc_steps, num_log=spec.num_log,
-                          algorithm=ms.algorithm, outer=ms.outer)
-        mc_exact.append(ex.run(es, dict(ex.EXACT_DEFAULT_PARAMS, **q, k=ms.sync_period,
-                                        workers=ms.workers, batch=spec.batch))["risk"])
+        es = ex.ExactSpec(
+            dim=spec.mc_dim, steps=spec.mc_steps, num_log=spec.num_log, algorithm=ms.algorithm, outer=ms.outer
+        )
+        mc_exact.append(
+            ex.run(
+                es, dict(ex.EXACT_DEFAULT_PARAMS, **q, k=ms.sync_period, workers=ms.workers, batch=spec.batch)
+            )["risk"]
+        )
 
     steps_eps, contraction, rho = _accel(spec)
     return {
@@ -259,19 +292,35 @@ def run(spec: Spec, params, key):
 
 
 def _coords(spec):
-    return {"step": log_grid(spec.steps, spec.num_log), "k": np.asarray(spec.ks),
-            "workers": np.asarray(spec.workers), "mc_step": log_grid(spec.mc_steps, spec.num_log),
-            "algo": list(MC_ALGOS), "kappa": np.asarray(spec.kappas), "f3_method": list(METHODS_F3),
-            "outer": list(OUTERS), "outer_mu": np.asarray(spec.mus)}
+    return {
+        "step": log_grid(spec.steps, spec.num_log),
+        "k": np.asarray(spec.ks),
+        "workers": np.asarray(spec.workers),
+        "mc_step": log_grid(spec.mc_steps, spec.num_log),
+        "algo": list(MC_ALGOS),
+        "kappa": np.asarray(spec.kappas),
+        "f3_method": list(METHODS_F3),
+        "outer": list(OUTERS),
+        "outer_mu": np.asarray(spec.mus),
+    }
 
 
 METRIC_DIMS = {
-    "risk_sgd": ("step",), "risk_la": ("k", "step"), "risk_sla_heavy_ball": ("k", "step"),
-    "risk_sla_nesterov": ("k", "step"), "final_sgd": (), "final_la": ("k",),
-    "final_diloco": ("k", "workers"), "final_la_wb": ("k", "workers"),
+    "risk_sgd": ("step",),
+    "risk_la": ("k", "step"),
+    "risk_sla_heavy_ball": ("k", "step"),
+    "risk_sla_nesterov": ("k", "step"),
+    "final_sgd": (),
+    "final_la": ("k",),
+    "final_diloco": ("k", "workers"),
+    "final_la_wb": ("k", "workers"),
     "final_sla": ("outer", "k", "outer_mu"),
-    "mc_mean": ("algo", "mc_step"), "mc_se": ("algo", "mc_step"), "mc_exact": ("algo", "mc_step"),
-    "steps_to_eps": ("kappa", "f3_method"), "sla_hb_contraction": ("kappa",), "polyak_rate": ("kappa",),
+    "mc_mean": ("algo", "mc_step"),
+    "mc_se": ("algo", "mc_step"),
+    "mc_exact": ("algo", "mc_step"),
+    "steps_to_eps": ("kappa", "f3_method"),
+    "sla_hb_contraction": ("kappa",),
+    "polyak_rate": ("kappa",),
 }
 
 
@@ -288,6 +337,7 @@ def _exact_lanes(da):
 
 # ---- tuning over the (η, α[, μ]) grid ------------------------------------------------------
 
+
 def _tuned(da, dims):
     """Best (smallest) value over the grid ``dims`` of an exact curve, interior or NotApplicable.
 
@@ -303,12 +353,15 @@ def _tuned(da, dims):
     for d, v in at.items():
         grid = np.sort(np.unique(da[d].values))
         if grid.size < 3 or v in (grid[0], grid[-1]):
-            raise NotApplicable(f"the best {d} = {v:g} is not inside the grid "
-                                f"[{grid[0]:g}, {grid[-1]:g}]: the grid does not bracket the optimum")
+            raise NotApplicable(
+                f"the best {d} = {v:g} is not inside the grid "
+                f"[{grid[0]:g}, {grid[-1]:g}]: the grid does not bracket the optimum"
+            )
     return best.value, at
 
 
 # ---- claims ----------------------------------------------------------------------------
+
 
 def _identities(ds, spec):
     """Float64 side computation (the sweep runs in float32): the four identities' residuals."""
@@ -322,8 +375,9 @@ def _identities(ds, spec):
             "la(k=1)-sgd(αη)": np.abs(r("lookahead", k=1) - r("sgd", lr=base["lr"] * base["alpha"])).max(),
             "la(α=1)-sgd at syncs": np.abs(r("lookahead", k=4, alpha=1.0) - r("sgd"))[at].max(),
             "diloco(W=1)-la": np.abs(r("diloco", k=3, workers=1) - r("lookahead", k=3)).max(),
-            "diloco(k=1,W)-la(k=1,WB)": np.abs(r("diloco", k=1, workers=4)
-                                               - r("lookahead", k=1, batch=4 * spec.batch)).max(),
+            "diloco(k=1,W)-la(k=1,WB)": np.abs(
+                r("diloco", k=1, workers=4) - r("lookahead", k=1, batch=4 * spec.batch)
+            ).max(),
         }
 
 
@@ -371,8 +425,9 @@ def _ratio_violations(ds, spec):
     bad = 0
     for coords, sub in analysis.cells(rr, ["k"]):
         if bool(ok.sel(coords)):
-            bad += analysis.monotone_violations(sub.transpose("k").values, increasing=True,
-                                                tol=RATIO_ROUNDOFF)
+            bad += analysis.monotone_violations(
+                sub.transpose("k").values, increasing=True, tol=RATIO_ROUNDOFF
+            )
     return bad
 
 
@@ -411,6 +466,7 @@ def _contraction(ds, spec):
 def _steps(method):
     def measure(ds, spec):
         return _first(ds, "steps_to_eps").sel(f3_method=method, drop=True)
+
     return measure
 
 
@@ -427,13 +483,15 @@ def _sla_tuned(ds, spec):
         raise NotApplicable("the preset has no k > 1 (SLA at k = 1 is plain momentum SGD)")
     rows = []
     for k in ks:
-        rows.append([_tuned(la.sel(k=k), ("lr", "alpha"))[0]]
-                    + [_tuned(sla.sel(k=k, outer=o), ("lr", "alpha", "outer_mu"))[0] for o in OUTERS])
-    return xr.DataArray(np.asarray(rows), dims=("k", "outer"),
-                        coords={"k": ks, "outer": ["none", *OUTERS]})
+        rows.append(
+            [_tuned(la.sel(k=k), ("lr", "alpha"))[0]]
+            + [_tuned(sla.sel(k=k, outer=o), ("lr", "alpha", "outer_mu"))[0] for o in OUTERS]
+        )
+    return xr.DataArray(np.asarray(rows), dims=("k", "outer"), coords={"k": ks, "outer": ["none", *OUTERS]})
 
 
 # ---- figures -----------------------------------------------------------------------------
+
 
 def _default_lane(da):
     """``da`` at the default (η, α), the nearest grid point."""
@@ -447,8 +505,17 @@ def _draw_f1(ds, spec, fig):
     for i, k in enumerate(ks):
         ax = fig.add_subplot(1, len(ks), i + 1)
         # one color scale for every k, clipped at a factor 4 either way (diverged: blank)
-        plots.heatmap(ax, r.sel(k=k).clip(-2, 2), "lr", "alpha", cmap="RdBu_r",
-                      colorbar=i == len(ks) - 1, label="log₂ LA / SGD(αη)", vmin=-2, vmax=2)
+        plots.heatmap(
+            ax,
+            r.sel(k=k).clip(-2, 2),
+            "lr",
+            "alpha",
+            cmap="RdBu_r",
+            colorbar=i == len(ks) - 1,
+            label="log₂ LA / SGD(αη)",
+            vmin=-2,
+            vmax=2,
+        )
         ax.set_title(f"k = {k}", fontsize=8)
         ax.set_xlabel("inner learning rate η")
         ax.set_ylabel("outer step α" if i == 0 else "")
@@ -478,8 +545,14 @@ def _draw_f2(ds, spec, fig):
             tuned.append(bd.value / bl.value)
             transfer.append(float(d.sel(dict(zip(("lr", "alpha"), bl.at)))) / bl.value)
         ax2.plot(ds["k"].values, tuned, marker="s", color=f"C{i}", label=f"W={w}: both tuned")
-        ax2.plot(ds["k"].values, transfer, ls="--", marker=".", color=f"C{i}",
-                 label=f"W={w}: at LA(WB)'s best (η, α)")
+        ax2.plot(
+            ds["k"].values,
+            transfer,
+            ls="--",
+            marker=".",
+            color=f"C{i}",
+            label=f"W={w}: at LA(WB)'s best (η, α)",
+        )
     ax2.set_xscale("log", base=2)
     ax2.set_xlabel("sync period k")
     ax2.set_title("tuned over the (η, α) grid", fontsize=8)
@@ -520,9 +593,10 @@ def _draw_mc(ds, spec, fig):
     t = ds["mc_step"].values
     mean, se, exact = (_default_lane(ds[v]) for v in ("mc_mean", "mc_se", "mc_exact"))
     for a in MC_ALGOS:
-        ln, = ax.plot(t, exact.sel(algo=a).values, lw=1, label=a)
-        ax.errorbar(t, mean.sel(algo=a).values, yerr=3 * se.sel(algo=a).values, fmt=".",
-                    color=ln.get_color(), ms=3)
+        (ln,) = ax.plot(t, exact.sel(algo=a).values, lw=1, label=a)
+        ax.errorbar(
+            t, mean.sel(algo=a).values, yerr=3 * se.sel(algo=a).values, fmt=".", color=ln.get_color(), ms=3
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("gradient steps")
@@ -531,14 +605,25 @@ def _draw_mc(ds, spec, fig):
     ax.set_title(f"default (η, α), {spec.mc_seeds} Monte Carlo seeds: mean ± 3 SE", fontsize=8)
 
 
-_SMOKE = {"dim": 64, "steps": 256, "batch": 4, "num_log": 12, "mc_dim": 16, "mc_steps": 64,
-          "mc_seeds": 256, "ks": (1, 2, 4), "workers": (2, 4),
-          "kappas": (32.0, 64.0, 128.0, 256.0), "accel_num_log": 200}
+_SMOKE = {
+    "dim": 64,
+    "steps": 256,
+    "batch": 4,
+    "num_log": 12,
+    "mc_dim": 16,
+    "mc_steps": 64,
+    "mc_seeds": 256,
+    "ks": (1, 2, 4),
+    "workers": (2, 4),
+    "kappas": (32.0, 64.0, 128.0, 256.0),
+    "accel_num_log": 200,
+}
 
 EXPERIMENT = Experiment(
     name="linreg-two-phase",
-    paper=Paper(title="High dimensional theory of two-phase optimizers", arxiv="2603.26954",
-                authors="Atish Agarwala"),
+    paper=Paper(
+        title="High dimensional theory of two-phase optimizers", arxiv="2603.26954", authors="Atish Agarwala"
+    ),
     run=run,
     spec=Spec(),
     params=PARAMS,
@@ -546,116 +631,204 @@ EXPERIMENT = Experiment(
     coords=_coords,
     presets={
         "smoke": Preset(
-            Space(lr=log(2.0**-3, 8.0, num=13), alpha=log(2.0**-3, 4.0, num=11), seeds=1,
-                  paired=("lr", "alpha")),
+            Space(
+                lr=log(2.0**-3, 8.0, num=13), alpha=log(2.0**-3, 4.0, num=11), seeds=1, paired=("lr", "alpha")
+            ),
             spec=_SMOKE,
             description="CPU, about a minute: 143 lanes, η ∈ 2^{−3…3} × α ∈ 2^{−3…2} in factors "
-                        "of √2 (grids that bracket every tuned optimum and resolve re-tuning), "
-                        "paired; D = 64 exact, D = 16 Monte Carlo × 256 seeds per lane.",
+            "of √2 (grids that bracket every tuned optimum and resolve re-tuning), "
+            "paired; D = 64 exact, D = 16 Monte Carlo × 256 seeds per lane.",
         ),
         "medium": Preset(
-            Space(lr=log(2.0**-3, 8.0, num=13), alpha=log(2.0**-3, 4.0, num=11), seeds=1,
-                  paired=("lr", "alpha")),
+            Space(
+                lr=log(2.0**-3, 8.0, num=13), alpha=log(2.0**-3, 4.0, num=11), seeds=1, paired=("lr", "alpha")
+            ),
             spec={**_SMOKE, "mc_seeds": 16384},
             description="CPU, about ten minutes: smoke with 16 384 Monte Carlo seeds per lane, so "
-                        "every Monte Carlo comparison resolves ±3% (4096 left 331 of 3883 "
-                        "comparisons, all at large effective steps, undecided).",
+            "every Monte Carlo comparison resolves ±3% (4096 left 331 of 3883 "
+            "comparisons, all at large effective steps, undecided).",
         ),
         "full": Preset(
-            Space(lr=log(2.0**-4, 8.0, num=15), alpha=log(2.0**-4, 4.0, num=13), seeds=1,
-                  paired=("lr", "alpha")),
-            spec={"dim": 4096, "steps": 10_000, "num_log": 48, "mc_dim": 512, "mc_steps": 2048,
-                  "mc_seeds": 1024, "ks": (1, 2, 4, 8, 16, 32), "workers": (2, 4, 8, 16),
-                  "kappas": (64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0)},
+            Space(
+                lr=log(2.0**-4, 8.0, num=15), alpha=log(2.0**-4, 4.0, num=13), seeds=1, paired=("lr", "alpha")
+            ),
+            spec={
+                "dim": 4096,
+                "steps": 10_000,
+                "num_log": 48,
+                "mc_dim": 512,
+                "mc_steps": 2048,
+                "mc_seeds": 1024,
+                "ks": (1, 2, 4, 8, 16, 32),
+                "workers": (2, 4, 8, 16),
+                "kappas": (64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0),
+            },
             description="One accelerator: 195 lanes (factor-√2 grids), D = 4096 exact, 10⁴ steps "
-                        "(untested on a device).",
+            "(untested on a device).",
         ),
     },
     claims=[
-        Claim.identity("exact-identities",
-                       "LA(k=1, α) ≡ SGD(αη); LA(α=1) ≡ SGD(η) at syncs; LA-DiLoCo(W=1) ≡ LA; "
-                       "LA-DiLoCo(k=1, W, B) ≡ LA(k=1, W·B) (exact recursion, float64).",
-                       _identities, 1e-10),
-        Claim.close("monte-carlo-matches-recursion",
-                    "The recursion is the exact expected risk: the Monte Carlo mean of the optax "
-                    "transforms over the exact risk is 1 ± 3% at every logged step of every "
-                    "stable run (exact risk never above the initial ½) with η ≤ 1, lane and "
-                    "algorithm (SGD, LA, LA-DiLoCo, SLA-HB, SLA-Nesterov); intervals from the "
-                    "Monte Carlo standard error, Bonferroni over the comparisons. Larger steps "
-                    "are left out because there the risk is heavy-tailed (η = 2.83, α = 0.5, LA: "
-                    "0.1% of 131 072 runs carry 21% of the mean) and a mean has no reliable "
-                    "standard error.",
-                    _mc_ratio, 1.0, atol=MC_RTOL, source="derived"),
-        Claim.identity("multiworker-ratio-one-at-k1",
-                       "LA-DiLoCo(W, B) / LA(W·B) = 1 at k = 1 (residual |ratio − 1| ≤ 1e-5, "
-                       "float32 round-off).",
-                       _ratio_k1, 1e-5),
-        Claim.equals("multiworker-ratio-increases-with-k",
-                     "Multi-worker LA-DiLoCo generates more noise, the more local steps it takes: "
-                     "LA-DiLoCo(W, B) / LA(W·B) increases with k (up to float32 round-off, 1e-5) "
-                     "in every stable lane and W (both risks below the initial ½ at every k). "
-                     "Measured: the number of decreases.",
-                     _ratio_violations, 0, source="paper"),
-        Claim.at_least("multiworker-excess-removed-by-tuning",
-                       "Suitable hyperparameters largely remove the multi-worker excess: with both "
-                       "methods tuned over an (η, α) grid that brackets their optima (tuned vs "
-                       "tuned), at least half of the excess that LA-DiLoCo has at LA(W·B)'s best "
-                       "(η, α) is gone, for every (k > 1, W). Measured: 1 − (R_tuned − 1)/"
-                       "(R_transfer − 1); 'largely' = ½ is our reading.",
-                       _excess_removed, REMOVED_MIN, over=None, source="paper"),
-        Claim.at_most("la-beats-sgd-somewhere",
-                      "LA trades signal against noise differently from SGD, favourably in some "
-                      "regimes: the smallest final-risk ratio LA / SGD at the matched "
-                      "flat-direction step αη over the lanes is below 1.",
-                      _la_vs_sgd, 1.0, over=None, source="paper"),
-        Claim.close("sla-heavy-ball-polyak-rate",
-                    "SLA heavy ball at Polyak's (α, μ) for the effective spectrum contracts per "
-                    "outer step at (√κ_h − 1)/(√κ_h + 1): measured / predicted = 1 ± 1%, every κ.",
-                    _contraction, 1.0, atol=0.01, over=None, source="derived"),
-        Claim.slope("la-steps-scale-like-kappa",
-                    "LA's steps to ε scale like κ^1 (exact curves, noiseless two-scale spectrum).",
-                    _steps("la"), "kappa", expected=1.0, atol=0.1, over=None, source="lit"),
-        Claim.slope("sla-steps-scale-like-sqrt-kappa",
-                    "SLA (heavy ball) steps to ε scale like κ^(1/2): acceleration.",
-                    _steps("sla_heavy_ball"), "kappa", expected=0.5, atol=0.1, over=None,
-                    source="paper"),
-        Claim.slope("sla-nesterov-steps-scale-like-sqrt-kappa",
-                    "SLA (Nesterov) steps to ε scale like κ^(1/2): acceleration.",
-                    _steps("sla_nesterov"), "kappa", expected=0.5, atol=0.1, over=None,
-                    source="paper"),
-        Claim.ordering("sla-nesterov-at-least-as-fast-as-heavy-ball",
-                       "Stacking momentum on LA accelerates training, most with Nesterov: in the "
-                       "paper's noisy regime (σ² = 0.1, batch 4) the final risk tuned over "
-                       "(η, α, μ) decreases LA > SLA-HB > SLA-Nesterov at every k > 1. Tested "
-                       "noisy and tuned because on noiseless quadratics classical theory says the "
-                       "opposite (next claim).",
-                       _sla_tuned, "outer", ["none", "heavy_ball", "nesterov"], increasing=False,
-                       over=None, source="paper"),
-        Claim.at_least("noiseless-heavy-ball-beats-nesterov",
-                       "Noiseless quadratics, parameters tuned analytically: heavy ball contracts "
-                       "faster than Nesterov ((√κ_h−1)/(√κ_h+1) against 1 − 2/√(3κ_h+1); best "
-                       "contraction per outer step at κ = 32…256: Nesterov 0.611–0.858, heavy ball "
-                       "0.487–0.778), so SLA-Nesterov needs at least as many steps to ε as SLA-HB "
-                       "(ratio ≥ 1, every κ).",
-                       _noiseless_n_over_hb, 1.0, over=None, source="lit"),
+        Claim.identity(
+            "exact-identities",
+            "LA(k=1, α) ≡ SGD(αη); LA(α=1) ≡ SGD(η) at syncs; LA-DiLoCo(W=1) ≡ LA; "
+            "LA-DiLoCo(k=1, W, B) ≡ LA(k=1, W·B) (exact recursion, float64).",
+            _identities,
+            1e-10,
+        ),
+        Claim.close(
+            "monte-carlo-matches-recursion",
+            "The recursion is the exact expected risk: the Monte Carlo mean of the optax "
+            "transforms over the exact risk is 1 ± 3% at every logged step of every "
+            "stable run (exact risk never above the initial ½) with η ≤ 1, lane and "
+            "algorithm (SGD, LA, LA-DiLoCo, SLA-HB, SLA-Nesterov); intervals from the "
+            "Monte Carlo standard error, Bonferroni over the comparisons. Larger steps "
+            "are left out because there the risk is heavy-tailed (η = 2.83, α = 0.5, LA: "
+            "0.1% of 131 072 runs carry 21% of the mean) and a mean has no reliable "
+            "standard error.",
+            _mc_ratio,
+            1.0,
+            atol=MC_RTOL,
+            source="derived",
+        ),
+        Claim.identity(
+            "multiworker-ratio-one-at-k1",
+            "LA-DiLoCo(W, B) / LA(W·B) = 1 at k = 1 (residual |ratio − 1| ≤ 1e-5, float32 round-off).",
+            _ratio_k1,
+            1e-5,
+        ),
+        Claim.equals(
+            "multiworker-ratio-increases-with-k",
+            "Multi-worker LA-DiLoCo generates more noise, the more local steps it takes: "
+            "LA-DiLoCo(W, B) / LA(W·B) increases with k (up to float32 round-off, 1e-5) "
+            "in every stable lane and W (both risks below the initial ½ at every k). "
+            "Measured: the number of decreases.",
+            _ratio_violations,
+            0,
+            source="paper",
+        ),
+        Claim.at_least(
+            "multiworker-excess-removed-by-tuning",
+            "Suitable hyperparameters largely remove the multi-worker excess: with both "
+            "methods tuned over an (η, α) grid that brackets their optima (tuned vs "
+            "tuned), at least half of the excess that LA-DiLoCo has at LA(W·B)'s best "
+            "(η, α) is gone, for every (k > 1, W). Measured: 1 − (R_tuned − 1)/"
+            "(R_transfer − 1); 'largely' = ½ is our reading.",
+            _excess_removed,
+            REMOVED_MIN,
+            over=None,
+            source="paper",
+        ),
+        Claim.at_most(
+            "la-beats-sgd-somewhere",
+            "LA trades signal against noise differently from SGD, favourably in some "
+            "regimes: the smallest final-risk ratio LA / SGD at the matched "
+            "flat-direction step αη over the lanes is below 1.",
+            _la_vs_sgd,
+            1.0,
+            over=None,
+            source="paper",
+        ),
+        Claim.close(
+            "sla-heavy-ball-polyak-rate",
+            "SLA heavy ball at Polyak's (α, μ) for the effective spectrum contracts per "
+            "outer step at (√κ_h − 1)/(√κ_h + 1): measured / predicted = 1 ± 1%, every κ.",
+            _contraction,
+            1.0,
+            atol=0.01,
+            over=None,
+            source="derived",
+        ),
+        Claim.slope(
+            "la-steps-scale-like-kappa",
+            "LA's steps to ε scale like κ^1 (exact curves, noiseless two-scale spectrum).",
+            _steps("la"),
+            "kappa",
+            expected=1.0,
+            atol=0.1,
+            over=None,
+            source="lit",
+        ),
+        Claim.slope(
+            "sla-steps-scale-like-sqrt-kappa",
+            "SLA (heavy ball) steps to ε scale like κ^(1/2): acceleration.",
+            _steps("sla_heavy_ball"),
+            "kappa",
+            expected=0.5,
+            atol=0.1,
+            over=None,
+            source="paper",
+        ),
+        Claim.slope(
+            "sla-nesterov-steps-scale-like-sqrt-kappa",
+            "SLA (Nesterov) steps to ε scale like κ^(1/2): acceleration.",
+            _steps("sla_nesterov"),
+            "kappa",
+            expected=0.5,
+            atol=0.1,
+            over=None,
+            source="paper",
+        ),
+        Claim.ordering(
+            "sla-nesterov-at-least-as-fast-as-heavy-ball",
+            "Stacking momentum on LA accelerates training, most with Nesterov: in the "
+            "paper's noisy regime (σ² = 0.1, batch 4) the final risk tuned over "
+            "(η, α, μ) decreases LA > SLA-HB > SLA-Nesterov at every k > 1. Tested "
+            "noisy and tuned because on noiseless quadratics classical theory says the "
+            "opposite (next claim).",
+            _sla_tuned,
+            "outer",
+            ["none", "heavy_ball", "nesterov"],
+            increasing=False,
+            over=None,
+            source="paper",
+        ),
+        Claim.at_least(
+            "noiseless-heavy-ball-beats-nesterov",
+            "Noiseless quadratics, parameters tuned analytically: heavy ball contracts "
+            "faster than Nesterov ((√κ_h−1)/(√κ_h+1) against 1 − 2/√(3κ_h+1); best "
+            "contraction per outer step at κ = 32…256: Nesterov 0.611–0.858, heavy ball "
+            "0.487–0.778), so SLA-Nesterov needs at least as many steps to ε as SLA-HB "
+            "(ratio ≥ 1, every κ).",
+            _noiseless_n_over_hb,
+            1.0,
+            over=None,
+            source="lit",
+        ),
     ],
     figures=[
-        Figure("f1_la_vs_sgd", _draw_f1,
-               "log₂ of the final exact risk of LA(η, α, k) over SGD at the matched "
-               "flat-direction step αη, over the (η, α) grid, per k; blue: LA wins.", size=(10, 3.2)),
-        Figure("f2_multiworker", _draw_f2,
-               "Excess risk of LA-DiLoCo(W workers, batch B) over LA(batch W·B) against k, at the "
-               "default (η, α) (left); right: both tuned over the (η, α) grid (solid) and "
-               "LA-DiLoCo at LA(W·B)'s best (η, α) (dashed).", size=(8, 3.5)),
-        Figure("f3_acceleration", _draw_f3,
-               "Noiseless two-scale spectrum: gradient steps to ε against κ, analytically tuned "
-               "(α, μ) on the effective spectrum h(λ) = 1 − (1 − ηλ)^k."),
-        Figure("sla_tuned", _draw_sla,
-               "Noisy power-law problem: final exact risk of LA, SLA-HB and SLA-Nesterov, each "
-               "tuned over the (η, α, μ) grid, against k."),
-        Figure("monte_carlo", _draw_mc,
-               "Monte Carlo mean (points, ± 3 SE over seeds) against the exact recursion "
-               "(lines), at the default (η, α)."),
+        Figure(
+            "f1_la_vs_sgd",
+            _draw_f1,
+            "log₂ of the final exact risk of LA(η, α, k) over SGD at the matched "
+            "flat-direction step αη, over the (η, α) grid, per k; blue: LA wins.",
+            size=(10, 3.2),
+        ),
+        Figure(
+            "f2_multiworker",
+            _draw_f2,
+            "Excess risk of LA-DiLoCo(W workers, batch B) over LA(batch W·B) against k, at the "
+            "default (η, α) (left); right: both tuned over the (η, α) grid (solid) and "
+            "LA-DiLoCo at LA(W·B)'s best (η, α) (dashed).",
+            size=(8, 3.5),
+        ),
+        Figure(
+            "f3_acceleration",
+            _draw_f3,
+            "Noiseless two-scale spectrum: gradient steps to ε against κ, analytically tuned "
+            "(α, μ) on the effective spectrum h(λ) = 1 − (1 − ηλ)^k.",
+        ),
+        Figure(
+            "sla_tuned",
+            _draw_sla,
+            "Noisy power-law problem: final exact risk of LA, SLA-HB and SLA-Nesterov, each "
+            "tuned over the (η, α, μ) grid, against k.",
+        ),
+        Figure(
+            "monte_carlo",
+            _draw_mc,
+            "Monte Carlo mean (points, ± 3 SE over seeds) against the exact recursion "
+            "(lines), at the default (η, α).",
+        ),
     ],
     description=__doc__.split("\n\n", 1)[1],
 )

@@ -69,7 +69,7 @@ def gaps(da):
     widths = np.array(sorted(int(v) for v in w if int(v) != dmft.DMFT_WIDTH))
     g, se = [], []
     for n in widths:
-        sq = ((da.sel(width=n).values - curve[None, :]) ** 2)   # (seed, step)
+        sq = (da.sel(width=n).values - curve[None, :]) ** 2  # (seed, step)
         per_seed = np.nanmean(sq, axis=1)
         per_seed = per_seed[np.isfinite(per_seed)]
         m = per_seed.mean()
@@ -97,7 +97,8 @@ def _by_config(ds, fn):
     if len(parts) == 1:
         return fn(parts[0][1])
     return xr.concat([fn(da) for _, da in parts], dim="config").assign_coords(
-        config=[label for label, _ in parts])
+        config=[label for label, _ in parts]
+    )
 
 
 def _gap_sq(ds, spec):
@@ -112,12 +113,15 @@ def _widths_squared(ds, spec):
 
 def _drops(ds, spec):
     """Per seed: decrease of the squared gap between neighbouring widths."""
+
     def drop(da):
         ms = _mean_squares(da)
         w = ms["width"].values
         d = ms.isel(width=slice(0, -1)).values - ms.isel(width=slice(1, None)).values
-        return xr.DataArray(d, dims=("seed", "pair"),
-                            coords={"pair": [f"{a}→{b}" for a, b in zip(w[:-1], w[1:])]})
+        return xr.DataArray(
+            d, dims=("seed", "pair"), coords={"pair": [f"{a}→{b}" for a, b in zip(w[:-1], w[1:])]}
+        )
+
     return _by_config(ds, drop)
 
 
@@ -132,13 +136,13 @@ def _floor(ds, spec):
     out = {}
     for label, da in _configs(ds):
         _, g, _, _, curve_se = gaps(da)
-        out[label or "dmft"] = float(np.sqrt(np.mean(curve_se ** 2))) / float(g.min())
+        out[label or "dmft"] = float(np.sqrt(np.mean(curve_se**2))) / float(g.min())
     return out if len(out) > 1 else next(iter(out.values()))
 
 
 def _first_config(ds):
     label, da = _configs(ds)[0]
-    for lab, d in _configs(ds):   # prefer gamma0 = 1 when γ₀ is swept
+    for lab, d in _configs(ds):  # prefer gamma0 = 1 when γ₀ is swept
         if "gamma0=1," in lab + "," or lab == "":
             return lab, d
     return label, da
@@ -148,7 +152,7 @@ def _lazy_curve(ds, spec, label, steps):
     p = _params(ds)
     for part in filter(None, label.split(",")):
         k, v = part.split("=")
-        if k in p:   # swept parameters; swept spec fields keep the spec's data
+        if k in p:  # swept parameters; swept spec fields keep the spec's data
             p[k] = float(v)
     X, y, Kx = dmft.make_data(spec)
     _, z0 = dmft.router_init(spec, X, p["router_std"])
@@ -172,12 +176,14 @@ def _draw_curves(ds, spec, fig):
         ax.semilogy(steps, sub.mean("seed"), color=c, lw=1.2, label=f"N={n}")
     ax.semilogy(steps, curve, color="k", lw=2.2, label="DMFT (N=∞)")
     ax.fill_between(steps, curve - 2 * curve_se, curve + 2 * curve_se, color="k", alpha=0.3, lw=0)
-    ax.semilogy(steps, _lazy_curve(ds, spec, label, len(steps) - 1), "k:", lw=1.2,
-                label="lazy (γ₀→0) NTK")
+    ax.semilogy(steps, _lazy_curve(ds, spec, label, len(steps) - 1), "k:", lw=1.2, label="lazy (γ₀→0) NTK")
     ax.set_xlabel("GD step")
     ax.set_ylabel("training loss ½·mean(y − f)²")
-    ax.set_title(f"MoE, M={spec.experts}, P={spec.num_points}, {spec.activation}"
-                 + (f", {label}" if label else "") + ": mean and 10–90% over seeds")
+    ax.set_title(
+        f"MoE, M={spec.experts}, P={spec.num_points}, {spec.activation}"
+        + (f", {label}" if label else "")
+        + ": mean and 10–90% over seeds"
+    )
     ax.legend(fontsize=7)
 
 
@@ -185,12 +191,21 @@ def _draw_gap(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     for j, (label, da) in enumerate(_configs(ds)):
         widths, g, se, _, curve_se = gaps(da)
-        est = analysis.loglog_slope(_mean_squares(da), "width", "seed", xvalues=widths ** 2.0)
+        est = analysis.loglog_slope(_mean_squares(da), "width", "seed", xvalues=widths**2.0)
         c = f"C{j}"
-        plots.slope_fit(ax, widths, g, est, yerr=2 * se, label=label or "RMS gap", color=c,
-                        theory=-0.5 if j == 0 else None, theory_label=r"$\propto N^{-1/2}$",
-                        base=2)
-        ax.axhline(float(np.sqrt(np.mean(curve_se ** 2))), color=c, ls=":", lw=0.8)
+        plots.slope_fit(
+            ax,
+            widths,
+            g,
+            est,
+            yerr=2 * se,
+            label=label or "RMS gap",
+            color=c,
+            theory=-0.5 if j == 0 else None,
+            theory_label=r"$\propto N^{-1/2}$",
+            base=2,
+        )
+        ax.axhline(float(np.sqrt(np.mean(curve_se**2))), color=c, ls=":", lw=0.8)
     ax.set_xlabel("expert width N")
     ax.set_ylabel("RMS gap to DMFT loss curve")
     ax.set_title("finite-width gap (±2 s.e.); dotted: DMFT Monte Carlo error")
@@ -230,15 +245,16 @@ EXPERIMENT = Experiment(
     name="moe-dmft",
     paper=Paper(
         title="How to Scale Mixture-of-Experts: From μP to the Maximally Scale-Stable "
-              "Parameterization (regime I DMFT); DMFT solver after Bordelon & Pehlevan, "
-              "Self-Consistent Dynamical Field Theory of Kernel Evolution in Wide Neural "
-              "Networks (arXiv 2205.09653)",
+        "Parameterization (regime I DMFT); DMFT solver after Bordelon & Pehlevan, "
+        "Self-Consistent Dynamical Field Theory of Kernel Evolution in Wide Neural "
+        "Networks (arXiv 2205.09653)",
         arxiv="2605.14200",
         authors="L. Chennuru Vankadara, M. Haas, L. Hayward, S. Bordt, A. Breccia",
     ),
     run=dmft.run,
-    spec=dmft.MoEDMFTSpec(num_points=8, dim=8, experts=2, steps=50, sites=512,
-                          max_iters=100, activation="tanh"),
+    spec=dmft.MoEDMFTSpec(
+        num_points=8, dim=8, experts=2, steps=50, sites=512, max_iters=100, activation="tanh"
+    ),
     params=dmft.DEFAULT_PARAMS,
     metric_dims={"loss": ("step",)},
     coords=lambda spec: {"step": np.arange(spec.steps + 1)},
@@ -248,51 +264,81 @@ EXPERIMENT = Experiment(
             # the seed noise of a 32-seed RMS gap (~15%), and 4 compiles fit the CI budget
             Space(width=static(dmft.DMFT_WIDTH, 64, 256, 1024), seeds=32),
             description="CPU, seconds: DMFT (32 draws × 512 sites/expert) and widths "
-                        "64, 256, 1024 × 32 seeds, P = 8, 50 steps.",
+            "64, 256, 1024 × 32 seeds, P = 8, 50 steps.",
         ),
         "full": Preset(
-            Space(width=static(dmft.DMFT_WIDTH, 64, 128, 256, 512, 1024, 2048, 4096, 8192),
-                  gamma0=values(0.5, 1.0, 2.0), seeds=128),
+            Space(
+                width=static(dmft.DMFT_WIDTH, 64, 128, 256, 512, 1024, 2048, 4096, 8192),
+                gamma0=values(0.5, 1.0, 2.0),
+                seeds=128,
+            ),
             spec={"num_points": 16, "dim": 16, "steps": 200, "sites": 4096, "max_iters": 200},
             params={"eta": 0.5},
             description="One accelerator: DMFT (128 draws × 4096 sites/expert) and widths "
-                        "64–8192 × 128 seeds × γ₀ ∈ {0.5, 1, 2}, P = 16, 200 steps.",
+            "64–8192 × 128 seeds × γ₀ ∈ {0.5, 1, 2}, P = 16, 200 steps.",
         ),
     },
     claims=[
-        Claim.identity("dmft-fixed-point",
-                       "The damped DMFT iteration reaches its fixed point: the relative residual "
-                       "‖y − f[Δ] − Δ‖/‖y‖ is below the requested tolerance in every DMFT lane "
-                       "(measured: the largest residual in units of the tolerance `tol`, at most "
-                       "1).", _residual_over_tol, 1.0, source="derived"),
-        Claim.at_least("gap-decreases-with-width",
-                       "The gap between finite-width loss curves and the DMFT curve shrinks as "
-                       "width grows: strictly decreasing over the widths of the sweep, each "
-                       "neighbouring decrease of the squared gap (mean over seeds of the per-seed "
-                       "mean square over steps) above 0 by its paired bootstrap interval.",
-                       _drops, 0.0, source="lit"),
-        Claim.slope("gap-exponent",
-                    "The gap vanishes as a power of width, like N^{-1/2} (finite-width "
-                    "fluctuations around the DMFT limit, arXiv 2304.03408); the bound −1/4 is half "
-                    "that rate (see EXPONENT_BOUND). Fitted as the log-log slope of the seed-mean "
-                    "squared gap against N², which is the RMS gap's exponent in N, with a "
-                    "bootstrap interval over seeds.", _gap_sq, "width",
-                    at_most=EXPONENT_BOUND, xvalues=_widths_squared, source="proposed"),
-        Claim.at_most("dmft-reference-precise",
-                      "The DMFT curve's own Monte Carlo error is small against every measured "
-                      "gap, so the gaps measure finite width, not the reference's noise: its "
-                      "standard error (RMS over steps) over the smallest gap is at most "
-                      f"{FLOOR_FRACTION}.", _floor, FLOOR_FRACTION, over=None, source="sanity"),
+        Claim.identity(
+            "dmft-fixed-point",
+            "The damped DMFT iteration reaches its fixed point: the relative residual "
+            "‖y − f[Δ] − Δ‖/‖y‖ is below the requested tolerance in every DMFT lane "
+            "(measured: the largest residual in units of the tolerance `tol`, at most "
+            "1).",
+            _residual_over_tol,
+            1.0,
+            source="derived",
+        ),
+        Claim.at_least(
+            "gap-decreases-with-width",
+            "The gap between finite-width loss curves and the DMFT curve shrinks as "
+            "width grows: strictly decreasing over the widths of the sweep, each "
+            "neighbouring decrease of the squared gap (mean over seeds of the per-seed "
+            "mean square over steps) above 0 by its paired bootstrap interval.",
+            _drops,
+            0.0,
+            source="lit",
+        ),
+        Claim.slope(
+            "gap-exponent",
+            "The gap vanishes as a power of width, like N^{-1/2} (finite-width "
+            "fluctuations around the DMFT limit, arXiv 2304.03408); the bound −1/4 is half "
+            "that rate (see EXPONENT_BOUND). Fitted as the log-log slope of the seed-mean "
+            "squared gap against N², which is the RMS gap's exponent in N, with a "
+            "bootstrap interval over seeds.",
+            _gap_sq,
+            "width",
+            at_most=EXPONENT_BOUND,
+            xvalues=_widths_squared,
+            source="proposed",
+        ),
+        Claim.at_most(
+            "dmft-reference-precise",
+            "The DMFT curve's own Monte Carlo error is small against every measured "
+            "gap, so the gaps measure finite width, not the reference's noise: its "
+            "standard error (RMS over steps) over the smallest gap is at most "
+            f"{FLOOR_FRACTION}.",
+            _floor,
+            FLOOR_FRACTION,
+            over=None,
+            source="sanity",
+        ),
     ],
     figures=[
-        Figure("loss_curves", _draw_curves,
-               "Training loss against GD step: mean over seeds (lines) and 10–90% band per "
-               "width N, the DMFT limit (black, ±2 s.e.) and the lazy NTK curve (dotted).",
-               size=(6.4, 4.4)),
-        Figure("gap_vs_width", _draw_gap,
-               "RMS gap between width-N loss curves and the DMFT curve against N (log–log, "
-               "±2 s.e.), with the fitted power law and an N^{-1/2} reference; dotted: the "
-               "DMFT curve's own Monte Carlo error."),
+        Figure(
+            "loss_curves",
+            _draw_curves,
+            "Training loss against GD step: mean over seeds (lines) and 10–90% band per "
+            "width N, the DMFT limit (black, ±2 s.e.) and the lazy NTK curve (dotted).",
+            size=(6.4, 4.4),
+        ),
+        Figure(
+            "gap_vs_width",
+            _draw_gap,
+            "RMS gap between width-N loss curves and the DMFT curve against N (log–log, "
+            "±2 s.e.), with the fitted power law and an N^{-1/2} reference; dotted: the "
+            "DMFT curve's own Monte Carlo error.",
+        ),
     ],
     description=DESCRIPTION,
 )

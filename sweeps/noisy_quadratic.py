@@ -44,14 +44,23 @@ def _lanes(ds, spec):
 
         p = {k: float(get(k, v)) for k, v in defaults.items()}
         dim = int(get("dim", spec.dim))
-        rows.append(dict(lr=p["lr"], momentum=p["momentum"], noise=p["noise"], dim=dim,
-                         lam=quad.spectrum(dim, p["lam_min"], p["lam_max"], xp=np),
-                         mean_risk=cell["mean_risk"].values, status=cell["status"].values))
+        rows.append(
+            dict(
+                lr=p["lr"],
+                momentum=p["momentum"],
+                noise=p["noise"],
+                dim=dim,
+                lam=quad.spectrum(dim, p["lam_min"], p["lam_max"], xp=np),
+                mean_risk=cell["mean_risk"].values,
+                status=cell["status"].values,
+            )
+        )
     return rows
 
 
 def _stationary_ratio(momentum_filter):
     """Per seed and mixed config: time-averaged risk / closed-form stationary risk."""
+
     def measure(ds, spec):
         cols, labels = [], []
         for r in _lanes(ds, spec):
@@ -72,6 +81,7 @@ def _stationary_ratio(momentum_filter):
 
 def _misclassified(momentum_filter):
     """Lanes whose divergence disagrees with the threshold (past it by a resolvable margin)."""
+
     def measure(ds, spec):
         wrong = 0
         for r in _lanes(ds, spec):
@@ -90,6 +100,7 @@ def _misclassified(momentum_filter):
 
 def _both_sides(momentum_filter):
     """``requires``: the preset has lanes on both sides of the threshold."""
+
     def requires(ds, spec):
         above = below = 0
         for r in _lanes(ds, spec):
@@ -146,8 +157,15 @@ def _draw_stationary(ds, spec, fig):
         th = np.where(rho < 1, quad.stationary_risk(grid, b, s, lam), np.nan)
         ax.loglog(grid, th, color=c, lw=1)
         m = sub["mean_risk"].sel(momentum=b)
-        ax.errorbar(sub["lr"], m.mean("seed"), yerr=m.std("seed") / np.sqrt(m.sizes["seed"]),
-                    fmt="o", ms=3, color=c, label=f"β={b:g}")
+        ax.errorbar(
+            sub["lr"],
+            m.mean("seed"),
+            yerr=m.std("seed") / np.sqrt(m.sizes["seed"]),
+            fmt="o",
+            ms=3,
+            color=c,
+            label=f"β={b:g}",
+        )
         ax.axvline(2 * (1 + b) / quad.DEFAULT_PARAMS["lam_max"], color=c, ls="--", lw=0.8)
     ax.set_xlabel("learning rate η")
     ax.set_ylabel("time-averaged risk, 2nd half")
@@ -160,8 +178,14 @@ def _draw_divergence(ds, spec, fig):
     frac = (ds["status"] != 0).mean([d for d in ds["status"].dims if d not in ("lr", "momentum")])
     lr = ds["lr"].values
     mom = ds["momentum"].values
-    ax.pcolormesh(np.arange(len(lr) + 1), np.arange(len(mom) + 1), frac.transpose("momentum", "lr"),
-                  cmap="Reds", vmin=0, vmax=1)
+    ax.pcolormesh(
+        np.arange(len(lr) + 1),
+        np.arange(len(mom) + 1),
+        frac.transpose("momentum", "lr"),
+        cmap="Reds",
+        vmin=0,
+        vmax=1,
+    )
     ax.set_xticks(np.arange(len(lr)) + 0.5, [f"{v:.2g}" for v in lr], rotation=60, fontsize=7)
     ax.set_yticks(np.arange(len(mom)) + 0.5, [f"{v:g}" for v in mom])
     # Theory: diverges iff lr > 2(1+β)/λmax; draw the boundary in grid coordinates.
@@ -196,7 +220,7 @@ EXPERIMENT = Experiment(
     name="noisy-quadratic",
     paper=Paper(
         title="Closed forms for SGD and heavy-ball momentum on a noisy quadratic "
-              "(classical; demonstration experiment)",
+        "(classical; demonstration experiment)",
         authors="Polyak (1964); textbook stationary analysis",
     ),
     run=quad.run,
@@ -206,46 +230,85 @@ EXPERIMENT = Experiment(
     coords=lambda spec: {"step": quad.log_steps(spec.steps, spec.num_log)},
     presets={
         "smoke": Preset(
-            Space(lr=log(0.05, 8.0, num=12), momentum=values(0.0, 0.5, 0.9),
-                  noise=values(0.1, 1.0), dim=static(4, 16), seeds=256),
+            Space(
+                lr=log(0.05, 8.0, num=12),
+                momentum=values(0.0, 0.5, 0.9),
+                noise=values(0.1, 1.0),
+                dim=static(4, 16),
+                seeds=256,
+            ),
             description="CPU, under a minute: 2 static groups × 18,432 lanes, 1000 steps (256 "
-                        "seeds: at 32 the slow-mixing d = 4 configs cannot decide ±5%).",
+            "seeds: at 32 the slow-mixing d = 4 configs cannot decide ±5%).",
         ),
         "full": Preset(
-            Space(lr=log(0.01, 8.0, num=64), momentum=lin(0.0, 0.95, num=20),
-                  noise=values(0.01, 0.1, 1.0), dim=static(16, 64, 256), seeds=64),
+            Space(
+                lr=log(0.01, 8.0, num=64),
+                momentum=lin(0.0, 0.95, num=20),
+                noise=values(0.01, 0.1, 1.0),
+                dim=static(16, 64, 256),
+                seeds=64,
+            ),
             spec={"steps": 10_000, "num_log": 64},
             description="One accelerator: 3 static groups × 245,760 lanes, 10⁴ steps.",
         ),
     },
     claims=[
-        Claim.close("sgd-stationary-risk",
-                    "SGD's stationary excess risk is ½Σᵢ ησ²/(2 − ηλᵢ) (closed form per eigenmode): "
-                    "the seed-mean ratio measured / closed form is 1 at every stable, mixed config.",
-                    _stationary_ratio(_sgd), 1.0, atol=REL_TOL, source="lit"),
-        Claim.close("heavy-ball-stationary-risk",
-                    "Heavy ball's stationary excess risk is ½Σᵢ (1+β)ησ²/((1−β)(2(1+β) − ηλᵢ)): the "
-                    "seed-mean ratio measured / closed form is 1 at every stable, mixed config.",
-                    _stationary_ratio(_hb), 1.0, atol=REL_TOL, source="lit"),
-        Claim.equals("sgd-stability-threshold",
-                     "SGD diverges iff η > 2/λmax: every lane past the threshold by a margin the "
-                     f"horizon resolves (ρ^T ≥ {RESOLVED:g}) diverges, and none below it does.",
-                     _misclassified(_sgd), 0, source="lit", requires=_both_sides(_sgd)),
-        Claim.equals("heavy-ball-stability-threshold",
-                     "Heavy ball diverges iff η > 2(1+β)/λmax: every lane past it by a resolvable "
-                     "margin diverges, none below it does (misclassified lanes: 0).",
-                     _misclassified(_hb), 0, source="lit", requires=_both_sides(_hb)),
+        Claim.close(
+            "sgd-stationary-risk",
+            "SGD's stationary excess risk is ½Σᵢ ησ²/(2 − ηλᵢ) (closed form per eigenmode): "
+            "the seed-mean ratio measured / closed form is 1 at every stable, mixed config.",
+            _stationary_ratio(_sgd),
+            1.0,
+            atol=REL_TOL,
+            source="lit",
+        ),
+        Claim.close(
+            "heavy-ball-stationary-risk",
+            "Heavy ball's stationary excess risk is ½Σᵢ (1+β)ησ²/((1−β)(2(1+β) − ηλᵢ)): the "
+            "seed-mean ratio measured / closed form is 1 at every stable, mixed config.",
+            _stationary_ratio(_hb),
+            1.0,
+            atol=REL_TOL,
+            source="lit",
+        ),
+        Claim.equals(
+            "sgd-stability-threshold",
+            "SGD diverges iff η > 2/λmax: every lane past the threshold by a margin the "
+            f"horizon resolves (ρ^T ≥ {RESOLVED:g}) diverges, and none below it does.",
+            _misclassified(_sgd),
+            0,
+            source="lit",
+            requires=_both_sides(_sgd),
+        ),
+        Claim.equals(
+            "heavy-ball-stability-threshold",
+            "Heavy ball diverges iff η > 2(1+β)/λmax: every lane past it by a resolvable "
+            "margin diverges, none below it does (misclassified lanes: 0).",
+            _misclassified(_hb),
+            0,
+            source="lit",
+            requires=_both_sides(_hb),
+        ),
     ],
     figures=[
-        Figure("risk_curves", _draw_curves,
-               "Mean excess risk of SGD against steps, one curve per stable learning rate; "
-               "dotted lines are the closed-form stationary risks."),
-        Figure("stationary_risk", _draw_stationary,
-               "Time-averaged risk over the second half (points, ± one standard error) "
-               "against the closed form (lines); dashed lines mark 2(1+β)/λmax."),
-        Figure("divergence", _draw_divergence,
-               "Fraction of diverged lanes over (η, β); the dashed line is the theoretical "
-               "threshold η = 2(1+β)/λmax."),
+        Figure(
+            "risk_curves",
+            _draw_curves,
+            "Mean excess risk of SGD against steps, one curve per stable learning rate; "
+            "dotted lines are the closed-form stationary risks.",
+        ),
+        Figure(
+            "stationary_risk",
+            _draw_stationary,
+            "Time-averaged risk over the second half (points, ± one standard error) "
+            "against the closed form (lines); dashed lines mark 2(1+β)/λmax.",
+        ),
+        Figure(
+            "divergence",
+            _draw_divergence,
+            "Fraction of diverged lanes over (η, β); the dashed line is the theoretical "
+            "threshold η = 2(1+β)/λmax.",
+        ),
     ],
     description=DESCRIPTION,
 )

@@ -115,15 +115,26 @@ class _Row:
 def _rows(ds) -> list[_Row]:
     missing = [d for d in ("algo", "env", "cell", "seed", "delta") if d not in ds.dims]
     if missing:
-        raise ValueError(f"shifting-means-bai results need dims algo, env, cell, seed, delta; "
-                         f"missing {missing}")
+        raise ValueError(
+            f"shifting-means-bai results need dims algo, env, cell, seed, delta; missing {missing}"
+        )
     out = []
     for a in range(ds.sizes["algo"]):
         for e in ds["env"].values:
             for c in range(ds.sizes["cell"]):
-                out.append(_Row(a, str(ds["policy"].values[a]), int(ds["n_arms"].values[a]),
-                                int(ds["horizon"].values[a]), str(e), c, float(ds["gap"].values[c]),
-                                float(ds["sigma"].values[c]), float(ds["U"].values[c])))
+                out.append(
+                    _Row(
+                        a,
+                        str(ds["policy"].values[a]),
+                        int(ds["n_arms"].values[a]),
+                        int(ds["horizon"].values[a]),
+                        str(e),
+                        c,
+                        float(ds["gap"].values[c]),
+                        float(ds["sigma"].values[c]),
+                        float(ds["U"].values[c]),
+                    )
+                )
     return out
 
 
@@ -168,8 +179,9 @@ def _open(est: analysis.Estimate, signs, censored) -> analysis.Estimate:
     return dataclasses.replace(est, low=lo, high=hi)
 
 
-def _ratio_estimate(samples: np.ndarray, stat: Callable[[np.ndarray], np.ndarray], signs, censored,
-                    level: float) -> analysis.Estimate:
+def _ratio_estimate(
+    samples: np.ndarray, stat: Callable[[np.ndarray], np.ndarray], signs, censored, level: float
+) -> analysis.Estimate:
     """Bootstrap of ``stat(seed-means)`` over the paired columns of ``samples`` (seed, j)."""
     est = analysis.bootstrap(samples, lambda s: stat(s.mean(axis=1)), level=level, seed=BOOT_SEED)
     return _open(est, signs, censored)
@@ -231,25 +243,33 @@ def _tas_targeted_rows(ds):
 
 def _tas_targeted(ds, spec):
     """Error over all episodes (a censored episode is not an error: a lower bound)."""
-    return _per_delta_cp(_tas_targeted_rows(ds), ds, lambda r, j: (
-        int(np.asarray(r.get(ds, "error").values, bool)[:, j].sum()), ds.sizes["seed"]))
+    return _per_delta_cp(
+        _tas_targeted_rows(ds),
+        ds,
+        lambda r, j: (int(np.asarray(r.get(ds, "error").values, bool)[:, j].sum()), ds.sizes["seed"]),
+    )
 
 
 def _tas_untargeted(ds, spec):
-    return _per_delta_cp(_where(_rows(ds), policy="tas_d", env="untargeted"), ds, lambda r, j: (
-        int(np.asarray(r.get(ds, "censored").values, bool)[:, j].sum()), ds.sizes["seed"]))
+    return _per_delta_cp(
+        _where(_rows(ds), policy="tas_d", env="untargeted"),
+        ds,
+        lambda r, j: (int(np.asarray(r.get(ds, "censored").values, bool)[:, j].sum()), ds.sizes["seed"]),
+    )
 
 
 def _glrt_rows(ds):
-    return [r for r in _where(_rows(ds), policy="uniform_glrt", env="random")
-            if r.amp >= 2 * r.sigma - 1e-12]
+    return [r for r in _where(_rows(ds), policy="uniform_glrt", env="random") if r.amp >= 2 * r.sigma - 1e-12]
 
 
 def _glrt_overconfident(ds, spec):
     """Error over all episodes at δ = 0.05 (censored episodes count as not wrong)."""
-    return _per_delta_cp(_glrt_rows(ds), ds, lambda r, j: (
-        int(np.asarray(r.get(ds, "error").values, bool)[:, j].sum()), ds.sizes["seed"]),
-        deltas=[GLRT_DELTA])
+    return _per_delta_cp(
+        _glrt_rows(ds),
+        ds,
+        lambda r, j: (int(np.asarray(r.get(ds, "error").values, bool)[:, j].sum()), ds.sizes["seed"]),
+        deltas=[GLRT_DELTA],
+    )
 
 
 def _needs(what: str, rows_fn, deltas=()):
@@ -258,6 +278,7 @@ def _needs(what: str, rows_fn, deltas=()):
         if missing:
             return f"the preset's δ grid lacks {missing}"
         return None if rows_fn(ds) else f"the preset has no {what}"
+
     return requires
 
 
@@ -274,14 +295,14 @@ def _gap_groups(ds):
     groups: dict = {}
     for r in _where(_rows(ds), policy="ism_practical", env="none"):
         groups.setdefault((r.K, r.sigma, r.U), []).append(r)
-    return {k: sorted(v, key=lambda r: r.gap) for k, v in groups.items()
-            if len({r.gap for r in v}) >= 2}
+    return {k: sorted(v, key=lambda r: r.gap) for k, v in groups.items() if len({r.gap for r in v}) >= 2}
 
 
 def _stack(ds, rows, dim: str, name: str = "tau") -> xr.DataArray:
     """The rows' metric stacked along a new dimension ``dim``: dims (seed, dim, delta)."""
     return xr.concat([r.get(ds, name).reset_coords(drop=True) for r in rows], dim=dim).transpose(
-        "seed", dim, "delta")
+        "seed", dim, "delta"
+    )
 
 
 def _slope_cells(ds, groups, dim: str, xmin=None) -> dict:
@@ -302,16 +323,17 @@ def _slope_cells(ds, groups, dim: str, xmin=None) -> dict:
         lx = np.log(xv)
         w = np.where(fit, lx - lx[fit].mean(), 0.0)
         for j, d in enumerate(deltas):
-            e = analysis.loglog_slope(tau.isel(delta=j), dim, xvalues=xv, xmin=xmin, level=lv,
-                                      seed=BOOT_SEED)
+            e = analysis.loglog_slope(tau.isel(delta=j), dim, xvalues=xv, xmin=xmin, level=lv, seed=BOOT_SEED)
             out[f"{key}/delta={d:g}"] = _open(e, np.sign(w), cens[:, j] & fit)
     return out
 
 
 def _gap_slope(ds, spec):
     """Slope of E[τ] against E[Z²]/Δ² = K(2σ² + Δ²)/Δ², per (K, σ, U) and δ."""
-    groups = {f"K={K}/sigma={sig:g}/U={U:g}": (rows, [_ez2(r.gap, K, sig) / r.gap**2 for r in rows])
-              for (K, sig, U), rows in _gap_groups(ds).items()}
+    groups = {
+        f"K={K}/sigma={sig:g}/U={U:g}": (rows, [_ez2(r.gap, K, sig) / r.gap**2 for r in rows])
+        for (K, sig, U), rows in _gap_groups(ds).items()
+    }
     return _slope_cells(ds, groups, "gap")
 
 
@@ -329,16 +351,20 @@ def _k_groups(ds):
 
 
 def _k_slope(ds, spec):
-    groups = {f"gap={gap:g}/sigma={sig:g}/U={U:g}": (rows, [float(r.K) for r in rows])
-              for (gap, sig, U), rows in _k_groups(ds).items()}
+    groups = {
+        f"gap={gap:g}/sigma={sig:g}/U={U:g}": (rows, [float(r.K) for r in rows])
+        for (gap, sig, U), rows in _k_groups(ds).items()
+    }
     return _slope_cells(ds, groups, "K", xmin=K_FIT_MIN)
 
 
 def _k_requires(ds, spec):
     Ks = sorted({r.K for r in _where(_rows(ds), policy="ism_practical", env="none")})
     if sum(k >= K_FIT_MIN for k in Ks) < 2:
-        return (f"the preset runs ISM-practical at K = {Ks}; the K slope is fitted over K ≥ "
-                f"{K_FIT_MIN} (smaller K is a transient) and needs two such K (medium has them)")
+        return (
+            f"the preset runs ISM-practical at K = {Ks}; the K slope is fitted over K ≥ "
+            f"{K_FIT_MIN} (smaller K is a transient) and needs two such K (medium has them)"
+        )
     return None
 
 
@@ -378,7 +404,7 @@ def _theory_prediction(ds, spec):
     for r, j in items:
         d = _deltas(ds)[j]
         pred = bai.ism_theory_predicted_tau(r.gap, r.K, r.sigma, r.U, d)
-        tau = np.asarray(r.get(ds, "tau").values, float)[:, j:j + 1]
+        tau = np.asarray(r.get(ds, "tau").values, float)[:, j : j + 1]
         cens = bool(np.asarray(r.get(ds, "censored").values)[:, j].any())
         out[f"{r.tag()}/delta={d:g}"] = _ratio_estimate(tau, lambda m, p=pred: m[..., 0] / p, [1], [cens], lv)
     return out
@@ -403,8 +429,11 @@ def _shifts(env: str, c: float, period: float):
 
 
 def _period(ds) -> float:
-    return float(ds["period"].values) if "period" in ds.coords and ds["period"].ndim == 0 \
+    return (
+        float(ds["period"].values)
+        if "period" in ds.coords and ds["period"].ndim == 0
         else float(bai.default_params()["period"])
+    )
 
 
 def _variance_items(ds):
@@ -454,7 +483,8 @@ def _tas_invariance(ds, spec):
             tau = np.stack([np.asarray(x.get(ds, "tau").values, float)[:, j] for x in (r, r0)], axis=1)
             cens = [bool(np.asarray(x.get(ds, "censored").values)[:, j].any()) for x in (r, r0)]
             out[f"{r.tag(env=False)}/delta={d:g}"] = _ratio_estimate(
-                tau, lambda m: m[..., 0] / m[..., 1], [1, -1], cens, lv)
+                tau, lambda m: m[..., 0] / m[..., 1], [1, -1], cens, lv
+            )
     return out
 
 
@@ -473,11 +503,12 @@ def _near_optimal(ds, spec):
     out = {}
     for r in rows:
         for j, d in enumerate(deltas):
-            tau = np.asarray(r.get(ds, "tau").values, float)[:, j:j + 1]
+            tau = np.asarray(r.get(ds, "tau").values, float)[:, j : j + 1]
             cens = bool(np.asarray(r.get(ds, "censored").values)[:, j].any())
             lb = _lower_bound(r, d)
             out[f"{r.tag(env=False)}/delta={d:g}"] = _ratio_estimate(
-                tau, lambda m, lb=lb: m[..., 0] / lb, [1], [cens], lv)
+                tau, lambda m, lb=lb: m[..., 0] / lb, [1], [cens], lv
+            )
     return out
 
 
@@ -493,7 +524,8 @@ def _near_optimal_growth(ds, spec):
         tau = np.asarray(r.get(ds, "tau").values, float)[:, [lo, hi]]
         cens = np.asarray(r.get(ds, "censored").values)[:, [lo, hi]].any(axis=0).tolist()
         out[r.tag(env=False)] = _ratio_estimate(
-            tau, lambda m, b=lbs: (m[..., 0] / b[0]) / (m[..., 1] / b[1]), [1, -1], cens, lv)
+            tau, lambda m, b=lbs: (m[..., 0] / b[0]) / (m[..., 1] / b[1]), [1, -1], cens, lv
+        )
     return out
 
 
@@ -501,11 +533,13 @@ def _near_optimal_growth(ds, spec):
 TAU_ITEMS: dict[str, Callable] = {
     "ism-gap-slope": lambda ds: [(r, None) for rs in _gap_groups(ds).values() for r in rs],
     "ism-linear-in-log-delta": lambda ds: [(r, None) for r in _log_delta_rows(ds)],
-    "ism-linear-in-k": lambda ds: [(r, None) for rs in _k_groups(ds).values() for r in rs
-                                   if r.K >= K_FIT_MIN],
+    "ism-linear-in-k": lambda ds: [
+        (r, None) for rs in _k_groups(ds).values() for r in rs if r.K >= K_FIT_MIN
+    ],
     "ism-theory-prediction": _theory_items,
-    "variance-law": lambda ds: [(x, _deltas(ds).index(VARIANCE_DELTA)) for p in _variance_items(ds)
-                                for x in p],
+    "variance-law": lambda ds: [
+        (x, _deltas(ds).index(VARIANCE_DELTA)) for p in _variance_items(ds) for x in p
+    ],
     "tas-shift-invariance": lambda ds: [(x, None) for p in _invariance_items(ds) for x in p],
     "ism-near-optimal": lambda ds: [(r, None) for r in _near_opt_rows(ds)],
 }
@@ -533,8 +567,10 @@ def _delta0(ds) -> float:
 
 
 def _cell_tag(ds, c: int) -> str:
-    return f"Δ = {float(ds['gap'].values[c]):g}, σ = {float(ds['sigma'].values[c]):g}, " \
-           f"U = {float(ds['U'].values[c]):g}"
+    return (
+        f"Δ = {float(ds['gap'].values[c]):g}, σ = {float(ds['sigma'].values[c]):g}, "
+        f"U = {float(ds['U'].values[c]):g}"
+    )
 
 
 def _algo_tag(ds, a: int) -> str:
@@ -558,8 +594,9 @@ def _draw_errors(ds, spec, fig):
         err = ds["error"].isel(cell=c, delta=j).sum("seed").transpose("algo", "env").values.ravel()
         lo, hi = bai.clopper_pearson(err, n)
         x = np.arange(err.size) + (c - (ds.sizes["cell"] - 1) / 2) * width
-        ax.errorbar(x, err / n, yerr=[err / n - lo, hi - err / n], fmt="o", ms=3, capsize=2,
-                    label=_cell_tag(ds, c))
+        ax.errorbar(
+            x, err / n, yerr=[err / n - lo, hi - err / n], fmt="o", ms=3, capsize=2, label=_cell_tag(ds, c)
+        )
     ax.axhline(d0, color="r", ls="--", lw=1, label=f"δ = {d0:g}")
     ax.set_xticks(np.arange(len(labels)), labels, rotation=90, fontsize=5)
     ax.set_yscale("symlog", linthresh=1e-3)
@@ -572,15 +609,26 @@ def _draw_errors(ds, spec, fig):
 def _draw_tau_delta(ds, spec, fig):
     envs = [e for e in ("none", "random") if e in ds["env"].values]
     if not envs:
-        plots.not_applicable(fig, "E[τ] against δ is drawn for the environments none and random; "
-                                  "this preset has neither")
+        plots.not_applicable(
+            fig, "E[τ] against δ is drawn for the environments none and random; this preset has neither"
+        )
         return
     for c, ax in enumerate(_panels(fig, ds.sizes["cell"])):
         for a in range(ds.sizes["algo"]):
             for e in envs:
                 tau = ds["tau"].isel(algo=a, cell=c).sel(env=e).astype(float)
-                plots.curves(ax, tau, "delta", band="se", log=(True, True), marker="o", ms=2, lw=1,
-                             ls="-" if e == "none" else "--", label=f"{_algo_tag(ds, a)} / {e}")
+                plots.curves(
+                    ax,
+                    tau,
+                    "delta",
+                    band="se",
+                    log=(True, True),
+                    marker="o",
+                    ms=2,
+                    lw=1,
+                    ls="-" if e == "none" else "--",
+                    label=f"{_algo_tag(ds, a)} / {e}",
+                )
         ax.invert_xaxis()
         ax.set_xlabel("δ")
         ax.set_ylabel("mean τ ± SE (censored at the cap)", fontsize=7)
@@ -595,8 +643,9 @@ def _draw_tau_dist(ds, spec, fig):
     K0 = max(set(Ks), key=Ks.count)
     algos = [a for a in range(ds.sizes["algo"]) if Ks[a] == K0]
     if not envs:
-        plots.not_applicable(fig, "the τ distribution is drawn for none, random and targeted; "
-                                  "this preset has none of them")
+        plots.not_applicable(
+            fig, "the τ distribution is drawn for none, random and targeted; this preset has none of them"
+        )
         return
     for c, ax in enumerate(_panels(fig, ds.sizes["cell"])):
         for a in algos:
@@ -643,8 +692,15 @@ def _draw_gap_scaling(ds, spec, fig):
         da = xr.DataArray(tau, dims=["seed", "gap"], coords={"gap": [r.gap for r in rows]})
         slope = analysis.loglog_slope(da, "gap", xvalues=x, seed=BOOT_SEED)
         m, se = _mean_se(tau)
-        plots.slope_fit(ax, x, m, _slope_arg(slope), yerr=se, label=f"K={K}, σ={sig:g}",
-                        theory=1.0 if K == min(k for k, _, _ in groups) else None)
+        plots.slope_fit(
+            ax,
+            x,
+            m,
+            _slope_arg(slope),
+            yerr=se,
+            label=f"K={K}, σ={sig:g}",
+            theory=1.0 if K == min(k for k, _, _ in groups) else None,
+        )
     ax.set_xlabel("E[Z²]/Δ² = K(2σ² + Δ²)/Δ²")
     ax.set_ylabel("mean τ ± SE (no shift)")
     ax.set_title(f"ISM-practical, δ = {d0:g}")
@@ -670,12 +726,25 @@ def _draw_k_scaling(ds, spec, fig):
         fit = fit if len(fit) >= 2 else list(range(len(Ks)))
         da = xr.DataArray(tau[:, fit], dims=["seed", "K"], coords={"K": np.array(Ks, float)[fit]})
         slope = analysis.loglog_slope(da, "K", seed=BOOT_SEED)
-        out = plots.slope_fit(ax, np.array(Ks, float)[fit], m[fit], _slope_arg(slope), yerr=se[fit],
-                              label=f"Δ={gap:g}, σ={sig:g}, K ∈ {[Ks[i] for i in fit]}")
+        out = plots.slope_fit(
+            ax,
+            np.array(Ks, float)[fit],
+            m[fit],
+            _slope_arg(slope),
+            yerr=se[fit],
+            label=f"Δ={gap:g}, σ={sig:g}, K ∈ {[Ks[i] for i in fit]}",
+        )
         rest = [i for i in range(len(Ks)) if i not in fit]
         if rest:
-            ax.errorbar(np.array(Ks, float)[rest], m[rest], yerr=se[rest], fmt="s", mfc="none", ms=4,
-                        color=out["fit"].get_color())
+            ax.errorbar(
+                np.array(Ks, float)[rest],
+                m[rest],
+                yerr=se[rest],
+                fmt="s",
+                mfc="none",
+                ms=4,
+                color=out["fit"].get_color(),
+            )
     ax.set_xlabel("K (open squares: outside the fit)")
     ax.set_ylabel("mean τ ± SE (no shift)")
     ax.set_title(f"ISM-practical, δ = {d0:g}")
@@ -687,8 +756,7 @@ def _draw_k_scaling(ds, spec, fig):
 
 def _algos(rows):
     cols = list(zip(*rows))
-    return zipped(policy=list(cols[0]), n_arms=list(cols[1]), horizon=list(cols[2]),
-                  refresh=list(cols[3]))
+    return zipped(policy=list(cols[0]), n_arms=list(cols[1]), horizon=list(cols[2]), refresh=list(cols[3]))
 
 
 #: Smoke algorithm groups: (policy, K, horizon cap, w* refresh period).
@@ -713,8 +781,7 @@ MEDIUM_ALGOS = [
     ("uniform_glrt", 4, 1 << 14, 1),
 ]
 #: Medium environments: E0-E4 of the digest.
-MEDIUM_ENVS = ("none", "random", "constant", "periodic", "pulse", "drift", "targeted",
-               "untargeted")
+MEDIUM_ENVS = ("none", "random", "constant", "periodic", "pulse", "drift", "targeted", "untargeted")
 
 #: Full (accelerator) algorithm groups.
 FULL_ALGOS = [
@@ -737,9 +804,13 @@ FULL_ENVS = bai.ADVERSARIES
 
 def _space(algos, envs, cells, seeds):
     gaps, sigmas, Us = zip(*cells)
-    return Space(algo=_algos(algos), env=values(*envs),
-                 cell=zipped(gap=list(gaps), sigma=list(sigmas), U=list(Us)), seeds=seeds,
-                 paired=("env",))
+    return Space(
+        algo=_algos(algos),
+        env=values(*envs),
+        cell=zipped(gap=list(gaps), sigma=list(sigmas), U=list(Us)),
+        seeds=seeds,
+        paired=("env",),
+    )
 
 
 # (gap, sigma, U): U = 1.5 gives c = U - gap; the sigma = 0.5 cell has c = 2 sigma. In the
@@ -750,12 +821,19 @@ SMOKE_CELLS = [(0.4, 1.0, 1.5), (0.8, 1.0, 1.5), (0.5, 0.5, 1.5)]
 # undecidable) and it alone would double the preset's cost; the gap slope against
 # E[Z²]/Δ² is fitted over Δ ∈ [0.4, 1], where E[Z²] varies most.
 #: Medium (gap, sigma, U) cells.
-MEDIUM_CELLS = [(0.4, 1.0, 1.5), (0.5, 1.0, 1.5), (0.8, 1.0, 1.5), (1.0, 1.0, 1.5),
-                (0.5, 0.5, 1.5)]
+MEDIUM_CELLS = [(0.4, 1.0, 1.5), (0.5, 1.0, 1.5), (0.8, 1.0, 1.5), (1.0, 1.0, 1.5), (0.5, 0.5, 1.5)]
 #: Full (gap, sigma, U) cells.
-FULL_CELLS = [(0.1, 1.0, 1.5), (0.2, 1.0, 1.5), (0.4, 1.0, 1.5), (0.5, 1.0, 1.5),
-              (0.8, 1.0, 1.5), (1.0, 1.0, 1.5), (0.5, 0.5, 1.5), (0.5, 1.0, 2.5),
-              (0.5, 1.0, 4.5)]
+FULL_CELLS = [
+    (0.1, 1.0, 1.5),
+    (0.2, 1.0, 1.5),
+    (0.4, 1.0, 1.5),
+    (0.5, 1.0, 1.5),
+    (0.8, 1.0, 1.5),
+    (1.0, 1.0, 1.5),
+    (0.5, 0.5, 1.5),
+    (0.5, 1.0, 2.5),
+    (0.5, 1.0, 4.5),
+]
 
 #: The smoke δ grid.
 DELTAS_SMOKE = (0.05, 0.01, 0.001)
@@ -833,34 +911,33 @@ EXPERIMENT = Experiment(
     name="shifting-means-bai",
     paper=Paper(
         title="Best-arm identification under Shifting Means: importance weights (ISM) "
-              "against GLRT / Track-and-Stop (paper digest 000_02; no public preprint found)",
+        "against GLRT / Track-and-Stop (paper digest 000_02; no public preprint found)",
         authors="unknown (abstract only)",
     ),
     run=bai.run,
     spec=bai.BAISpec(adversary="param", chunk=256, deltas=DELTAS_SMOKE),
     params={**bai.default_params(), "env": ENV},
-    metric_dims={k: ("delta",) for k in ("tau", "stopped", "censored", "correct", "error",
-                                         "recommendation")},
+    metric_dims={k: ("delta",) for k in ("tau", "stopped", "censored", "correct", "error", "recommendation")},
     coords=lambda spec: {"delta": np.asarray(spec.deltas)},
     presets={
         "smoke": Preset(
             _space(SMOKE_ALGOS, SMOKE_ENVS, SMOKE_CELLS, seeds=64),
             description="CPU, about a minute: 5 static groups × 960 episodes, δ ∈ {0.05, 0.01, "
-                        "0.001} (64 seeds: enough for intervals; K ≤ 4, so the K slope waits for "
-                        "medium).",
+            "0.001} (64 seeds: enough for intervals; K ≤ 4, so the K slope waits for "
+            "medium).",
         ),
         "medium": Preset(
             _space(MEDIUM_ALGOS, MEDIUM_ENVS, MEDIUM_CELLS, seeds=256),
             spec={"deltas": DELTAS_FULL},
             description="CPU, about ten minutes (6 min 50 s of CPU time): 7 groups × 10,240 "
-                        "episodes, δ from 0.1 to 1e-6, ISM-practical at K = 2 … 16 (the K slope "
-                        "over K ≥ 8).",
+            "episodes, δ from 0.1 to 1e-6, ISM-practical at K = 2 … 16 (the K slope "
+            "over K ≥ 8).",
         ),
         "full": Preset(
             _space(FULL_ALGOS, FULL_ENVS, FULL_CELLS, seeds=10_000),
             spec={"deltas": DELTAS_FULL},
             description="One accelerator: 12 groups × 810,000 episodes (10⁴ per cell), "
-                        "horizon cap 2^20 (ISM) / 2^17 (GLRT family).",
+            "horizon cap 2^20 (ISM) / 2^17 (GLRT family).",
         ),
     },
     claims=[
@@ -870,112 +947,187 @@ EXPERIMENT = Experiment(
             "rate among stopped episodes, pooled over the gap/σ cells, has an upper 95% "
             "Clopper–Pearson bound at most δ, per (policy, environment, K, δ); δ below what the "
             "pooled count can resolve (zero errors would still bound it above δ) are not judged.",
-            _delta_correct, lambda c: float(c.rsplit("delta=", 1)[1]), source="paper"),
+            _delta_correct,
+            lambda c: float(c.rsplit("delta=", 1)[1]),
+            source="paper",
+        ),
         Claim.at_least(
             "tas-targeted-wrong",
             f"Under the targeted adaptive shift with 2c > Δ, Track-and-Stop is wrong with "
             f"probability at least {TAS_WRONG_MIN} (the digest's threshold; its mechanism: arm b0's "
             "mean is biased above the best arm's by 2c − Δ), per (cell, δ), over all episodes.",
-            _tas_targeted, TAS_WRONG_MIN, source="proposed",
-            requires=_needs("Track-and-Stop run under the targeted attack with 2c > Δ", _tas_targeted_rows)),
+            _tas_targeted,
+            TAS_WRONG_MIN,
+            source="proposed",
+            requires=_needs("Track-and-Stop run under the targeted attack with 2c > Δ", _tas_targeted_rows),
+        ),
         Claim.at_least(
             "tas-untargeted-censored",
             f"Under the untargeted adaptive shift Track-and-Stop does not stop before the horizon "
             f"cap: censored fraction at least {TAS_CENSORED_MIN} per (cell, δ) (the digest: it never "
             "stops, since every suboptimal arm is biased alike).",
-            _tas_untargeted, TAS_CENSORED_MIN, source="proposed",
-            requires=_needs("Track-and-Stop run under the untargeted attack",
-                            lambda ds: _where(_rows(ds), policy="tas_d", env="untargeted"))),
+            _tas_untargeted,
+            TAS_CENSORED_MIN,
+            source="proposed",
+            requires=_needs(
+                "Track-and-Stop run under the untargeted attack",
+                lambda ds: _where(_rows(ds), policy="tas_d", env="untargeted"),
+            ),
+        ),
         Claim.at_least(
             "glrt-overconfident",
             f"Uniform sampling + GLRT assuming variance σ² is overconfident under random shifts "
             f"with c ≥ 2σ: its error rate (over all episodes, exact interval) exceeds δ = {GLRT_DELTA}.",
-            _glrt_overconfident, GLRT_DELTA, source="paper",
-            requires=_needs("uniform-GLRT run under random shifts with c ≥ 2σ", _glrt_rows,
-                            deltas=(GLRT_DELTA,))),
+            _glrt_overconfident,
+            GLRT_DELTA,
+            source="paper",
+            requires=_needs(
+                "uniform-GLRT run under random shifts with c ≥ 2σ", _glrt_rows, deltas=(GLRT_DELTA,)
+            ),
+        ),
         Claim.close(
             "ism-gap-slope",
             "ISM-practical's E[τ] (no shift) has log-log slope 1 against E[Z²]/Δ² = K(2σ² + Δ²)/Δ², "
             "per (K, σ, U) and δ: the variance law says the cost is E[Z²]/Δ², not 1/Δ² (against "
             "1/Δ² the slope is 0.855 at Δ ∈ {0.4, 0.8}, σ = 1, because E[Z²] grows with Δ).",
-            _gap_slope, 1.0, atol=SLOPE_GAP_ATOL, source="derived",
-            requires=_needs("ISM-practical run without shift at two gaps", _gap_groups)),
+            _gap_slope,
+            1.0,
+            atol=SLOPE_GAP_ATOL,
+            source="derived",
+            requires=_needs("ISM-practical run without shift at two gaps", _gap_groups),
+        ),
         Claim.at_least(
             "ism-linear-in-log-delta",
             f"ISM's E[τ] grows linearly in ln(1/δ): the R² of the least-squares line through the "
             f"seed-mean E[τ] against ln(1/δ) exceeds {R2_MIN} (the digest's criterion), per "
             "(policy, environment none/random, K, cell).",
-            _linear_in_log_delta, R2_MIN, source="proposed",
-            requires=lambda ds, spec: None if ds.sizes["delta"] >= 3 and _log_delta_rows(ds)
-            else "the preset has fewer than three δ or no ISM cell to fit"),
+            _linear_in_log_delta,
+            R2_MIN,
+            source="proposed",
+            requires=lambda ds, spec: (
+                None
+                if ds.sizes["delta"] >= 3 and _log_delta_rows(ds)
+                else "the preset has fewer than three δ or no ISM cell to fit"
+            ),
+        ),
         Claim.within(
             "ism-linear-in-k",
             f"ISM-practical's E[τ] grows about linearly in K: log-log slope in {list(SLOPE_K)} (the "
             f"digest's range) over K ≥ {K_FIT_MIN}, per (cell, δ); below K = 8 the slope is a "
             "small-K transient (local slopes 1.42–1.61 from K = 2 to 4).",
-            _k_slope, SLOPE_K[0], SLOPE_K[1], source="paper", requires=_k_requires),
+            _k_slope,
+            SLOPE_K[0],
+            SLOPE_K[1],
+            source="paper",
+            requires=_k_requires,
+        ),
         Claim.close(
             "ism-theory-prediction",
             "ISM-theory's E[τ] matches its own predicted stopping time (the crossing of tΔ and the "
             f"threshold with n_ab = 2t/K): ratio 1 ± {THEORY_RTOL}, per (environment none/random/"
             f"constant, K, cell, δ) whose horizon is at least {THEORY_REACH}× the prediction.",
-            _theory_prediction, 1.0, atol=THEORY_RTOL, source="derived",
-            requires=_needs("ISM-theory cell whose horizon reaches the predicted stopping time",
-                            _theory_items)),
+            _theory_prediction,
+            1.0,
+            atol=THEORY_RTOL,
+            source="derived",
+            requires=_needs(
+                "ISM-theory cell whose horizon reaches the predicted stopping time", _theory_items
+            ),
+        ),
         Claim.close(
             "variance-law",
             "The price of robustness: ISM-practical's cost ratio between an environment and no shift "
             f"equals the ratio of E[Z²] of the binding pair (δ = {VARIANCE_DELTA}), ±{VARIANCE_RTOL:.0%}; "
             "E[Z²] rather than the digest's V_Z = E[Z²] − Δ², since the rule self-normalises by ΣZ².",
-            _variance_law, 1.0, atol=VARIANCE_RTOL, source="derived",
-            requires=_needs("ISM-practical run in a shifted environment beside no shift",
-                            _variance_items, deltas=(VARIANCE_DELTA,))),
+            _variance_law,
+            1.0,
+            atol=VARIANCE_RTOL,
+            source="derived",
+            requires=_needs(
+                "ISM-practical run in a shifted environment beside no shift",
+                _variance_items,
+                deltas=(VARIANCE_DELTA,),
+            ),
+        ),
         Claim.close(
             "tas-shift-invariance",
             "Track-and-Stop's E[τ] under a constant shift equals its value without shift (its GLRT "
             f"and Gaussian w* read only differences of means): ratio 1 ± {INVARIANCE_RTOL}, paired "
             "seeds, per (K, cell, δ).",
-            _tas_invariance, 1.0, atol=INVARIANCE_RTOL, source="derived",
-            requires=_needs("Track-and-Stop run under a constant shift beside no shift",
-                            _invariance_items)),
+            _tas_invariance,
+            1.0,
+            atol=INVARIANCE_RTOL,
+            source="derived",
+            requires=_needs("Track-and-Stop run under a constant shift beside no shift", _invariance_items),
+        ),
         Claim.within(
             "ism-near-optimal",
             f"E[τ_ISM-practical] / (T* ln(1/(2.4δ))) lies in {list(NEAR_OPT)} under random shifts ±c "
             "(T* = 2(σ²+c²)(1+√(K−1))²/Δ², the Gaussian lower bound at variance σ² + c²), per "
             "(K, cell, δ).",
-            _near_optimal, NEAR_OPT[0], NEAR_OPT[1], source="proposed",
-            requires=_needs("ISM-practical run under random shifts", _near_opt_rows)),
+            _near_optimal,
+            NEAR_OPT[0],
+            NEAR_OPT[1],
+            source="proposed",
+            requires=_needs("ISM-practical run under random shifts", _near_opt_rows),
+        ),
         Claim.at_most(
             "ism-near-optimal-no-growth",
             "That ratio does not grow as δ falls: its value at the smallest δ of the grid over its "
             "value at the largest is at most 1 (the same episodes), per (K, cell).",
-            _near_optimal_growth, 1.0, source="proposed",
-            requires=lambda ds, spec: None if ds.sizes["delta"] >= 2 and _near_opt_rows(ds)
-            else "the preset has one δ or no ISM-practical run under random shifts"),
+            _near_optimal_growth,
+            1.0,
+            source="proposed",
+            requires=lambda ds, spec: (
+                None
+                if ds.sizes["delta"] >= 2 and _near_opt_rows(ds)
+                else "the preset has one δ or no ISM-practical run under random shifts"
+            ),
+        ),
         Claim.at_most(
             "tau-censored",
             "Every E[τ] claim rests on episodes that stopped before the cap: the number of censored "
             "τ values (episode × δ) each such claim uses is 0 (where it is not, that claim's cells "
             "with censoring are lower bounds, decided only where the bound settles them).",
-            _tau_censored, 0, source="sanity"),
+            _tau_censored,
+            0,
+            source="sanity",
+        ),
     ],
     figures=[
-        Figure("error_rates", _draw_errors,
-               "Error rate at the δ shown, with 95% Clopper–Pearson intervals, per algorithm and "
-               "environment, one marker per gap/σ cell; the dashed line is δ.", size=(10.0, 4.8)),
-        Figure("tau_vs_delta", _draw_tau_delta,
-               "Mean stopping time ± one standard error against δ (censored episodes at the cap), "
-               "without shift (solid) and under random shifts (dashed), one panel per cell.",
-               size=(10.0, 6.0)),
-        Figure("tau_distribution", _draw_tau_dist,
-               "Empirical distribution of the stopping time, one panel per cell; curves that end "
-               "below 1 have censored episodes.", size=(10.0, 6.0)),
-        Figure("gap_scaling", _draw_gap_scaling,
-               "ISM-practical's mean stopping time (± SE) without shift against E[Z²]/Δ² (log-log), "
-               "with the fitted slope and its 95% interval; dashed: slope 1."),
-        Figure("k_scaling", _draw_k_scaling,
-               "ISM-practical's mean stopping time (± SE) without shift against K, with the slope "
-               "fitted over K ≥ 8 where the preset has two such K (else over all K)."),
+        Figure(
+            "error_rates",
+            _draw_errors,
+            "Error rate at the δ shown, with 95% Clopper–Pearson intervals, per algorithm and "
+            "environment, one marker per gap/σ cell; the dashed line is δ.",
+            size=(10.0, 4.8),
+        ),
+        Figure(
+            "tau_vs_delta",
+            _draw_tau_delta,
+            "Mean stopping time ± one standard error against δ (censored episodes at the cap), "
+            "without shift (solid) and under random shifts (dashed), one panel per cell.",
+            size=(10.0, 6.0),
+        ),
+        Figure(
+            "tau_distribution",
+            _draw_tau_dist,
+            "Empirical distribution of the stopping time, one panel per cell; curves that end "
+            "below 1 have censored episodes.",
+            size=(10.0, 6.0),
+        ),
+        Figure(
+            "gap_scaling",
+            _draw_gap_scaling,
+            "ISM-practical's mean stopping time (± SE) without shift against E[Z²]/Δ² (log-log), "
+            "with the fitted slope and its 95% interval; dashed: slope 1.",
+        ),
+        Figure(
+            "k_scaling",
+            _draw_k_scaling,
+            "ISM-practical's mean stopping time (± SE) without shift against K, with the slope "
+            "fitted over K ≥ 8 where the preset has two such K (else over all K).",
+        ),
     ],
     description=DESCRIPTION,
 )

@@ -99,8 +99,7 @@ def _has_depth1(ds, spec):
 
 def _draw_best(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, _tuned(ds).drop_vars("lr"), "depth", hue="method", log=(False, True),
-                 marker="o")
+    plots.curves(ax, _tuned(ds).drop_vars("lr"), "depth", hue="method", log=(False, True), marker="o")
     ax.set_xlabel("depth")
     ax.set_ylabel("best loss at the tuned η (median, IQR over seeds)")
     ax.legend(fontsize=8)
@@ -122,8 +121,14 @@ def _draw_loss(ds, spec, fig):
     for ax, d in zip(axes, depths):
         sub = loss.sel(depth=d)
         lrs = {str(m): float(sub["lr"].sel({"method": m})) for m in sub["method"].values}
-        plots.curves(ax, sub.drop_vars("lr"), "step", hue="method", log=(False, True),
-                     label_fmt=lambda m, lrs=lrs: f"{m} (η={lrs[str(m)]:g})")
+        plots.curves(
+            ax,
+            sub.drop_vars("lr"),
+            "step",
+            hue="method",
+            log=(False, True),
+            label_fmt=lambda m, lrs=lrs: f"{m} (η={lrs[str(m)]:g})",
+        )
         ax.set_title(f"depth {d}")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("training loss at the tuned η (median, IQR)")
@@ -173,37 +178,43 @@ selection returns grid points only.
 
 EXPERIMENT = Experiment(
     name="smuon-deep-linear",
-    paper=Paper(title="From SGD to Muon: Adaptive Optimization via Schatten-p Norms",
-                arxiv="2605.19781", authors="Massena, Friedrich, Serrurier"),
+    paper=Paper(
+        title="From SGD to Muon: Adaptive Optimization via Schatten-p Norms",
+        arxiv="2605.19781",
+        authors="Massena, Friedrich, Serrurier",
+    ),
     run=dl.run,
     spec=dl.DeepLinearSpec(p_method="exact_momentum"),
     params=dl.DEFAULT_PARAMS,
-    metric_dims={"loss": ("method", "step"), "final_loss": ("method",),
-                 "best_loss": ("method",), "p_mean": ("method", "step")},
+    metric_dims={
+        "loss": ("method", "step"),
+        "final_loss": ("method",),
+        "best_loss": ("method",),
+        "p_mean": ("method", "step"),
+    },
     coords=lambda spec: {"method": list(spec.methods), "step": np.arange(spec.steps)},
     presets={
         "smoke": Preset(
             Space(depth=static(1, 2), lr=values(*LR_GRID), seeds=8, paired=("lr", "depth")),
             spec={"d": 32, "n_samples": 256, "steps": 150, "interval": 25},
             description="CPU: d = 32, depths 1 and 2, 150 steps, 8 seeds; learning rates: the "
-                        "union of the authors' per-optimizer grids (LR_GRID: SMuon and Muon "
-                        "{1e-3, 1e-2, 2e-2}, Adam {3e-4, 1e-3, 2e-3}), since a lane steps all "
-                        "three optimizers at one learning rate.",
+            "union of the authors' per-optimizer grids (LR_GRID: SMuon and Muon "
+            "{1e-3, 1e-2, 2e-2}, Adam {3e-4, 1e-3, 2e-3}), since a lane steps all "
+            "three optimizers at one learning rate.",
         ),
         "medium": Preset(
             Space(depth=static(1, 2, 5), lr=values(*LR_GRID), seeds=8, paired=("lr", "depth")),
             spec={"d": 100, "n_samples": 1000, "steps": 1001, "interval": 100},
             description="2-core CPU, about ten minutes: the authors' setting (d = 100, n = 1000, "
-                        "1001 steps, p chosen every 100 steps) at depths 1, 2 and 5, so the "
-                        "depth ≥ 5 claim is decided; LR_GRID, 8 seeds.",
+            "1001 steps, p chosen every 100 steps) at depths 1, 2 and 5, so the "
+            "depth ≥ 5 claim is decided; LR_GRID, 8 seeds.",
         ),
         "full": Preset(
-            Space(depth=static(1, 2, 5, 10), lr=values(*LR_GRID), seeds=8,
-                  paired=("lr", "depth")),
+            Space(depth=static(1, 2, 5, 10), lr=values(*LR_GRID), seeds=8, paired=("lr", "depth")),
             spec={"d": 100, "n_samples": 1000, "steps": 1001, "interval": 100},
             description="One accelerator: the authors' sweep (d = 100, n = 1000, 1001 steps, "
-                        "p chosen every 100 steps, depths 1, 2, 5, 10) over the union of their "
-                        "learning-rate grids (LR_GRID), 8 seeds.",
+            "p chosen every 100 steps, depths 1, 2, 5, 10) over the union of their "
+            "learning-rate grids (LR_GRID), 8 seeds.",
         ),
     },
     claims=[
@@ -212,19 +223,29 @@ EXPERIMENT = Experiment(
             "The paper's figure (best loss over learning rates against depth): SMuon's tuned "
             "best loss is below Muon's at every depth; measured per seed as SMuon / Muon on the "
             "same teacher and init, seed-mean ≤ 1 per depth.",
-            _vs_muon, 1.0, source="paper"),
+            _vs_muon,
+            1.0,
+            source="paper",
+        ),
         Claim.at_most(
             "smuon-within-2x-of-best-baseline",
             "SMuon's tuned best loss is within 2× of the better of Adam and Muon at every depth "
             "(per seed, over the baseline with the lower seed-mean). Refuted in our setting: "
             "SMuon's fixed-norm steps floor the loss ∝ η² while Adam's shrink with the gradient "
             "(at the authors' full setting Adam reaches 6e-16, SMuon 3e-7).",
-            _within, WITHIN, source="paper"),
+            _within,
+            WITHIN,
+            source="paper",
+        ),
         Claim.at_most(
             "smuon-matches-muon-when-deep",
             "SMuon's tuned best loss is at most Muon's at depth ≥ 5 (digest §4(c)3; per seed "
             "SMuon / Muon, seed-mean ≤ 1 per depth).",
-            _vs_muon_deep, 1.0, source="paper", requires=_has_deep),
+            _vs_muon_deep,
+            1.0,
+            source="paper",
+            requires=_has_deep,
+        ),
         Claim.within(
             "p-star-at-depth-1",
             "With isotropic inputs at depth 1 and the authors' initialisation (nn.Linear "
@@ -233,18 +254,33 @@ EXPERIMENT = Experiment(
             "at W = 0), widened by one step of the 64-point p grid; per seed the median p over "
             "the run's selections at SMuon's tuned learning rate (single selections jump to "
             "p_max once the loss sits on its η-floor).",
-            _p_star, _LO, _HI, source="proposed", requires=_has_depth1),
+            _p_star,
+            _LO,
+            _HI,
+            source="proposed",
+            requires=_has_depth1,
+        ),
     ],
     figures=[
-        Figure("best_loss_vs_depth", _draw_best,
-               "Best loss at each optimizer's tuned learning rate against depth (the paper's "
-               "figure), median and interquartile range over seeds."),
-        Figure("p_trace", _draw_p,
-               "SMuon's mean p over layers during training at its tuned learning rate, one "
-               "curve per depth (median and interquartile range over seeds)."),
-        Figure("loss_curves", _draw_loss,
-               "Training loss against steps at each optimizer's tuned learning rate, per depth "
-               "(median and interquartile range over seeds).", size=(9.0, 3.5)),
+        Figure(
+            "best_loss_vs_depth",
+            _draw_best,
+            "Best loss at each optimizer's tuned learning rate against depth (the paper's "
+            "figure), median and interquartile range over seeds.",
+        ),
+        Figure(
+            "p_trace",
+            _draw_p,
+            "SMuon's mean p over layers during training at its tuned learning rate, one "
+            "curve per depth (median and interquartile range over seeds).",
+        ),
+        Figure(
+            "loss_curves",
+            _draw_loss,
+            "Training loss against steps at each optimizer's tuned learning rate, per depth "
+            "(median and interquartile range over seeds).",
+            size=(9.0, 3.5),
+        ),
     ],
     description=DESCRIPTION,
 )

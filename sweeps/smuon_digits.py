@@ -46,10 +46,17 @@ def _untunable(ds, spec):
 def _draw_curves(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     acc = _tuned(ds, "test_acc")
-    labels = {str(o): f"{o} (η={float(acc['lr'].sel(optimizer=o)):.2g})"
-              for o in acc["optimizer"].values}
-    plots.curves(ax, acc, "step", hue="optimizer", log=(True, False), marker="o", ms=3,
-                 label_fmt=lambda o: labels[str(o)])
+    labels = {str(o): f"{o} (η={float(acc['lr'].sel(optimizer=o)):.2g})" for o in acc["optimizer"].values}
+    plots.curves(
+        ax,
+        acc,
+        "step",
+        hue="optimizer",
+        log=(True, False),
+        marker="o",
+        ms=3,
+        label_fmt=lambda o: labels[str(o)],
+    )
     ax.set_ylabel("test accuracy (median, IQR over seeds)")
     ax.set_ylim(0.0, 1.0)
     ax.legend(fontsize=8)
@@ -57,8 +64,7 @@ def _draw_curves(ds, spec, fig):
 
 def _draw_lr(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, ds["final_test_acc"], "lr", hue="optimizer", band="se", log=(True, False),
-                 marker="o")
+    plots.curves(ax, ds["final_test_acc"], "lr", hue="optimizer", band="se", log=(True, False), marker="o")
     ax.set_xlabel("learning rate η")
     ax.set_ylabel("final test accuracy (mean ± SE over seeds)")
     ax.set_ylim(0.0, 1.0)
@@ -85,54 +91,89 @@ the tuned statistic over seeds. Divergent lanes freeze (`guarded_scan`).
 
 EXPERIMENT = Experiment(
     name="smuon-digits",
-    paper=Paper(title="From SGD to Muon: Adaptive Optimization via Schatten-p Norms",
-                arxiv="2605.19781", authors="Massena, Friedrich, Serrurier"),
+    paper=Paper(
+        title="From SGD to Muon: Adaptive Optimization via Schatten-p Norms",
+        arxiv="2605.19781",
+        authors="Massena, Friedrich, Serrurier",
+    ),
     run=dg.run,
     spec=dg.DigitsSpec(),
     params=dg.DEFAULT_PARAMS,
-    metric_dims={"train_loss": ("step",), "test_acc": ("step",), "init_loss": (),
-                 "final_train_loss": (), "final_test_acc": (), "diverged_step": ()},
+    metric_dims={
+        "train_loss": ("step",),
+        "test_acc": ("step",),
+        "init_loss": (),
+        "final_train_loss": (),
+        "final_test_acc": (),
+        "diverged_step": (),
+    },
     coords=lambda spec: {"step": dg.log_steps(spec.steps, spec.num_log)},
     presets={
         "smoke": Preset(
-            Space(optimizer=static(*dg.OPTIMIZERS), lr=values(3e-3, 1e-2, 3e-2, 1e-1),
-                  seeds=8, paired=("optimizer", "lr")),
+            Space(
+                optimizer=static(*dg.OPTIMIZERS),
+                lr=values(3e-3, 1e-2, 3e-2, 1e-1),
+                seeds=8,
+                paired=("optimizer", "lr"),
+            ),
             spec={"hidden": 32, "steps": 200, "batch_size": 128, "interval": 10},
             description="CPU: h = 32, 200 steps of batch 128, 4 step sizes, 8 seeds (the "
-                        "fewest that form a bootstrap interval), optimizers and step sizes "
-                        "paired.",
+            "fewest that form a bootstrap interval), optimizers and step sizes "
+            "paired.",
         ),
         "full": Preset(
-            Space(optimizer=static(*dg.OPTIMIZERS), lr=log(1e-4, 1.0, num=17), seeds=8,
-                  paired=("optimizer", "lr")),
-            spec={"hidden": 256, "steps": 3000, "batch_size": 128, "interval": 25,
-                  "num_log": 32},
+            Space(
+                optimizer=static(*dg.OPTIMIZERS),
+                lr=log(1e-4, 1.0, num=17),
+                seeds=8,
+                paired=("optimizer", "lr"),
+            ),
+            spec={"hidden": 256, "steps": 3000, "batch_size": 128, "interval": 25, "num_log": 32},
             description="One accelerator: h = 256, 3000 steps, 17 step sizes, 8 seeds.",
         ),
     },
     claims=[
-        Claim.at_least("every-optimizer-reaches-0.9",
-                       "At its best step size (by seed-mean final test accuracy), every "
-                       "optimizer reaches a seed-mean test accuracy ≥ 0.9 (one cell per "
-                       "optimizer, interval over seeds).", _best_acc, ACC_MIN,
-                       source="sanity"),
-        Claim.at_most("training-loss-falls-10x",
-                      "At its best step size every optimizer ends with a training loss at "
-                      "most 10% of the initial one (seed-mean of final / initial, one cell "
-                      "per optimizer).", _loss_ratio, LOSS_DROP, source="sanity"),
-        Claim.equals("optimizer-ranking",
-                     "Measurement, not an assertion: the optimizers' tuned accuracies are "
-                     "drawn in final_acc_vs_lr (the paper's numbers for this model were not "
-                     "available). The check: no optimizer is non-finite at every step size "
-                     "(count of such optimizers = 0).", _untunable, 0, source="sanity"),
+        Claim.at_least(
+            "every-optimizer-reaches-0.9",
+            "At its best step size (by seed-mean final test accuracy), every "
+            "optimizer reaches a seed-mean test accuracy ≥ 0.9 (one cell per "
+            "optimizer, interval over seeds).",
+            _best_acc,
+            ACC_MIN,
+            source="sanity",
+        ),
+        Claim.at_most(
+            "training-loss-falls-10x",
+            "At its best step size every optimizer ends with a training loss at "
+            "most 10% of the initial one (seed-mean of final / initial, one cell "
+            "per optimizer).",
+            _loss_ratio,
+            LOSS_DROP,
+            source="sanity",
+        ),
+        Claim.equals(
+            "optimizer-ranking",
+            "Measurement, not an assertion: the optimizers' tuned accuracies are "
+            "drawn in final_acc_vs_lr (the paper's numbers for this model were not "
+            "available). The check: no optimizer is non-finite at every step size "
+            "(count of such optimizers = 0).",
+            _untunable,
+            0,
+            source="sanity",
+        ),
     ],
     figures=[
-        Figure("test_acc_vs_step", _draw_curves,
-               "Test accuracy against steps, each optimizer at its best step size (median "
-               "and interquartile range over seeds)."),
-        Figure("final_acc_vs_lr", _draw_lr,
-               "Final test accuracy against the step size (mean ± standard error over "
-               "seeds)."),
+        Figure(
+            "test_acc_vs_step",
+            _draw_curves,
+            "Test accuracy against steps, each optimizer at its best step size (median "
+            "and interquartile range over seeds).",
+        ),
+        Figure(
+            "final_acc_vs_lr",
+            _draw_lr,
+            "Final test accuracy against the step size (mean ± standard error over seeds).",
+        ),
     ],
     description=DESCRIPTION,
 )

@@ -52,17 +52,17 @@ def test_loglog_slope_is_slope_of_seed_mean_curve_and_cells_split():
 
 def test_semilog_rate_and_local_slopes():
     t = np.arange(20.0)
-    da = xr.DataArray(3.0 * 0.8 ** t, dims=["t"], coords={"t": t})
+    da = xr.DataArray(3.0 * 0.8**t, dims=["t"], coords={"t": t})
     assert analysis.semilog_rate(da, "t", over=None).value == pytest.approx(np.log(0.8), abs=1e-12)
     x = np.array([1.0, 10, 100, 1000])
-    y = x ** -1.0 + 0.01
+    y = x**-1.0 + 0.01
     ls = analysis.local_slopes(x, y)
     assert ls[0] < -0.9 and ls[-1] > -0.5 and np.all(np.diff(ls) > 0)  # flattening toward the floor
 
 
 def test_power_law_with_floor_recovers_parameters():
     x = np.geomspace(1, 1e4, 12)
-    fit = analysis.power_law_with_floor(x, 2.0 * x ** -0.7 + 0.003)
+    fit = analysis.power_law_with_floor(x, 2.0 * x**-0.7 + 0.003)
     assert fit["b"] == pytest.approx(-0.7, abs=1e-3)
     assert fit["a"] == pytest.approx(2.0, rel=1e-2)
     assert fit["c"] == pytest.approx(0.003, rel=1e-2)
@@ -82,19 +82,24 @@ def test_first_crossing_and_equal_cost():
 def test_best_over_aggregates_first_and_reports_ties():
     # per-seed argmins are lr=0.1 for seed 0 and lr=1 for seed 1: the median of per-seed
     # bests (optimistic) would differ from the best of the seed mean
-    loss = xr.DataArray([[1.0, 0.5, 2.0], [1.0, 3.0, 0.4]], dims=["seed", "lr"],
-                        coords={"lr": [0.01, 0.1, 1.0]})
+    loss = xr.DataArray(
+        [[1.0, 0.5, 2.0], [1.0, 3.0, 0.4]], dims=["seed", "lr"], coords={"lr": [0.01, 0.1, 1.0]}
+    )
     b = analysis.best_over(loss, "lr")
     assert b.at == 0.01 and b.value == pytest.approx(1.0)
     # seed-mean 1.0, 1.75, 1.2; SE at the best is 0 -> no ties
     assert b.ties == (0.01,)
-    noisy = xr.DataArray([[1.0, 1.1, 5.0], [1.2, 1.05, 5.0]], dims=["seed", "lr"],
-                         coords={"lr": [0.01, 0.1, 1.0]})
+    noisy = xr.DataArray(
+        [[1.0, 1.1, 5.0], [1.2, 1.05, 5.0]], dims=["seed", "lr"], coords={"lr": [0.01, 0.1, 1.0]}
+    )
     b = analysis.best_over(noisy, "lr")
     assert b.at == 0.1 and b.ties == (0.01, 0.1)
     # diverged lanes are never best; maximize for accuracies; cells
-    acc = xr.DataArray([[[0.9, np.nan], [0.8, 0.7]]] * 3, dims=["seed", "width", "lr"],
-                       coords={"width": [64, 128], "lr": [0.1, 1.0]})
+    acc = xr.DataArray(
+        [[[0.9, np.nan], [0.8, 0.7]]] * 3,
+        dims=["seed", "width", "lr"],
+        coords={"width": [64, 128], "lr": [0.1, 1.0]},
+    )
     out = analysis.best_over(acc, "lr", minimize=False)
     assert out["width=64"].at == 0.1 and out["width=128"].at == 0.1
 
@@ -125,6 +130,7 @@ def test_bootstrap_is_reproducible_and_handles_one_seed():
 
 
 # -- ratio_of_means (added for gp-batch-bandits) ------------------------------------------
+
 
 def test_ratio_of_means_value_pairing_cells_and_coverage():
     rng = np.random.default_rng(11)
@@ -180,8 +186,8 @@ def test_slope_difference_is_paired_and_splits_cells():
     rng = np.random.default_rng(4)
     common = np.exp(0.5 * rng.standard_normal((32, T.size)))
     own = np.exp(0.5 * rng.standard_normal((32, T.size)))
-    paired = np.stack([T ** -0.2 * common, T ** -0.5 * common], axis=1)
-    indep = np.stack([T ** -0.2 * common, T ** -0.5 * own], axis=1)
+    paired = np.stack([T**-0.2 * common, T**-0.5 * common], axis=1)
+    indep = np.stack([T**-0.2 * common, T**-0.5 * own], axis=1)
     wid = {}
     for name, y in (("paired", paired), ("indep", indep)):
         da = xr.DataArray(y, dims=["seed", "p", "T"], coords={"p": [1.25, 2.0], "T": T})
@@ -189,17 +195,17 @@ def test_slope_difference_is_paired_and_splits_cells():
         wid[name] = e.high - e.low
     assert wid["paired"] < 1e-6 < wid["indep"]  # exact cancellation: the same factor on both curves
     # cells over the remaining dims; exact values with over=None; semilog fits
-    y = np.stack([paired, paired * T ** -0.1], axis=-1)
-    da = xr.DataArray(y, dims=["seed", "p", "T", "algo"],
-                      coords={"p": [1.25, 2.0], "T": T, "algo": ["sgd", "smd"]})
+    y = np.stack([paired, paired * T**-0.1], axis=-1)
+    da = xr.DataArray(
+        y, dims=["seed", "p", "T", "algo"], coords={"p": [1.25, 2.0], "T": T, "algo": ["sgd", "smd"]}
+    )
     out = analysis.slope_difference(da, "T", "p", 2.0, 1.25)
     assert list(out) == ["algo=sgd", "algo=smd"]
     assert out["algo=smd"].value == pytest.approx(0.3, abs=1e-9)
     exact = analysis.slope_difference(da.isel(seed=0), "T", "p", 2.0, 1.25, over=None)
     assert exact["algo=sgd"].exact and exact["algo=sgd"].value == pytest.approx(0.3, abs=1e-9)
     t = np.arange(5.0)
-    lin = xr.DataArray(np.stack([0.5 ** t, 0.25 ** t]), dims=["rule", "t"],
-                       coords={"rule": ["a", "b"], "t": t})
+    lin = xr.DataArray(np.stack([0.5**t, 0.25**t]), dims=["rule", "t"], coords={"rule": ["a", "b"], "t": t})
     e = analysis.slope_difference(lin, "t", "rule", "a", "b", over=None, semilog=True)
     assert e.value == pytest.approx(np.log(0.25) - np.log(0.5), abs=1e-12)
     with pytest.raises(ValueError, match="not among"):
@@ -207,6 +213,7 @@ def test_slope_difference_is_paired_and_splits_cells():
 
 
 # -- linear_r2 (added by the shifting-means-bai migration) ---------------------------------
+
 
 def test_linear_r2_matches_least_squares_reference_and_bootstraps_over_seeds():
     rng = np.random.default_rng(3)
@@ -224,14 +231,15 @@ def test_linear_r2_matches_least_squares_reference_and_bootstraps_over_seeds():
     # an exact line has R² = 1 (to round-off in float64 sums of squares), a parabola less
     exact = xr.DataArray(3 + 2 * lx, dims=["delta"], coords={"delta": d})
     assert analysis.linear_r2(exact, "delta", over=None, xvalues=lx).value == pytest.approx(1.0, abs=1e-12)
-    bent = xr.DataArray(lx ** 2, dims=["delta"], coords={"delta": d})
+    bent = xr.DataArray(lx**2, dims=["delta"], coords={"delta": d})
     assert analysis.linear_r2(bent, "delta", over=None, xvalues=lx).value < 0.97
     # log axes: a power law is a line in log-log
-    pw = xr.DataArray(5 * T ** -0.7, dims=["T"], coords={"T": T})
+    pw = xr.DataArray(5 * T**-0.7, dims=["T"], coords={"T": T})
     assert analysis.linear_r2(pw, "T", over=None, logx=True, logy=True).value == pytest.approx(1.0, abs=1e-12)
     # cells split, and a line needs three points to be tested
-    two = xr.DataArray(np.stack([y, 2 * y], -1), dims=["seed", "delta", "k"],
-                       coords={"delta": d, "k": [1, 2]})
+    two = xr.DataArray(
+        np.stack([y, 2 * y], -1), dims=["seed", "delta", "k"], coords={"delta": d, "k": [1, 2]}
+    )
     assert list(analysis.linear_r2(two, "delta", xvalues=lx)) == ["k=1", "k=2"]
     with pytest.raises(ValueError, match="three points"):
         analysis.linear_r2(da, "delta", xvalues=lx, xmin=lx[-2])
@@ -244,11 +252,12 @@ def test_tuned_reads_every_seed_at_the_seed_mean_choice_per_cell():
     rng = np.random.default_rng(0)
     # seed x depth x lr x step; the best lr differs by depth, and by seed in one cell
     loss = rng.uniform(1.0, 2.0, size=(5, 2, 3, 4))
-    loss[:, 0, 1, :] -= 0.8       # depth 1: lr 0.1 best for every seed
-    loss[:, 1, 2, :] -= 0.5       # depth 2: lr 1.0 best on average ...
-    loss[0, 1, 0, :] = 0.0        # ... though seed 0 alone prefers lr 0.01
-    da = xr.DataArray(loss, dims=["seed", "depth", "lr", "step"],
-                      coords={"depth": [1, 2], "lr": [0.01, 0.1, 1.0]})
+    loss[:, 0, 1, :] -= 0.8  # depth 1: lr 0.1 best for every seed
+    loss[:, 1, 2, :] -= 0.5  # depth 2: lr 1.0 best on average ...
+    loss[0, 1, 0, :] = 0.0  # ... though seed 0 alone prefers lr 0.01
+    da = xr.DataArray(
+        loss, dims=["seed", "depth", "lr", "step"], coords={"depth": [1, 2], "lr": [0.01, 0.1, 1.0]}
+    )
     crit = da.isel(step=-1)
     sample, best = analysis.tuned(da, "lr", by=crit)
     assert sample.dims == ("seed", "depth", "step")
@@ -257,8 +266,11 @@ def test_tuned_reads_every_seed_at_the_seed_mean_choice_per_cell():
     np.testing.assert_array_equal(sample.sel(depth=2).values, loss[:, 1, 2, :])
     assert best["depth=2"].at == 1.0
     # maximize, a cell where every lr diverged gives NaN, not a wrong lr
-    acc = xr.DataArray([[[0.9, 0.95], [np.nan, np.nan]]] * 8, dims=["seed", "opt", "lr"],
-                       coords={"opt": ["a", "b"], "lr": [0.1, 1.0]})
+    acc = xr.DataArray(
+        [[[0.9, 0.95], [np.nan, np.nan]]] * 8,
+        dims=["seed", "opt", "lr"],
+        coords={"opt": ["a", "b"], "lr": [0.1, 1.0]},
+    )
     s2, _ = analysis.tuned(acc, "lr", minimize=False)
     assert np.allclose(s2.sel(opt="a").values, 0.95) and np.isnan(s2.sel(opt="b").values).all()
     with pytest.raises(ValueError):

@@ -105,8 +105,9 @@ def test_budget_and_sizes_within_stop_by_projection():
 
     # guesses 1 s and 1000 s; the first took >= 0.02 s, so the second is projected at
     # >= 20 s: more than the 5 s left
-    lines, n = acc.sizes_within(C.Budget(5.0), [(1, 1.0), (1000, 1000.0)], one,
-                                progress=lambda ls: recorded.append(list(ls)))
+    lines, n = acc.sizes_within(
+        C.Budget(5.0), [(1, 1.0), (1000, 1000.0)], one, progress=lambda ls: recorded.append(list(ls))
+    )
     assert (ran, n) == ([1], 1) and "stopped before 1000" in lines[-1]
     assert recorded == [["size 1"], lines]  # after the size, then with the reason
     lines, n = acc.sizes_within(C.Budget(0.5), [(2, 10.0)], one)  # the first guess is too big
@@ -125,9 +126,15 @@ def test_sweep_overhead_tiny():
     assert all(t > 0 for t in out["times"].values())
     # the profile splits a warm sweep into its stages; the ones every sweep has are seen
     prof = out["profile"]
-    assert list(prof)[:len(mod.STAGES)] == [name for name, _ in mod.STAGES]
-    for stage in ("device compute (waiting on results)", "results.nc write", "chunk files", "lane keys",
-                  "manifest.json", "assemble"):
+    assert list(prof)[: len(mod.STAGES)] == [name for name, _ in mod.STAGES]
+    for stage in (
+        "device compute (waiting on results)",
+        "results.nc write",
+        "chunk files",
+        "lane keys",
+        "manifest.json",
+        "assemble",
+    ):
         assert 0 < prof[stage] < prof["total"], stage
     assert out["engine_timings"]["total_s"] > 0
 
@@ -182,7 +189,7 @@ def test_every_benchmark_runs_tiny_without_touching_results(name):
     source = (BENCH / f"{name}.py").read_text()
     assert "--tiny" in source, f"benchmarks/{name}.py has no --tiny mode"
     assert "import _common as C" in source, f"benchmarks/{name}.py does not use the harness"
-    assert "RESULTS.md\").open" not in source and 'open("a")' not in source  # no appending
+    assert 'RESULTS.md").open' not in source and 'open("a")' not in source  # no appending
     if name in COVERED:
         return
     results = BENCH / "RESULTS.md"

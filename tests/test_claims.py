@@ -42,8 +42,10 @@ def test_at_least_pass_fail_straddle(center, verdict):
 def test_close_and_within(center, verdict):
     ds = _seeds(center, 0.8)
     assert Claim.close("c", "x = 0.", _m, 0.0, atol=0.5, source="paper").evaluate(ds, None).verdict == verdict
-    assert Claim.within("w", "x in [-.5, .5].", _m, -0.5, 0.5,
-                        source="paper").evaluate(ds, None).verdict == verdict
+    assert (
+        Claim.within("w", "x in [-.5, .5].", _m, -0.5, 0.5, source="paper").evaluate(ds, None).verdict
+        == verdict
+    )
     r = Claim.close("r", "x = 1 ± 10%.", _m, 1.0, rtol=0.1, source="paper").evaluate(_seeds(1.0, 0.01), None)
     assert r.verdict == "pass" and r.tolerance == {"atol": 0.0, "rtol": 0.1}
 
@@ -52,7 +54,9 @@ def _curves(slopes, n, sigma, seed=0):
     T = np.array([16.0, 64.0, 256.0, 1024.0])
     rng = np.random.default_rng(seed)
     y = np.stack([T[None] ** s * np.exp(sigma * rng.standard_normal((n, T.size))) for s in slopes], -1)
-    return xr.Dataset({"err": (("seed", "T", "p"), y)}, coords={"T": T, "p": [1.25, 1.5, 1.75][:len(slopes)]})
+    return xr.Dataset(
+        {"err": (("seed", "T", "p"), y)}, coords={"T": T, "p": [1.25, 1.5, 1.75][: len(slopes)]}
+    )
 
 
 def test_slope_per_cell_expected_pass_fail_straddle():
@@ -62,8 +66,11 @@ def test_slope_per_cell_expected_pass_fail_straddle():
     claim = Claim.slope("rate", "slope −(p−1)/p.", meas, "T", expected=pred, atol=0.05, source="paper")
     ok = claim.evaluate(_curves(truth, 256, 0.1), None)
     assert ok.verdict == "pass" and set(ok.cells.values()) == {"pass"}
-    assert ok.expected == {"p=1.25": -0.2, "p=1.5": pytest.approx(-1 / 3, abs=1e-6),
-                           "p=1.75": pytest.approx(-3 / 7, abs=1e-6)}
+    assert ok.expected == {
+        "p=1.25": -0.2,
+        "p=1.5": pytest.approx(-1 / 3, abs=1e-6),
+        "p=1.75": pytest.approx(-3 / 7, abs=1e-6),
+    }
     bad = claim.evaluate(_curves([-0.2, -1 / 3, -0.7], 256, 0.1), None)
     assert bad.verdict == "fail" and bad.cells["p=1.75"] == "fail" and bad.cells["p=1.25"] == "pass"
     # sixteen seeds of heavy noise cannot decide a ±0.05 band; four seeds form no interval
@@ -71,18 +78,31 @@ def test_slope_per_cell_expected_pass_fail_straddle():
     few = claim.evaluate(_curves(truth, 4, 0.01), None)
     assert few.verdict == "inconclusive" and few.n == 4
     # a bound instead of a value
-    assert Claim.slope("b", "slope ≤ −0.1.", meas, "T", at_most=-0.1,
-                       source="paper").evaluate(_curves(truth, 256, 0.1), None).verdict == "pass"
+    assert (
+        Claim.slope("b", "slope ≤ −0.1.", meas, "T", at_most=-0.1, source="paper")
+        .evaluate(_curves(truth, 256, 0.1), None)
+        .verdict
+        == "pass"
+    )
     with pytest.raises(ValueError, match="exactly one"):
         Claim.slope("x", "", meas, "T", expected=-1, at_most=0, atol=0.1, source="paper")
 
 
 def test_slope_xmin_uses_asymptotic_range():
     T = np.array([10.0, 100.0, 1000.0, 10000.0])
-    y = T ** -1.0 + 0.1 * T ** -0.5  # pre-asymptotic: the slope flattens toward -1/2
+    y = T**-1.0 + 0.1 * T**-0.5  # pre-asymptotic: the slope flattens toward -1/2
     ds = xr.Dataset({"e": ("T", y)}, coords={"T": T})
-    c = lambda **kw: Claim.slope("s", "", lambda ds, s: ds["e"], "T", over=None, expected=-0.55,  # noqa: E731
-                                 atol=0.05, source="derived", **kw)
+    c = lambda **kw: Claim.slope(
+        "s",
+        "",
+        lambda ds, s: ds["e"],
+        "T",
+        over=None,
+        expected=-0.55,  # noqa: E731
+        atol=0.05,
+        source="derived",
+        **kw,
+    )
     full, tail = c().evaluate(ds, None), c(xmin=1000).evaluate(ds, None)
     assert full.interval is None  # exact curves: no interval
     assert full.verdict == "fail" and tail.verdict == "pass" and tail.measured > full.measured
@@ -97,30 +117,47 @@ def test_ordering_paired_bootstrap():
     r = Claim.ordering("o", "a < b < c.", m, "method", ["a", "b", "c"], source="paper").evaluate(ds, None)
     assert r.verdict == "pass", r
     assert set(r.cells) == {"a→b", "b→c"}
-    assert Claim.ordering("o", "c < b.", m, "method", ["c", "b"],
-                          source="paper").evaluate(ds, None).verdict == "fail"
+    assert (
+        Claim.ordering("o", "c < b.", m, "method", ["c", "b"], source="paper").evaluate(ds, None).verdict
+        == "fail"
+    )
     # a margin larger than the a→b gap makes that step undecidable or failing
     r = Claim.ordering("o", "", m, "method", ["a", "b"], margin=0.1, source="paper").evaluate(ds, None)
     assert r.verdict in ("inconclusive", "fail")
-    r = Claim.ordering("o", "", m, "method", ["c", "a"], increasing=False,
-                       source="paper").evaluate(ds, None)
+    r = Claim.ordering("o", "", m, "method", ["c", "a"], increasing=False, source="paper").evaluate(ds, None)
     assert r.verdict == "pass"
 
 
 def test_identity_fraction_equals():
-    assert Claim.identity("i", "", lambda ds, s: np.array([1e-12, -3e-11]), 1e-10).evaluate(
-        None, None).verdict == "pass"
+    assert (
+        Claim.identity("i", "", lambda ds, s: np.array([1e-12, -3e-11]), 1e-10).evaluate(None, None).verdict
+        == "pass"
+    )
     r = Claim.identity("i", "", lambda ds, s: {"a": 1e-3}, 1e-10).evaluate(None, None)
     assert r.verdict == "fail" and r.source == "derived" and r.measured == pytest.approx(1e-3)
     lanes = np.r_[np.ones(190, bool), np.zeros(10, bool)]
-    assert Claim.fraction("f", "", lambda ds, s: lanes, at_least=0.8, source="proposed").evaluate(
-        None, None).verdict == "pass"
-    assert Claim.fraction("f", "", lambda ds, s: lanes, at_least=0.95, source="proposed").evaluate(
-        None, None).verdict == "inconclusive"  # 0.95 measured: the bound is inside its interval
-    assert Claim.fraction("f", "", lambda ds, s: (10, 200), at_most=0.01, source="proposed").evaluate(
-        None, None).verdict == "fail"
-    assert Claim.equals("e", "", lambda ds, s: [1, 2], [1, 2], source="sanity").evaluate(
-        None, None).verdict == "pass"
+    assert (
+        Claim.fraction("f", "", lambda ds, s: lanes, at_least=0.8, source="proposed")
+        .evaluate(None, None)
+        .verdict
+        == "pass"
+    )
+    assert (
+        Claim.fraction("f", "", lambda ds, s: lanes, at_least=0.95, source="proposed")
+        .evaluate(None, None)
+        .verdict
+        == "inconclusive"
+    )  # 0.95 measured: the bound is inside its interval
+    assert (
+        Claim.fraction("f", "", lambda ds, s: (10, 200), at_most=0.01, source="proposed")
+        .evaluate(None, None)
+        .verdict
+        == "fail"
+    )
+    assert (
+        Claim.equals("e", "", lambda ds, s: [1, 2], [1, 2], source="sanity").evaluate(None, None).verdict
+        == "pass"
+    )
     assert Claim.equals("e", "", lambda ds, s: 3, 0, source="sanity").evaluate(None, None).verdict == "fail"
 
 
@@ -172,13 +209,17 @@ def test_claim_json_and_descriptions():
 
 # -- one-sided intervals (added by the shifting-means-bai migration) ----------------------
 
-@pytest.mark.parametrize("make,verdict", [
-    (lambda e: Claim.at_least("c", "", lambda ds, s: e, 3.0, source="derived"), "pass"),
-    (lambda e: Claim.at_most("c", "", lambda ds, s: e, 3.0, source="derived"), "fail"),
-    (lambda e: Claim.at_most("c", "", lambda ds, s: e, 4.5, source="derived"), "inconclusive"),
-    (lambda e: Claim.close("c", "", lambda ds, s: e, 5.0, atol=2.0, source="derived"), "inconclusive"),
-    (lambda e: Claim.close("c", "", lambda ds, s: e, 1.0, atol=2.0, source="derived"), "fail"),
-])
+
+@pytest.mark.parametrize(
+    "make,verdict",
+    [
+        (lambda e: Claim.at_least("c", "", lambda ds, s: e, 3.0, source="derived"), "pass"),
+        (lambda e: Claim.at_most("c", "", lambda ds, s: e, 3.0, source="derived"), "fail"),
+        (lambda e: Claim.at_most("c", "", lambda ds, s: e, 4.5, source="derived"), "inconclusive"),
+        (lambda e: Claim.close("c", "", lambda ds, s: e, 5.0, atol=2.0, source="derived"), "inconclusive"),
+        (lambda e: Claim.close("c", "", lambda ds, s: e, 1.0, atol=2.0, source="derived"), "fail"),
+    ],
+)
 def test_interval_open_above_is_a_lower_bound(make, verdict):
     # [4, inf): the data bound the statistic from below only (a mean of censored times):
     # it proves "≥ 3" and refutes "≤ 3" or "in [-1, 3]", and can never prove an upper bound
@@ -189,14 +230,35 @@ def test_interval_open_above_is_a_lower_bound(make, verdict):
 
 def test_interval_open_below_and_nan_ends():
     below = analysis.Estimate(1.0, -float("inf"), 2.0, 32, "bootstrap")
-    assert Claim.at_most("c", "", lambda ds, s: below, 2.5, source="derived").evaluate(None, None).verdict == "pass"
-    assert Claim.at_least("c", "", lambda ds, s: below, 2.5, source="derived").evaluate(None, None).verdict == "fail"
+    assert (
+        Claim.at_most("c", "", lambda ds, s: below, 2.5, source="derived").evaluate(None, None).verdict
+        == "pass"
+    )
+    assert (
+        Claim.at_least("c", "", lambda ds, s: below, 2.5, source="derived").evaluate(None, None).verdict
+        == "fail"
+    )
     both = analysis.Estimate(1.0, -float("inf"), float("inf"), 32, "bootstrap")
-    assert Claim.at_least("c", "", lambda ds, s: both, 0.0, source="derived").evaluate(None, None).verdict \
+    assert (
+        Claim.at_least("c", "", lambda ds, s: both, 0.0, source="derived").evaluate(None, None).verdict
         == "inconclusive"
+    )
     none = analysis.Estimate(1.0, float("nan"), float("nan"), 4, "bootstrap")
-    assert Claim.at_least("c", "", lambda ds, s: none, 0.0, source="derived").evaluate(None, None).verdict \
+    assert (
+        Claim.at_least("c", "", lambda ds, s: none, 0.0, source="derived").evaluate(None, None).verdict
         == "inconclusive"
-    stored = json.loads(json.dumps(Claim.at_least("c", "", lambda ds, s: analysis.Estimate(
-        5.0, 4.0, float("inf"), 32, "bootstrap"), 3.0, source="derived").evaluate(None, None).to_json()))
+    )
+    stored = json.loads(
+        json.dumps(
+            Claim.at_least(
+                "c",
+                "",
+                lambda ds, s: analysis.Estimate(5.0, 4.0, float("inf"), 32, "bootstrap"),
+                3.0,
+                source="derived",
+            )
+            .evaluate(None, None)
+            .to_json()
+        )
+    )
     assert stored["interval"] == [4.0, "inf"] and describe_interval(stored) == "[4, inf]"

@@ -26,19 +26,33 @@ def test_python_dash_m_works():
 
 
 def test_run_show_report_round_trip_on_smoke_preset(tmp_path, capsys):
-    assert main(["run", "noisy-quadratic", "--preset", "smoke", "--out", str(tmp_path),
-                 "--quiet", "--check"]) == 0
+    assert (
+        main(["run", "noisy-quadratic", "--preset", "smoke", "--out", str(tmp_path), "--quiet", "--check"])
+        == 0
+    )
     run_dir = Path(capsys.readouterr().out.strip().splitlines()[-1])
     assert run_dir.parent == tmp_path / "noisy-quadratic"
     for name in ("results.nc", "manifest.json", "claims.json"):
         assert (run_dir / name).exists()
     claims = json.loads((run_dir / "claims.json").read_text())
     assert {c["name"] for c in claims} == {
-        "sgd-stationary-risk", "heavy-ball-stationary-risk",
-        "sgd-stability-threshold", "heavy-ball-stability-threshold"}
+        "sgd-stationary-risk",
+        "heavy-ball-stationary-risk",
+        "sgd-stability-threshold",
+        "heavy-ball-stability-threshold",
+    }
     for c in claims:
-        assert set(c) >= {"name", "expected", "measured", "tolerance", "passed", "verdict",
-                          "interval", "n", "source"}
+        assert set(c) >= {
+            "name",
+            "expected",
+            "measured",
+            "tolerance",
+            "passed",
+            "verdict",
+            "interval",
+            "n",
+            "source",
+        }
         assert c["passed"] and c["verdict"] == "pass", c
 
     assert main(["show", str(run_dir)]) == 0
@@ -61,9 +75,27 @@ def test_run_show_report_round_trip_on_smoke_preset(tmp_path, capsys):
 
 
 def test_set_overrides_axes(tmp_path, capsys):
-    code = main(["run", "noisy-quadratic", "--out", str(tmp_path), "--quiet",
-                 "--set", "lr=log(0.1,1,2)", "--set", "momentum=0", "--set", "noise=1.0",
-                 "--set", "dim=4", "--set", "seeds=2", "--set", "steps=50"])
+    code = main(
+        [
+            "run",
+            "noisy-quadratic",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+            "--set",
+            "lr=log(0.1,1,2)",
+            "--set",
+            "momentum=0",
+            "--set",
+            "noise=1.0",
+            "--set",
+            "dim=4",
+            "--set",
+            "seeds=2",
+            "--set",
+            "steps=50",
+        ]
+    )
     assert code == 0
     run_dir = Path(capsys.readouterr().out.strip().splitlines()[-1])
     m = json.loads((run_dir / "manifest.json").read_text())
@@ -72,24 +104,43 @@ def test_set_overrides_axes(tmp_path, capsys):
     # --check lets through and --strict does not
     claims = {c["name"]: c["verdict"] for c in json.loads((run_dir / "claims.json").read_text())}
     assert claims["sgd-stationary-risk"] == "inconclusive"
-    args = ["run", "noisy-quadratic", "--out", str(tmp_path), "--quiet", "--set", "lr=log(0.1,1,2)",
-            "--set", "momentum=0", "--set", "noise=1.0", "--set", "dim=4", "--set", "seeds=2",
-            "--set", "steps=50"]
+    args = [
+        "run",
+        "noisy-quadratic",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+        "--set",
+        "lr=log(0.1,1,2)",
+        "--set",
+        "momentum=0",
+        "--set",
+        "noise=1.0",
+        "--set",
+        "dim=4",
+        "--set",
+        "seeds=2",
+        "--set",
+        "steps=50",
+    ]
     assert main(args + ["--check"]) == 0
     assert main(args + ["--strict"]) == 1
     assert "claims inconclusive: sgd-stationary-risk" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["run", "no-such-experiment"], "no experiment named 'no-such-experiment'"),
-    (["run", "noisy-quadratic", "--preset", "huge"], "has no preset 'huge'"),
-    (["run", "noisy-quadratic", "--set", "lr=__import__('os').system('true')"], "cannot parse value"),
-    (["run", "noisy-quadratic", "--set", "nope=1,2"], "axis 'nope' is not a parameter"),
-    (["run", "noisy-quadratic", "--set", "lr=log(0,1,4)"], "a log axis needs positive bounds"),
-    (["run", "noisy-quadratic", "--set", "seeds=0"], "seeds must be a positive integer"),
-    (["run", "noisy-quadratic", "--chunk", "0"], "--chunk must be a positive integer"),
-    (["show", "/nonexistent/run"], "not a finished run directory"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["run", "no-such-experiment"], "no experiment named 'no-such-experiment'"),
+        (["run", "noisy-quadratic", "--preset", "huge"], "has no preset 'huge'"),
+        (["run", "noisy-quadratic", "--set", "lr=__import__('os').system('true')"], "cannot parse value"),
+        (["run", "noisy-quadratic", "--set", "nope=1,2"], "axis 'nope' is not a parameter"),
+        (["run", "noisy-quadratic", "--set", "lr=log(0,1,4)"], "a log axis needs positive bounds"),
+        (["run", "noisy-quadratic", "--set", "seeds=0"], "seeds must be a positive integer"),
+        (["run", "noisy-quadratic", "--chunk", "0"], "--chunk must be a positive integer"),
+        (["show", "/nonexistent/run"], "not a finished run directory"),
+    ],
+)
 def test_bad_input_is_a_clear_error(argv, message, capsys, tmp_path):
     assert main(argv + (["--out", str(tmp_path)] if argv[0] == "run" else [])) == 2
     assert message in capsys.readouterr().err
@@ -113,10 +164,17 @@ def _labelled_experiment():
         return {"code": params["opt"], "z": jax.random.normal(key, (spec.dim,))}
 
     return Experiment(
-        name="labelled", paper=Paper("A test paper"), run=run, spec=Spec(),
+        name="labelled",
+        paper=Paper("A test paper"),
+        run=run,
+        spec=Spec(),
         params={"lr": 0.1, "opt": opt},
-        presets={"smoke": Preset(Space(opt=values("adam", "muon"), lr=values(0.1, 0.2), seeds=2,
-                                       paired=("opt", "lr")))})
+        presets={
+            "smoke": Preset(
+                Space(opt=values("adam", "muon"), lr=values(0.1, 0.2), seeds=2, paired=("opt", "lr"))
+            )
+        },
+    )
 
 
 def test_categorical_labels_and_pairing_survive_run_results_and_show(tmp_path, capsys, monkeypatch):
@@ -125,12 +183,26 @@ def test_categorical_labels_and_pairing_survive_run_results_and_show(tmp_path, c
 
     exp = _labelled_experiment()
     monkeypatch.setattr(reg, "experiments", lambda: {exp.name: exp})
-    assert main(["run", "labelled", "--out", str(tmp_path), "--quiet", "--set", "opt=sgd,adam",
-                 "--set", "lr=0.1,0.3,0.2"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "labelled",
+                "--out",
+                str(tmp_path),
+                "--quiet",
+                "--set",
+                "opt=sgd,adam",
+                "--set",
+                "lr=0.1,0.3,0.2",
+            ]
+        )
+        == 0
+    )
     run_dir = Path(capsys.readouterr().out.strip().splitlines()[-1])
     ds = open_results(run_dir)
     assert ds["opt"].values.tolist() == ["sgd", "adam"]
-    assert ds["code"].sel(opt="sgd").values.ravel().tolist() == [1] * 6   # codes of the declaration
+    assert ds["code"].sel(opt="sgd").values.ravel().tolist() == [1] * 6  # codes of the declaration
     assert ds["code"].sel(opt="adam").values.ravel().tolist() == [0] * 6
     # --set kept the pairing: one draw per seed across every opt and lr
     z = ds["z"].transpose("seed", ...).values.reshape(2, -1, 2)
@@ -160,9 +232,14 @@ def _jax_error_run(spec, params, key):
 
 
 def _failing_experiment(run):
-    return Experiment(name="broken", paper=Paper(title="none"), run=run, spec=_Spec(),
-                      params={"a": 0.0},
-                      presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=1))})
+    return Experiment(
+        name="broken",
+        paper=Paper(title="none"),
+        run=run,
+        spec=_Spec(),
+        params={"a": 0.0},
+        presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=1))},
+    )
 
 
 def _line_of(marker: str) -> int:
@@ -170,10 +247,10 @@ def _line_of(marker: str) -> int:
     return next(i + 1 for i, t in enumerate(lines) if t.rstrip().endswith(f"# FAILING LINE ({marker})"))
 
 
-@pytest.mark.parametrize("run,marker,kind", [(_raising_run, "raise", "ValueError"),
-                                             (_jax_error_run, "jax", "TypeError")])
-def test_an_exception_inside_the_simulator_is_a_run_error(run, marker, kind, monkeypatch, capsys,
-                                                           tmp_path):
+@pytest.mark.parametrize(
+    "run,marker,kind", [(_raising_run, "raise", "ValueError"), (_jax_error_run, "jax", "TypeError")]
+)
+def test_an_exception_inside_the_simulator_is_a_run_error(run, marker, kind, monkeypatch, capsys, tmp_path):
     monkeypatch.setattr("jaxtheory.registry.get_experiment", lambda name: _failing_experiment(run))
     assert main(["run", "broken", "--out", str(tmp_path), "--quiet", "--no-cache"]) == 1
     err = capsys.readouterr().err
@@ -185,8 +262,7 @@ def test_an_exception_inside_the_simulator_is_a_run_error(run, marker, kind, mon
 
 def test_bad_set_values_stay_usage_errors(monkeypatch, capsys, tmp_path):
     # the same broken experiment: a malformed --set is found before its simulator runs
-    monkeypatch.setattr("jaxtheory.registry.get_experiment",
-                        lambda name: _failing_experiment(_raising_run))
+    monkeypatch.setattr("jaxtheory.registry.get_experiment", lambda name: _failing_experiment(_raising_run))
     for sets in (["a=log(0,1,4)"], ["nope=1,2"], ["a=1,,2"]):
         argv = ["run", "broken", "--out", str(tmp_path), "--quiet", "--no-cache"]
         assert main(argv + [x for s in sets for x in ("--set", s)]) == 2
@@ -195,11 +271,14 @@ def test_bad_set_values_stay_usage_errors(monkeypatch, capsys, tmp_path):
 
 
 # ------------------------------------------------------------------ compilation-cache flags
-@pytest.mark.parametrize("argv,expect", [
-    ([], ("enable", None)),
-    (["--cache-dir", "/tmp/somewhere"], ("enable", "/tmp/somewhere")),
-    (["--no-cache"], ("disable",)),
-])
+@pytest.mark.parametrize(
+    "argv,expect",
+    [
+        ([], ("enable", None)),
+        (["--cache-dir", "/tmp/somewhere"], ("enable", "/tmp/somewhere")),
+        (["--no-cache"], ("disable",)),
+    ],
+)
 def test_cache_flags(argv, expect, monkeypatch):
     import jaxtheory.cli as cli
     from jaxtheory import compile_cache

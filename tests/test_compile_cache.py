@@ -58,17 +58,24 @@ print(json.dumps({
 
 
 def _env(**extra):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("JAXTHEORY_CACHE", "JAXTHEORY_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR",
-                        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "JAXTHEORY_CACHE",
+            "JAXTHEORY_CACHE_DIR",
+            "JAX_COMPILATION_CACHE_DIR",
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+        )
+    }
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
 
 def _sweep(env) -> dict:
-    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -94,8 +101,9 @@ def test_second_process_hits_the_cache_and_gets_the_same_results(tmp_path):
 
 def test_switched_off_by_the_environment(tmp_path):
     cache = tmp_path / "cache"
-    out = _sweep(_env(JAXTHEORY_CACHE=0, JAXTHEORY_CACHE_DIR=cache,
-                      JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0))
+    out = _sweep(
+        _env(JAXTHEORY_CACHE=0, JAXTHEORY_CACHE_DIR=cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0)
+    )
     assert out["dir"] is None and out["hits"] == 0
     assert not _files(cache)
 
@@ -110,9 +118,26 @@ def test_default_directory_and_minimum_compile_time(tmp_path):
 @pytest.mark.parametrize("flag", ["--cache-dir", "--no-cache"])
 def test_cli_flags(flag, tmp_path):
     given, by_env = tmp_path / "given", tmp_path / "env"
-    argv = [sys.executable, "-m", "jaxtheory", "run", "noisy-quadratic", "--quiet",
-            "--out", str(tmp_path / "runs"), "--set", "lr=0.1", "--set", "momentum=0",
-            "--set", "dim=2", "--set", "steps=20", "--set", "seeds=1"]
+    argv = [
+        sys.executable,
+        "-m",
+        "jaxtheory",
+        "run",
+        "noisy-quadratic",
+        "--quiet",
+        "--out",
+        str(tmp_path / "runs"),
+        "--set",
+        "lr=0.1",
+        "--set",
+        "momentum=0",
+        "--set",
+        "dim=2",
+        "--set",
+        "steps=20",
+        "--set",
+        "seeds=1",
+    ]
     argv += [flag, str(given)] if flag == "--cache-dir" else [flag]
     env = _env(JAXTHEORY_CACHE_DIR=by_env, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0)
     r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)

@@ -32,8 +32,9 @@ def samples():
     rng = np.random.default_rng(1)
     v = rng.lognormal(size=(3, 7, 9))
     v[1, 4, 2] = np.nan
-    return xr.DataArray(v, dims=("width", "step", "seed"),
-                        coords={"width": [64, 128, 256], "step": np.arange(1, 8) * 10})
+    return xr.DataArray(
+        v, dims=("width", "step", "seed"), coords={"width": [64, 128, 256], "step": np.arange(1, 8) * 10}
+    )
 
 
 # -- summarize_over ------------------------------------------------------------------------
@@ -107,14 +108,17 @@ def test_curves_se_band_log_axes_labels_and_colors(samples):
     se = v.std(-1, ddof=1) / np.sqrt(v.shape[-1])
     verts = _band_vertices(ax.collections[0])
     assert np.allclose(line.get_ydata(), v.mean(-1))
-    assert np.allclose(sorted(set(np.round(verts[:, 1], 12))),
-                       sorted(set(np.round(np.r_[v.mean(-1) - se, v.mean(-1) + se], 12))))
+    assert np.allclose(
+        sorted(set(np.round(verts[:, 1], 12))),
+        sorted(set(np.round(np.r_[v.mean(-1) - se, v.mean(-1) + se], 12))),
+    )
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.xaxis.get_transform().base == 2 and ax.yaxis.get_transform().base == 10
     assert line.get_label() == "mean" and line.get_marker() == "o" and ax.get_xlabel() == "step"
     fig, ax = _ax()
-    lines = P.curves(ax, samples, "step", hue="width", band=None, cmap="viridis",
-                     label_fmt=lambda w: f"N = {w}")
+    lines = P.curves(
+        ax, samples, "step", hue="width", band=None, cmap="viridis", label_fmt=lambda w: f"N = {w}"
+    )
     assert not ax.collections  # no band
     assert [ln.get_label() for ln in lines] == ["N = 64", "N = 128", "N = 256"]
     assert len({ln.get_color() for ln in lines}) == 3
@@ -124,8 +128,11 @@ def test_curves_se_band_log_axes_labels_and_colors(samples):
 
 
 def test_curves_categorical_x_and_string_hue():
-    da = xr.DataArray(np.arange(12.0).reshape(2, 3, 2), dims=("method", "task", "seed"),
-                      coords={"method": ["sgd", "adam"], "task": ["a", "b", "c"]})
+    da = xr.DataArray(
+        np.arange(12.0).reshape(2, 3, 2),
+        dims=("method", "task", "seed"),
+        coords={"method": ["sgd", "adam"], "task": ["a", "b", "c"]},
+    )
     fig, ax = _ax()
     lines = P.curves(ax, da, "task", hue="method")
     assert [ln.get_label() for ln in lines] == ["sgd", "adam"]
@@ -180,8 +187,9 @@ def test_lr_sweep_log2_axis_and_best_per_width():
 
 
 def test_lr_sweep_other_names_and_bad_lrs():
-    da = xr.DataArray(np.ones((2, 3, 2)), dims=("n", "lr_scale", "seed"),
-                      coords={"n": [1, 2], "lr_scale": [0.5, 1.0, 2.0]})
+    da = xr.DataArray(
+        np.ones((2, 3, 2)), dims=("n", "lr_scale", "seed"), coords={"n": [1, 2], "lr_scale": [0.5, 1.0, 2.0]}
+    )
     out = P.lr_sweep(_ax()[1], da, lr="lr_scale", width="n", label_fmt="n={}")
     assert list(out[1][0].get_xdata()) == [-1.0, 0.0, 1.0] and out[2][0].get_label() == "n=2"
     with pytest.raises(ValueError, match="must be positive"):
@@ -193,8 +201,7 @@ def test_lr_sweep_other_names_and_bad_lrs():
 
 def test_cell_edges_closed_forms():
     assert np.allclose(P.cell_edges([0.0, 1.0, 3.0]), [-0.5, 0.5, 2.0, 4.0])
-    assert np.allclose(P.cell_edges([1e-3, 1e-2, 1e-1], log=True),
-                       [10 ** -3.5, 10 ** -2.5, 10 ** -1.5, 10 ** -0.5])
+    assert np.allclose(P.cell_edges([1e-3, 1e-2, 1e-1], log=True), [10**-3.5, 10**-2.5, 10**-1.5, 10**-0.5])
     assert np.allclose(P.cell_edges([2.0]), [1.5, 2.5])
     assert np.allclose(P.cell_edges([2.0], log=True), [2 / np.sqrt(2), 2 * np.sqrt(2)])
     with pytest.raises(ValueError, match="strictly increasing"):
@@ -208,8 +215,7 @@ def test_heatmap_cells_on_real_coordinates():
     mom = np.array([0.9, 0.0, 0.5])  # unsorted on purpose
     v = np.arange(12.0).reshape(3, 4)
     v[0, 0] = np.nan
-    da = xr.DataArray(v, dims=("momentum", "lr"), coords={"momentum": mom, "lr": lr},
-                      name="diverged")
+    da = xr.DataArray(v, dims=("momentum", "lr"), coords={"momentum": mom, "lr": lr}, name="diverged")
     fig, ax = _ax()
     mesh = P.heatmap(ax, da, "lr", "momentum")
     xy = mesh.get_coordinates()
@@ -225,8 +231,7 @@ def test_heatmap_cells_on_real_coordinates():
     assert ax.get_xlabel() == "lr" and ax.get_ylabel() == "momentum"
     P.check_drawn(fig, "heatmap")  # the colorbar axes is not "empty"
     # explicit log choice and a categorical axis
-    cat = xr.DataArray(np.ones((2, 4)), dims=("method", "lr"),
-                       coords={"method": ["sgd", "adam"], "lr": lr})
+    cat = xr.DataArray(np.ones((2, 4)), dims=("method", "lr"), coords={"method": ["sgd", "adam"], "lr": lr})
     fig, ax = _ax()
     mesh = P.heatmap(ax, cat, "lr", "method", log=(False, False), colorbar=False)
     assert ax.get_xscale() == "linear" and mesh.colorbar is None
@@ -259,15 +264,16 @@ class _Estimate:  # duck-typed stand-in for jaxtheory.analysis.Estimate
 def test_slope_fit_draws_points_line_and_interval():
     rng = np.random.default_rng(3)
     x = 2.0 ** np.arange(4, 10)
-    y = 5 * x ** -0.5 * np.exp(0.05 * rng.normal(size=x.size))
+    y = 5 * x**-0.5 * np.exp(0.05 * rng.normal(size=x.size))
     fig, ax = _ax()
-    out = P.slope_fit(ax, x, y, _Estimate(-0.48, -0.53, -0.43, 16), label="gap", theory=-0.5,
-                      theory_label="N^-1/2")
+    out = P.slope_fit(
+        ax, x, y, _Estimate(-0.48, -0.53, -0.43, 16), label="gap", theory=-0.5, theory_label="N^-1/2"
+    )
     assert np.array_equal(out["points"].get_xdata(), x) and np.array_equal(out["points"].get_ydata(), y)
     fx, fy = out["fit"].get_xdata(), out["fit"].get_ydata()
     b = np.mean(np.log(y) - (-0.48) * np.log(x))  # least-squares intercept at that slope
     assert fx[0] == x.min() and fx[-1] == pytest.approx(x.max())
-    assert np.allclose(fy, np.exp(b) * fx ** -0.48)
+    assert np.allclose(fy, np.exp(b) * fx**-0.48)
     assert out["fit"].get_label() == "gap: slope -0.48 (95% CI [-0.53, -0.43])"
     tx, ty = out["theory"].get_xdata(), out["theory"].get_ydata()
     assert np.allclose(np.diff(np.log(ty)) / np.diff(np.log(tx)), -0.5)
@@ -323,17 +329,21 @@ def test_check_drawn_rejects_axes_without_data():
     _raises_empty(Figure(), match="no axes")
 
 
-@pytest.mark.parametrize("draw", [
-    lambda ax: ax.plot([1, 2], [np.nan, 3.0]),
-    lambda ax: ax.scatter([1.0], [2.0]),
-    lambda ax: ax.bar(["a", "b"], [1.0, 2.0]),
-    lambda ax: ax.fill_between([0, 1], [0, 1], [1, 2]),
-    lambda ax: ax.errorbar([1.0], [1.0], yerr=[0.1]),
-    lambda ax: ax.pcolormesh(np.eye(2)),
-    lambda ax: ax.imshow(np.eye(2)),
-    lambda ax: ax.step([1, 2, 3], [0.1, 0.5, 1.0]),
-    lambda ax: ax.hist([1.0, 2.0, 2.5]),
-], ids=["line", "scatter", "bar", "band", "errorbar", "mesh", "image", "step", "hist"])
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda ax: ax.plot([1, 2], [np.nan, 3.0]),
+        lambda ax: ax.scatter([1.0], [2.0]),
+        lambda ax: ax.bar(["a", "b"], [1.0, 2.0]),
+        lambda ax: ax.fill_between([0, 1], [0, 1], [1, 2]),
+        lambda ax: ax.errorbar([1.0], [1.0], yerr=[0.1]),
+        lambda ax: ax.pcolormesh(np.eye(2)),
+        lambda ax: ax.imshow(np.eye(2)),
+        lambda ax: ax.step([1, 2, 3], [0.1, 0.5, 1.0]),
+        lambda ax: ax.hist([1.0, 2.0, 2.5]),
+    ],
+    ids=["line", "scatter", "bar", "band", "errorbar", "mesh", "image", "step", "hist"],
+)
 def test_check_drawn_accepts_each_kind_of_data(draw):
     fig, ax = _ax()
     draw(ax)
@@ -409,11 +419,16 @@ def fake_experiments(monkeypatch):
     from jaxtheory import Experiment, Figure as FigureDef, Paper, Preset
     from jaxtheory.sweep import Space, values
 
-    exp = Experiment(name="fake-empty", paper=Paper(title="A paper", arxiv="2601.00001"),
-                     run=_run, spec=_Spec(), params={"a": 1.0},
-                     presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=2))},
-                     figures=[FigureDef("good", _good_fig, "Drawn."), FigureDef("nothing", _empty, "Empty.")],
-                     metric_dims={"x": ("i",)})
+    exp = Experiment(
+        name="fake-empty",
+        paper=Paper(title="A paper", arxiv="2601.00001"),
+        run=_run,
+        spec=_Spec(),
+        params={"a": 1.0},
+        presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=2))},
+        figures=[FigureDef("good", _good_fig, "Drawn."), FigureDef("nothing", _empty, "Empty.")],
+        metric_dims={"x": ("i",)},
+    )
     monkeypatch.setattr(reg, "experiments", lambda: {exp.name: exp})
     monkeypatch.setattr(reg, "import_errors", lambda: {})
     return exp

@@ -45,4 +45,5 @@ def test_cheap_smoke_verdicts_equal_snapshot(name, tmp_path):
     snap = vsnap.read_snapshot(vsnap.snapshot_path(SNAPSHOTS, name, "smoke"))
     diff = vsnap.compare(vsnap.verdicts_of(run.claims), snap)
     assert not diff, f"{name}: verdicts changed: {diff}; measured: " + "; ".join(
-        f"{c.name}={c.measured} {c.interval}" for c in run.claims)
+        f"{c.name}={c.measured} {c.interval}" for c in run.claims
+    )

@@ -82,8 +82,7 @@ def _symbol_rst(s: PublicSymbol, obj) -> list[str]:
             out += textwrap.indent(s.doc, "   ").splitlines()
             out.append("")
         return out
-    directive = {"function": "autofunction", "class": "autoclass",
-                 "exception": "autoexception"}[s.kind]
+    directive = {"function": "autofunction", "class": "autoclass", "exception": "autoexception"}[s.kind]
     out = [f".. {directive}:: {s.name}"]
     if s.kind in ("class", "exception"):
         out.append("   :members:")

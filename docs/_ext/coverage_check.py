@@ -27,12 +27,18 @@ def check_docstrings(app) -> None:
         logger.warning("coverage: %s: %s", m, err, type="jaxtheory", subtype="coverage")
     for m, doc in api.modules.items():
         if doc is None:
-            logger.warning("coverage: public module %s has no docstring", m,
-                           type="jaxtheory", subtype="coverage")
+            logger.warning(
+                "coverage: public module %s has no docstring", m, type="jaxtheory", subtype="coverage"
+            )
     for s in api.symbols:
         if s.doc is None:
-            logger.warning("coverage: public %s %s has no docstring", s.kind, s.path,
-                           type="jaxtheory", subtype="coverage")
+            logger.warning(
+                "coverage: public %s %s has no docstring",
+                s.kind,
+                s.path,
+                type="jaxtheory",
+                subtype="coverage",
+            )
 
 
 def check_documented(app, env) -> None:
@@ -40,12 +46,21 @@ def check_documented(app, env) -> None:
     objects = env.get_domain("py").objects
     for s in get_api(app).symbols:
         if s.path not in objects:
-            logger.warning("coverage: public %s %s is not in the API reference", s.kind, s.path,
-                           type="jaxtheory", subtype="coverage")
+            logger.warning(
+                "coverage: public %s %s is not in the API reference",
+                s.kind,
+                s.path,
+                type="jaxtheory",
+                subtype="coverage",
+            )
     for m in get_api(app).modules:
         if m not in objects:
-            logger.warning("coverage: public module %s is not in the API reference", m,
-                           type="jaxtheory", subtype="coverage")
+            logger.warning(
+                "coverage: public module %s is not in the API reference",
+                m,
+                type="jaxtheory",
+                subtype="coverage",
+            )
 
 
 def setup(app):

@@ -29,7 +29,6 @@ from jaxtheory.optim._schatten import *  # noqa: F401,F403
 
 __all__ = [
     name
-    for module in (_normalized, _mirror, _lmo, _compress, _error_feedback, _two_phase, _imuon,
-                   _schatten)
+    for module in (_normalized, _mirror, _lmo, _compress, _error_feedback, _two_phase, _imuon, _schatten)
     for name in module.__all__
 ]

@@ -162,9 +162,9 @@ def error_feedback(
             if W is None:
                 u, inner_state = inner.update(grads, state.inner_state, params, **extra_args)
             else:
-                u, inner_state = jax.vmap(
-                    lambda g, s: inner.update(g, s, params, **extra_args)
-                )(grads, state.inner_state)
+                u, inner_state = jax.vmap(lambda g, s: inner.update(g, s, params, **extra_args))(
+                    grads, state.inner_state
+                )
             p = jax.tree.map(lambda e, v: e - v, state.error, u)
             c = compress_all(sub, p)
             error = jax.tree.map(lambda a, b: a - b, p, c)
@@ -173,9 +173,7 @@ def error_feedback(
             diff = jax.tree.map(lambda g, h: g - h, grads, state.error)
             c = compress_all(sub, diff)
             error = jax.tree.map(lambda h, v: h + v, state.error, c)
-            updates, inner_state = inner.update(
-                mean_workers(error), state.inner_state, params, **extra_args
-            )
+            updates, inner_state = inner.update(mean_workers(error), state.inner_state, params, **extra_args)
         if params is not None:
             updates = jax.tree.map(lambda v, x: v.astype(jnp.asarray(x).dtype), updates, params)
         return updates, ErrorFeedbackState(inner_state, error, new_key)

@@ -238,11 +238,7 @@ def stochastic_mirror_descent(
         dual = mirror.to_dual(params)
         dual = jax.tree.map(lambda th, g: th - lr * g.astype(th.dtype), dual, updates)
         new_params = mirror.to_primal(dual)
-        new_updates = jax.tree.map(
-            lambda new, old: (new - old).astype(old.dtype), new_params, params
-        )
-        return new_updates, StochasticMirrorDescentState(
-            count=optax.safe_increment(state.count)
-        )
+        new_updates = jax.tree.map(lambda new, old: (new - old).astype(old.dtype), new_params, params)
+        return new_updates, StochasticMirrorDescentState(count=optax.safe_increment(state.count))
 
     return optax.GradientTransformation(init_fn, update_fn)

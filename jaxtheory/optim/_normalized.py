@@ -140,13 +140,9 @@ def normalized_sgd_momentum(
         lr = _value_at(learning_rate, count)
         # m_0 = g_0: the first step uses an effective momentum of zero.
         b = jnp.where(count == 0, 0.0, _value_at(beta, count))
-        momentum = jax.tree.map(
-            lambda m, g: (b * m + (1.0 - b) * g).astype(m.dtype), state.momentum, updates
-        )
+        momentum = jax.tree.map(lambda m, g: (b * m + (1.0 - b) * g).astype(m.dtype), state.momentum, updates)
         new_updates = _normalized_step(momentum, lr, per_leaf)
-        return new_updates, NormalizedMomentumState(
-            count=optax.safe_increment(count), momentum=momentum
-        )
+        return new_updates, NormalizedMomentumState(count=optax.safe_increment(count), momentum=momentum)
 
     return optax.GradientTransformation(init_fn, update_fn)
 
@@ -247,9 +243,7 @@ def normalized_storm(
             prev_grad,
         )
         new_updates = _normalized_step(estimate, lr, per_leaf)
-        return new_updates, NormalizedStormState(
-            count=optax.safe_increment(count), estimate=estimate
-        )
+        return new_updates, NormalizedStormState(count=optax.safe_increment(count), estimate=estimate)
 
     return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 

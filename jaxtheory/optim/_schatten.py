@@ -45,213 +45,215 @@ __all__ = [
 
 
 def _t(x):
-  return jnp.swapaxes(x, -1, -2)
+    return jnp.swapaxes(x, -1, -2)
 
 
 def _eval(v, count):
-  return v(count) if callable(v) else v
+    return v(count) if callable(v) else v
 
 
 def _stat_dtype(x):
-  return jnp.promote_types(jnp.asarray(x).dtype, jnp.float32)
+    return jnp.promote_types(jnp.asarray(x).dtype, jnp.float32)
 
 
 def schatten_direction(g: jax.Array, p, p_max=None, *, rtol: float | None = None) -> jax.Array:
-  r"""Schatten-p direction :math:`U\Sigma^{1/p}V^\top` by an exact SVD.
+    r"""Schatten-p direction :math:`U\Sigma^{1/p}V^\top` by an exact SVD.
 
-  .. math::
-    O_p(G) = U\,\Sigma^{1/p}\,V^\top,\qquad O_1(G) = G,\qquad O_\infty(G) = UV^\top .
+    .. math::
+      O_p(G) = U\,\Sigma^{1/p}\,V^\top,\qquad O_1(G) = G,\qquad O_\infty(G) = UV^\top .
 
-  As in the authors' code, :math:`p = 1` returns ``g`` itself, and with ``p_max``
-  given, :math:`1/p \le 1.01/p_{\max}` snaps to the exact polar factor (Muon).
-  Singular values below ``rtol``·:math:`\sigma_{\max}` are treated as zero.
-  ``p`` may be traced (and may be ``inf``).
+    As in the authors' code, :math:`p = 1` returns ``g`` itself, and with ``p_max``
+    given, :math:`1/p \le 1.01/p_{\max}` snaps to the exact polar factor (Muon).
+    Singular values below ``rtol``·:math:`\sigma_{\max}` are treated as zero.
+    ``p`` may be traced (and may be ``inf``).
 
-  Args:
-    g: matrix ``(..., m, n)``.
-    p: exponent :math:`p \ge 1` (scalar, may be traced).
-    p_max: optional snapping threshold (may be traced).
-    rtol: relative rank tolerance (default machine epsilon × max(m, n)).
+    Args:
+      g: matrix ``(..., m, n)``.
+      p: exponent :math:`p \ge 1` (scalar, may be traced).
+      p_max: optional snapping threshold (may be traced).
+      rtol: relative rank tolerance (default machine epsilon × max(m, n)).
 
-  Returns:
-    :math:`O_p(g)`, same shape and dtype.
+    Returns:
+      :math:`O_p(g)`, same shape and dtype.
 
-  Example:
-    >>> import jax.numpy as jnp
-    >>> from jaxtheory.optim import schatten_direction
-    >>> print(schatten_direction(jnp.diag(jnp.array([4.0, 1.0])), 2.0))
-    [[2. 0.]
-     [0. 1.]]
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxtheory.optim import schatten_direction
+      >>> print(schatten_direction(jnp.diag(jnp.array([4.0, 1.0])), 2.0))
+      [[2. 0.]
+       [0. 1.]]
 
-  References:
-    Massena, Friedrich & Serrurier, *From SGD to Muon: Adaptive Optimization via
-    Schatten-p Norms*, arXiv 2605.19781.
-  """
-  m, n = g.shape[-2:]
-  g0 = g
-  g = _svd_input(g)
-  if rtol is None:
-    rtol = float(jnp.finfo(g.dtype).eps) * max(m, n)
-  p = jnp.asarray(p, dtype=g.dtype)
-  inv_p = 1.0 / p
-  u, s, vt = jnp.linalg.svd(g, full_matrices=False)
-  keep = s > rtol * s[..., :1]
-  logs = jnp.log(jnp.where(keep, s, 1.0))
-  sp = jnp.where(keep, jnp.exp(logs * inv_p), 0.0)
-  if p_max is not None:
-    sp = jnp.where(inv_p <= 1.01 / p_max, keep.astype(g.dtype), sp)
-  out = (u * sp[..., None, :]) @ vt
-  return jnp.where(p == 1, g, out).astype(g0.dtype)
+    References:
+      Massena, Friedrich & Serrurier, *From SGD to Muon: Adaptive Optimization via
+      Schatten-p Norms*, arXiv 2605.19781.
+    """
+    m, n = g.shape[-2:]
+    g0 = g
+    g = _svd_input(g)
+    if rtol is None:
+        rtol = float(jnp.finfo(g.dtype).eps) * max(m, n)
+    p = jnp.asarray(p, dtype=g.dtype)
+    inv_p = 1.0 / p
+    u, s, vt = jnp.linalg.svd(g, full_matrices=False)
+    keep = s > rtol * s[..., :1]
+    logs = jnp.log(jnp.where(keep, s, 1.0))
+    sp = jnp.where(keep, jnp.exp(logs * inv_p), 0.0)
+    if p_max is not None:
+        sp = jnp.where(inv_p <= 1.01 / p_max, keep.astype(g.dtype), sp)
+    out = (u * sp[..., None, :]) @ vt
+    return jnp.where(p == 1, g, out).astype(g0.dtype)
 
 
 def _log_schatten(logs, inv_q):
-  """log of the Schatten-q norm from log singular values, with 1/q in [0, 1]; 1/q = 0 is max."""
-  mx = jnp.max(logs, axis=-1)
-  safe = jnp.where(inv_q > 0, inv_q, 1.0)
-  lse = jnp.log(jnp.sum(jnp.exp((logs - mx[..., None]) / safe[..., None]), axis=-1))
-  return jnp.where(inv_q > 0, mx + safe * lse, mx)
+    """log of the Schatten-q norm from log singular values, with 1/q in [0, 1]; 1/q = 0 is max."""
+    mx = jnp.max(logs, axis=-1)
+    safe = jnp.where(inv_q > 0, inv_q, 1.0)
+    lse = jnp.log(jnp.sum(jnp.exp((logs - mx[..., None]) / safe[..., None]), axis=-1))
+    return jnp.where(inv_q > 0, mx + safe * lse, mx)
 
 
 def _logsv(s):
-  tiny = jnp.finfo(s.dtype).tiny
-  return jnp.log(jnp.maximum(s, tiny))
+    tiny = jnp.finfo(s.dtype).tiny
+    return jnp.log(jnp.maximum(s, tiny))
 
 
 def schatten_log_criterion(sigma_g: jax.Array, sigma_a: jax.Array, p) -> jax.Array:
-  r"""Log of the one-step surrogate criterion :math:`J(p)` from singular values.
+    r"""Log of the one-step surrogate criterion :math:`J(p)` from singular values.
 
-  .. math::
-    \log J(p) = \log\|G\|_{S_{1+1/p}} - \log\|A\|_{S_{k(p)}},\qquad
-    \frac{1}{k(p)} = \frac{1 - 1/p}{2(1 + 1/p)},
+    .. math::
+      \log J(p) = \log\|G\|_{S_{1+1/p}} - \log\|A\|_{S_{k(p)}},\qquad
+      \frac{1}{k(p)} = \frac{1 - 1/p}{2(1 + 1/p)},
 
-  computed with log-sum-exp so that large Schatten indices do not overflow;
-  :math:`p = 1` gives :math:`\|G\|_F/\|A\|_{op}` and :math:`p = \infty` gives
-  :math:`\|G\|_*/\|A\|_F` exactly.
+    computed with log-sum-exp so that large Schatten indices do not overflow;
+    :math:`p = 1` gives :math:`\|G\|_F/\|A\|_{op}` and :math:`p = \infty` gives
+    :math:`\|G\|_*/\|A\|_F` exactly.
 
-  Args:
-    sigma_g: singular values of the gradient, shape ``(r,)``.
-    sigma_a: singular values of the activations, shape ``(s,)``.
-    p: exponent(s), any shape (broadcast); may be traced, may be ``inf``.
+    Args:
+      sigma_g: singular values of the gradient, shape ``(r,)``.
+      sigma_a: singular values of the activations, shape ``(s,)``.
+      p: exponent(s), any shape (broadcast); may be traced, may be ``inf``.
 
-  Returns:
-    :math:`\log J(p)` with the shape of ``p``.
+    Returns:
+      :math:`\log J(p)` with the shape of ``p``.
 
-  Example:
-    >>> import jax.numpy as jnp
-    >>> from jaxtheory.optim import schatten_log_criterion
-    >>> sg, sa = jnp.array([3.0, 4.0]), jnp.array([2.0, 1.0])
-    >>> print(jnp.round(jnp.exp(schatten_log_criterion(sg, sa, jnp.array([1.0, jnp.inf]))), 3))
-    [2.5  3.13]
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxtheory.optim import schatten_log_criterion
+      >>> sg, sa = jnp.array([3.0, 4.0]), jnp.array([2.0, 1.0])
+      >>> print(jnp.round(jnp.exp(schatten_log_criterion(sg, sa, jnp.array([1.0, jnp.inf]))), 3))
+      [2.5  3.13]
 
-  References:
-    Massena et al., arXiv 2605.19781; Davis & Drusvyatskiy, arXiv 2512.04299.
-  """
-  p = jnp.asarray(p, dtype=sigma_g.dtype)
-  u = 1.0 / p
-  lg = _logsv(sigma_g)
-  la = _logsv(sigma_a)
-  shape = p.shape
-  u = u.reshape(-1)
-  log_g = jax.vmap(lambda ui: _log_schatten(lg, 1.0 / (1.0 + ui)))(u)
-  log_a = jax.vmap(lambda ui: _log_schatten(la, (1.0 - ui) / (2.0 * (1.0 + ui))))(u)
-  return (log_g - log_a).reshape(shape)
+    References:
+      Massena et al., arXiv 2605.19781; Davis & Drusvyatskiy, arXiv 2512.04299.
+    """
+    p = jnp.asarray(p, dtype=sigma_g.dtype)
+    u = 1.0 / p
+    lg = _logsv(sigma_g)
+    la = _logsv(sigma_a)
+    shape = p.shape
+    u = u.reshape(-1)
+    log_g = jax.vmap(lambda ui: _log_schatten(lg, 1.0 / (1.0 + ui)))(u)
+    log_a = jax.vmap(lambda ui: _log_schatten(la, (1.0 - ui) / (2.0 * (1.0 + ui))))(u)
+    return (log_g - log_a).reshape(shape)
 
 
-def schatten_log_criterion_momentum(align: jax.Array, sigma_m: jax.Array, sigma_a: jax.Array,
-                                    p) -> jax.Array:
-  r"""Log of the momentum-aligned criterion ("exact_momentum" in the authors' code).
+def schatten_log_criterion_momentum(align: jax.Array, sigma_m: jax.Array, sigma_a: jax.Array, p) -> jax.Array:
+    r"""Log of the momentum-aligned criterion ("exact_momentum" in the authors' code).
 
-  .. math::
-    f(p) = \frac{\big(\sum_i C_i\sigma_i^{1/p}\big)^2}
-                {\|A\|_{S_{k(p)}}^2\,\big(\sum_i \sigma_i^{(p+1)/p}\big)^{2/(p+1)}}
-         = \frac{\langle G, O_p(M)\rangle^2}{\|O_p(M)\|_{S_{p+1}}^2\,\|A\|_{S_k}^2},
+    .. math::
+      f(p) = \frac{\big(\sum_i C_i\sigma_i^{1/p}\big)^2}
+                  {\|A\|_{S_{k(p)}}^2\,\big(\sum_i \sigma_i^{(p+1)/p}\big)^{2/(p+1)}}
+           = \frac{\langle G, O_p(M)\rangle^2}{\|O_p(M)\|_{S_{p+1}}^2\,\|A\|_{S_k}^2},
 
-  with :math:`M = U\Sigma V^\top` the update direction, :math:`C_i = u_i^\top G v_i`
-  the alignment of the fresh gradient with its singular pairs.
+    with :math:`M = U\Sigma V^\top` the update direction, :math:`C_i = u_i^\top G v_i`
+    the alignment of the fresh gradient with its singular pairs.
 
-  Args:
-    align: :math:`C_i`, shape ``(r,)``.
-    sigma_m: singular values of the update direction, ``(r,)``.
-    sigma_a: singular values of the activations.
-    p: exponent(s), any shape; may be traced.
+    Args:
+      align: :math:`C_i`, shape ``(r,)``.
+      sigma_m: singular values of the update direction, ``(r,)``.
+      sigma_a: singular values of the activations.
+      p: exponent(s), any shape; may be traced.
 
-  Returns:
-    :math:`\log f(p)` with the shape of ``p``.
+    Returns:
+      :math:`\log f(p)` with the shape of ``p``.
 
-  Example:
-    >>> import jax.numpy as jnp
-    >>> from jaxtheory.optim import schatten_log_criterion_momentum
-    >>> c, s, sa = jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0])
-    >>> print(jnp.round(jnp.exp(schatten_log_criterion_momentum(c, s, sa, 3.0)), 4))
-    2.0
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxtheory.optim import schatten_log_criterion_momentum
+      >>> c, s, sa = jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0])
+      >>> print(jnp.round(jnp.exp(schatten_log_criterion_momentum(c, s, sa, 3.0)), 4))
+      2.0
 
-  References:
-    Massena et al., arXiv 2605.19781.
-  """
-  p = jnp.asarray(p, dtype=sigma_m.dtype)
-  shape = p.shape
-  u = (1.0 / p).reshape(-1)
-  lm = _logsv(sigma_m)
-  la = _logsv(sigma_a)
-  mx = jnp.max(lm)
-  keep = sigma_m > float(jnp.finfo(sigma_m.dtype).eps) * sigma_m.shape[-1] * jnp.max(sigma_m)
+    References:
+      Massena et al., arXiv 2605.19781.
+    """
+    p = jnp.asarray(p, dtype=sigma_m.dtype)
+    shape = p.shape
+    u = (1.0 / p).reshape(-1)
+    lm = _logsv(sigma_m)
+    la = _logsv(sigma_a)
+    mx = jnp.max(lm)
+    keep = sigma_m > float(jnp.finfo(sigma_m.dtype).eps) * sigma_m.shape[-1] * jnp.max(sigma_m)
 
-  def one(ui):
-    num = jnp.sum(jnp.where(keep, align * jnp.exp((lm - mx) * ui), 0.0))  # N / sigma_max^{1/p}
-    log_num = 2.0 * (jnp.log(jnp.abs(num) + jnp.finfo(lm.dtype).tiny) + ui * mx)
-    # (sum sigma^{1+1/p})^{2/(p+1)} = ||sigma||_{1+1/p}^{2/p}... in logs:
-    q = 1.0 + ui
-    log_sp = _log_schatten(lm, 1.0 / q)  # log ||sigma||_q
-    log_den_m = 2.0 * ui * log_sp  # (sum sigma^q)^{2/(p+1)} = ||sigma||_q^{2q/(p+1)} = ^{2/p}
-    log_a = _log_schatten(la, (1.0 - ui) / (2.0 * (1.0 + ui)))
-    return log_num - log_den_m - 2.0 * log_a
+    def one(ui):
+        num = jnp.sum(jnp.where(keep, align * jnp.exp((lm - mx) * ui), 0.0))  # N / sigma_max^{1/p}
+        log_num = 2.0 * (jnp.log(jnp.abs(num) + jnp.finfo(lm.dtype).tiny) + ui * mx)
+        # (sum sigma^{1+1/p})^{2/(p+1)} = ||sigma||_{1+1/p}^{2/p}... in logs:
+        q = 1.0 + ui
+        log_sp = _log_schatten(lm, 1.0 / q)  # log ||sigma||_q
+        log_den_m = 2.0 * ui * log_sp  # (sum sigma^q)^{2/(p+1)} = ||sigma||_q^{2q/(p+1)} = ^{2/p}
+        log_a = _log_schatten(la, (1.0 - ui) / (2.0 * (1.0 + ui)))
+        return log_num - log_den_m - 2.0 * log_a
 
-  return jax.vmap(one)(u).reshape(shape)
+    return jax.vmap(one)(u).reshape(shape)
 
 
 def schatten_p_grid(p_min=1.02, p_max=10.0, n_grid: int = 64) -> jax.Array:
-  r"""Log-spaced grid of :math:`p` on :math:`[p_{\min}, p_{\max}]` (jit-friendly argmax search).
+    r"""Log-spaced grid of :math:`p` on :math:`[p_{\min}, p_{\max}]` (jit-friendly argmax search).
 
-  Args:
-    p_min: lower end (may be traced).
-    p_max: upper end (may be traced).
-    n_grid: number of points (Python int).
+    Args:
+      p_min: lower end (may be traced).
+      p_max: upper end (may be traced).
+      n_grid: number of points (Python int).
 
-  Returns:
-    Array ``(n_grid,)``.
+    Returns:
+      Array ``(n_grid,)``.
 
-  Example:
-    >>> from jaxtheory.optim import schatten_p_grid
-    >>> print([round(float(v), 3) for v in schatten_p_grid(1.0, 100.0, 3)])
-    [1.0, 10.0, 100.0]
+    Example:
+      >>> from jaxtheory.optim import schatten_p_grid
+      >>> print([round(float(v), 3) for v in schatten_p_grid(1.0, 100.0, 3)])
+      [1.0, 10.0, 100.0]
 
-  References:
-    Massena et al., arXiv 2605.19781.
-  """
-  return jnp.exp(jnp.linspace(jnp.log(jnp.asarray(p_min, jnp.float32)),
-                              jnp.log(jnp.asarray(p_max, jnp.float32)), n_grid))
+    References:
+      Massena et al., arXiv 2605.19781.
+    """
+    return jnp.exp(
+        jnp.linspace(
+            jnp.log(jnp.asarray(p_min, jnp.float32)), jnp.log(jnp.asarray(p_max, jnp.float32)), n_grid
+        )
+    )
 
 
 class SchattenState(NamedTuple):
-  """State of :func:`scale_by_schatten_p` (per matrix leaf unless noted).
+    """State of :func:`scale_by_schatten_p` (per matrix leaf unless noted).
 
-  Attributes:
-    count: step count (scalar).
-    mu: first moment :math:`b`.
-    nu: second moment :math:`v` (scalar zeros when ``moment='none'``).
-    p: current exponent (scalar per leaf).
-    stat_g: EMA of gradient statistics used by the criterion (singular values of
-      :math:`G` for ``'exact'``; alignments :math:`C_i` for ``'exact_momentum'``);
-      float32, or float64 for float64 params.
-    stat_a: EMA of the activations' singular values (same dtype).
-  """
+    Attributes:
+      count: step count (scalar).
+      mu: first moment :math:`b`.
+      nu: second moment :math:`v` (scalar zeros when ``moment='none'``).
+      p: current exponent (scalar per leaf).
+      stat_g: EMA of gradient statistics used by the criterion (singular values of
+        :math:`G` for ``'exact'``; alignments :math:`C_i` for ``'exact_momentum'``);
+        float32, or float64 for float64 params.
+      stat_a: EMA of the activations' singular values (same dtype).
+    """
 
-  count: jax.Array
-  mu: optax.Updates
-  nu: optax.Updates
-  p: optax.Updates
-  stat_g: optax.Updates
-  stat_a: optax.Updates
+    count: jax.Array
+    mu: optax.Updates
+    nu: optax.Updates
+    p: optax.Updates
+    stat_g: optax.Updates
+    stat_a: optax.Updates
 
 
 _MOMENTS = ("none", "adam", "padam")
@@ -276,7 +278,7 @@ def scale_by_schatten_p(
     n_grid: int = 64,
     polar_snap: bool = True,
 ) -> optax.GradientTransformationExtraArgs:
-  r"""SMuon direction: Schatten-p map of (preconditioned) Nesterov momentum, per-layer p.
+    r"""SMuon direction: Schatten-p map of (preconditioned) Nesterov momentum, per-layer p.
 
   For each matrix leaf (shape ``(m, n)``), with :math:`t` the step:
 
@@ -347,134 +349,139 @@ def scale_by_schatten_p(
     Massena, Friedrich & Serrurier, arXiv 2605.19781; Davis & Drusvyatskiy,
     arXiv 2512.04299; Veprikov et al., arXiv 2510.10777 (MuAdam).
   """
-  if moment not in _MOMENTS:
-    raise ValueError(f"unknown moment {moment!r}; use one of {_MOMENTS}")
-  if p_method not in _METHODS:
-    raise ValueError(f"unknown p_method {p_method!r}; use one of {_METHODS}")
+    if moment not in _MOMENTS:
+        raise ValueError(f"unknown moment {moment!r}; use one of {_MOMENTS}")
+    if p_method not in _METHODS:
+        raise ValueError(f"unknown p_method {p_method!r}; use one of {_METHODS}")
 
-  def init_fn(params):
-    for leaf in jax.tree.leaves(params):
-      if jnp.ndim(leaf) != 2:
-        raise ValueError("scale_by_schatten_p needs 2-D leaves; route others with optax.partition "
-                         f"(or use schatten_p), got shape {jnp.shape(leaf)}")
-    p0 = p_max if p_init is None else p_init
-    mu = optax.tree.zeros_like(params)
-    if moment == "none":
-      nu = jax.tree.map(lambda x: jnp.zeros([], x.dtype), params)
-    else:
-      nu = jax.tree.map(lambda x: jnp.zeros(x.shape, jnp.float32), params)
-    pst = jax.tree.map(lambda x: jnp.asarray(p0, jnp.float32), params)
-    if p_method is None:
-      sg = jax.tree.map(lambda x: jnp.zeros([], jnp.float32), params)
-      sa = jax.tree.map(lambda x: jnp.zeros([], jnp.float32), params)
-    else:
-      # criterion statistics in float32 at least (float64 for float64 params)
-      sg = jax.tree.map(lambda x: jnp.zeros([min(x.shape)], _stat_dtype(x)), params)
-      sa = jax.tree.map(lambda x: jnp.zeros([x.shape[0]], _stat_dtype(x)), params)  # fan_in
-    return SchattenState(jnp.zeros([], jnp.int32), mu, nu, pst, sg, sa)
+    def init_fn(params):
+        for leaf in jax.tree.leaves(params):
+            if jnp.ndim(leaf) != 2:
+                raise ValueError(
+                    "scale_by_schatten_p needs 2-D leaves; route others with optax.partition "
+                    f"(or use schatten_p), got shape {jnp.shape(leaf)}"
+                )
+        p0 = p_max if p_init is None else p_init
+        mu = optax.tree.zeros_like(params)
+        if moment == "none":
+            nu = jax.tree.map(lambda x: jnp.zeros([], x.dtype), params)
+        else:
+            nu = jax.tree.map(lambda x: jnp.zeros(x.shape, jnp.float32), params)
+        pst = jax.tree.map(lambda x: jnp.asarray(p0, jnp.float32), params)
+        if p_method is None:
+            sg = jax.tree.map(lambda x: jnp.zeros([], jnp.float32), params)
+            sa = jax.tree.map(lambda x: jnp.zeros([], jnp.float32), params)
+        else:
+            # criterion statistics in float32 at least (float64 for float64 params)
+            sg = jax.tree.map(lambda x: jnp.zeros([min(x.shape)], _stat_dtype(x)), params)
+            sa = jax.tree.map(lambda x: jnp.zeros([x.shape[0]], _stat_dtype(x)), params)  # fan_in
+        return SchattenState(jnp.zeros([], jnp.int32), mu, nu, pst, sg, sa)
 
-  def update_fn(updates, state, params=None, *, activations=None, **extra):
-    del params, extra
-    count = state.count
-    t = optax.safe_increment(count)
-    b1 = _eval(beta1, count)
-    ks = None if kappa_scale is None else _eval(kappa_scale, count)
+    def update_fn(updates, state, params=None, *, activations=None, **extra):
+        del params, extra
+        count = state.count
+        t = optax.safe_increment(count)
+        b1 = _eval(beta1, count)
+        ks = None if kappa_scale is None else _eval(kappa_scale, count)
 
-    mu = jax.tree.map(lambda g, b: b1 * b + (1 - b1) * g.astype(b.dtype), updates, state.mu)
-    c1 = 1 - b1 ** t
-    if nesterov:
-      nd = jax.tree.map(lambda b, g: b1 * (b / c1) + (1 - b1) * g.astype(b.dtype), mu, updates)
-    else:
-      nd = jax.tree.map(lambda b: b / c1, mu)
+        mu = jax.tree.map(lambda g, b: b1 * b + (1 - b1) * g.astype(b.dtype), updates, state.mu)
+        c1 = 1 - b1**t
+        if nesterov:
+            nd = jax.tree.map(lambda b, g: b1 * (b / c1) + (1 - b1) * g.astype(b.dtype), mu, updates)
+        else:
+            nd = jax.tree.map(lambda b: b / c1, mu)
 
-    if moment == "none":
-      nu = state.nu
-      d_fn = None
-    else:
-      nu = jax.tree.map(lambda g, v: beta2 * v + (1 - beta2) * jnp.square(g.astype(jnp.float32)),
-                        updates, state.nu)
-      c2 = 1 - beta2 ** t
-      d_fn = jax.tree.map(lambda v: v / c2 + eps, nu)  # D = d_fn ** e, e depends on p
+        if moment == "none":
+            nu = state.nu
+            d_fn = None
+        else:
+            nu = jax.tree.map(
+                lambda g, v: beta2 * v + (1 - beta2) * jnp.square(g.astype(jnp.float32)), updates, state.nu
+            )
+            c2 = 1 - beta2**t
+            d_fn = jax.tree.map(lambda v: v / c2 + eps, nu)  # D = d_fn ** e, e depends on p
 
-    def exponent(p):
-      if moment == "padam":
-        return -1.0 / (2.0 * (p + 1.0))
-      return -0.25
+        def exponent(p):
+            if moment == "padam":
+                return -1.0 / (2.0 * (p + 1.0))
+            return -0.25
 
-    def mapped_in(n, vhat, p):
-      if moment == "none":
-        return n, None
-      dmat = (vhat ** exponent(p)).astype(n.dtype)
-      return dmat * n, dmat
+        def mapped_in(n, vhat, p):
+            if moment == "none":
+                return n, None
+            dmat = (vhat ** exponent(p)).astype(n.dtype)
+            return dmat * n, dmat
 
-    # --- choice of p ---------------------------------------------------------------------
-    pst, sg, sa = state.p, state.stat_g, state.stat_a
-    if p_method is not None and activations is not None:
-      grid = schatten_p_grid(p_min, p_max, n_grid)
+        # --- choice of p ---------------------------------------------------------------------
+        pst, sg, sa = state.p, state.stat_g, state.stat_a
+        if p_method is not None and activations is not None:
+            grid = schatten_p_grid(p_min, p_max, n_grid)
 
-      def select(operand):
-        pst, sg, sa = operand
+            def select(operand):
+                pst, sg, sa = operand
 
-        def one(g, b_old, a, p_old, sg_old, sa_old):
-          del p_old
-          dt = sg_old.dtype  # float32, or float64 for float64 params
-          a_ = a.astype(dt)
-          # singular values of the activations from their (fan_in x fan_in) Gram matrix
-          s_a = jnp.sqrt(jnp.maximum(jnp.linalg.eigvalsh(a_.T @ a_)[::-1], 0.0))
-          g_ = g.astype(dt)
-          if p_method == "exact":
-            new_g = jnp.linalg.svd(g_, compute_uv=False)
-          else:
-            # the authors' expected Nesterov update from the momentum *before* this step
-            # (svs/momentum_exact.py): mom = b/(1 - beta1^t), M_t = lerp(mom, g, 1 - beta1),
-            # M = lerp(M_t, g, 1 - beta1); raw gradient and momentum, no preconditioner
-            mom = b_old.astype(dt) / c1
-            m_t = b1 * mom + (1 - b1) * g_
-            x = b1 * m_t + (1 - b1) * g_ if nesterov else m_t
-            u, s_m, vt = jnp.linalg.svd(x, full_matrices=False)
-            new_g = jnp.einsum("ir,ij,rj->r", u, g_, vt)
-          first = count == 0
-          sg_new = jnp.where(first, new_g, sv_momentum * sg_old + (1 - sv_momentum) * new_g)
-          sa_new = jnp.where(first, s_a, sv_momentum * sa_old + (1 - sv_momentum) * s_a)
-          if p_method == "exact":
-            logj = schatten_log_criterion(sg_new, sa_new, grid)
-          else:
-            logj = schatten_log_criterion_momentum(sg_new, s_m, sa_new, grid)
-          return grid[jnp.argmax(logj)].astype(jnp.float32), sg_new.astype(dt), sa_new.astype(dt)
+                def one(g, b_old, a, p_old, sg_old, sa_old):
+                    del p_old
+                    dt = sg_old.dtype  # float32, or float64 for float64 params
+                    a_ = a.astype(dt)
+                    # singular values of the activations from their (fan_in x fan_in) Gram matrix
+                    s_a = jnp.sqrt(jnp.maximum(jnp.linalg.eigvalsh(a_.T @ a_)[::-1], 0.0))
+                    g_ = g.astype(dt)
+                    if p_method == "exact":
+                        new_g = jnp.linalg.svd(g_, compute_uv=False)
+                    else:
+                        # the authors' expected Nesterov update from the momentum *before* this step
+                        # (svs/momentum_exact.py): mom = b/(1 - beta1^t), M_t = lerp(mom, g, 1 - beta1),
+                        # M = lerp(M_t, g, 1 - beta1); raw gradient and momentum, no preconditioner
+                        mom = b_old.astype(dt) / c1
+                        m_t = b1 * mom + (1 - b1) * g_
+                        x = b1 * m_t + (1 - b1) * g_ if nesterov else m_t
+                        u, s_m, vt = jnp.linalg.svd(x, full_matrices=False)
+                        new_g = jnp.einsum("ir,ij,rj->r", u, g_, vt)
+                    first = count == 0
+                    sg_new = jnp.where(first, new_g, sv_momentum * sg_old + (1 - sv_momentum) * new_g)
+                    sa_new = jnp.where(first, s_a, sv_momentum * sa_old + (1 - sv_momentum) * s_a)
+                    if p_method == "exact":
+                        logj = schatten_log_criterion(sg_new, sa_new, grid)
+                    else:
+                        logj = schatten_log_criterion_momentum(sg_new, s_m, sa_new, grid)
+                    return grid[jnp.argmax(logj)].astype(jnp.float32), sg_new.astype(dt), sa_new.astype(dt)
 
-        res = jax.tree.map(one, updates, state.mu, activations, pst, sg, sa)
-        treedef = jax.tree.structure(updates)
-        flat = treedef.flatten_up_to(res)
-        return (treedef.unflatten([r[0] for r in flat]),
-                treedef.unflatten([r[1] for r in flat]),
-                treedef.unflatten([r[2] for r in flat]))
+                res = jax.tree.map(one, updates, state.mu, activations, pst, sg, sa)
+                treedef = jax.tree.structure(updates)
+                flat = treedef.flatten_up_to(res)
+                return (
+                    treedef.unflatten([r[0] for r in flat]),
+                    treedef.unflatten([r[1] for r in flat]),
+                    treedef.unflatten([r[2] for r in flat]),
+                )
 
-      pst, sg, sa = jax.lax.cond(count % interval == 0, select, lambda o: o, (pst, sg, sa))
+            pst, sg, sa = jax.lax.cond(count % interval == 0, select, lambda o: o, (pst, sg, sa))
 
-    # --- direction ---------------------------------------------------------------------
-    def direction(n, vhat, p, g):
-      x, dmat = mapped_in(n, vhat, p)
-      o = schatten_direction(x, p, p_max if polar_snap else None)
-      if dmat is not None:
-        o = dmat * o
-      if pin:
-        m_, n_ = o.shape
-        target = math.sqrt(min(m_, n_))
-        if ks is not None:
-          kappa = ks * math.sqrt(max(m_, n_))
-          target = target * kappa ** (1.0 / p)
-        o = o * (target / (jnp.sqrt(jnp.sum(jnp.square(o))) + 1e-8))
-      return o.astype(g.dtype)
+        # --- direction ---------------------------------------------------------------------
+        def direction(n, vhat, p, g):
+            x, dmat = mapped_in(n, vhat, p)
+            o = schatten_direction(x, p, p_max if polar_snap else None)
+            if dmat is not None:
+                o = dmat * o
+            if pin:
+                m_, n_ = o.shape
+                target = math.sqrt(min(m_, n_))
+                if ks is not None:
+                    kappa = ks * math.sqrt(max(m_, n_))
+                    target = target * kappa ** (1.0 / p)
+                o = o * (target / (jnp.sqrt(jnp.sum(jnp.square(o))) + 1e-8))
+            return o.astype(g.dtype)
 
-    vh = d_fn if moment != "none" else jax.tree.map(lambda x: None, updates)
-    out = jax.tree.map(direction, nd, vh, pst, updates, is_leaf=lambda x: x is None)
-    return out, SchattenState(t, mu, nu, pst, sg, sa)
+        vh = d_fn if moment != "none" else jax.tree.map(lambda x: None, updates)
+        out = jax.tree.map(direction, nd, vh, pst, updates, is_leaf=lambda x: x is None)
+        return out, SchattenState(t, mu, nu, pst, sg, sa)
 
-  return optax.GradientTransformationExtraArgs(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 def _two_d_labels(params):
-  return jax.tree.map(lambda x: "matrix" if jnp.ndim(x) == 2 else "adam", params)
+    return jax.tree.map(lambda x: "matrix" if jnp.ndim(x) == 2 else "adam", params)
 
 
 def schatten_p(
@@ -500,90 +507,109 @@ def schatten_p(
     adam_b2: float | jax.Array = 0.999,
     adam_weight_decay: float | jax.Array = 0.0,
 ) -> optax.GradientTransformationExtraArgs:
-  r"""SMuon optimizer: :func:`scale_by_schatten_p` on 2-D leaves, AdamW on the rest.
+    r"""SMuon optimizer: :func:`scale_by_schatten_p` on 2-D leaves, AdamW on the rest.
 
-  .. math::
-    W \leftarrow W(1 - \eta\lambda) - \eta\,O_t,
+    .. math::
+      W \leftarrow W(1 - \eta\lambda) - \eta\,O_t,
 
-  with :math:`O_t` from :func:`scale_by_schatten_p`. When ``moment != 'none'`` and
-  ``kappa`` is ``'noisy'`` or ``'determ'``, the pinned norm uses
-  :math:`\kappa = \eta_{adam}\rho_{adam}/(\eta\,\rho_{muon})` with
-  :math:`\rho_{muon} = 1/\sqrt{\max(m,n)}` and
-  :math:`\rho_{adam} = \sqrt{(1-\beta_1^{adam})/(1+\beta_1^{adam})}` (``'noisy'``) or 1
-  (``'determ'``); so :math:`p\to\infty` takes Muon's step and :math:`p = 1` Adam's
-  per-coordinate RMS. Pass ``activations=`` to ``update`` (pytree with the params'
-  structure; entries for non-matrix leaves are ignored) to let :math:`p` adapt.
+    with :math:`O_t` from :func:`scale_by_schatten_p`. When ``moment != 'none'`` and
+    ``kappa`` is ``'noisy'`` or ``'determ'``, the pinned norm uses
+    :math:`\kappa = \eta_{adam}\rho_{adam}/(\eta\,\rho_{muon})` with
+    :math:`\rho_{muon} = 1/\sqrt{\max(m,n)}` and
+    :math:`\rho_{adam} = \sqrt{(1-\beta_1^{adam})/(1+\beta_1^{adam})}` (``'noisy'``) or 1
+    (``'determ'``); so :math:`p\to\infty` takes Muon's step and :math:`p = 1` Adam's
+    per-coordinate RMS. Pass ``activations=`` to ``update`` (pytree with the params'
+    structure; entries for non-matrix leaves are ignored) to let :math:`p` adapt.
 
-  Args:
-    learning_rate: step size of the matrix leaves (may be traced or a schedule).
-    beta1: momentum (may be traced).
-    beta2: second-moment decay.
-    eps: second-moment epsilon (also AdamW's).
-    weight_decay: decoupled weight decay of the matrix leaves.
-    nesterov: Nesterov look-ahead (both groups).
-    moment: ``'none'``, ``'adam'`` or ``'padam'``.
-    p_init: initial p (default ``p_max``).
-    p_min: smallest p.
-    p_max: largest p.
-    pin: κ-pinning of the step norm.
-    kappa: ``'noisy'``, ``'determ'`` or None (κ = 1); used only with a moment.
-    p_method: None, ``'exact'`` or ``'exact_momentum'``.
-    interval: p-selection period.
-    sv_momentum: EMA rate of the criterion statistics.
-    n_grid: p-grid size.
-    adam_learning_rate: AdamW step size (default ``learning_rate``).
-    adam_b1: AdamW :math:`\beta_1` (Python float; enters κ).
-    adam_b2: AdamW :math:`\beta_2`.
-    adam_weight_decay: AdamW weight decay.
+    Args:
+      learning_rate: step size of the matrix leaves (may be traced or a schedule).
+      beta1: momentum (may be traced).
+      beta2: second-moment decay.
+      eps: second-moment epsilon (also AdamW's).
+      weight_decay: decoupled weight decay of the matrix leaves.
+      nesterov: Nesterov look-ahead (both groups).
+      moment: ``'none'``, ``'adam'`` or ``'padam'``.
+      p_init: initial p (default ``p_max``).
+      p_min: smallest p.
+      p_max: largest p.
+      pin: κ-pinning of the step norm.
+      kappa: ``'noisy'``, ``'determ'`` or None (κ = 1); used only with a moment.
+      p_method: None, ``'exact'`` or ``'exact_momentum'``.
+      interval: p-selection period.
+      sv_momentum: EMA rate of the criterion statistics.
+      n_grid: p-grid size.
+      adam_learning_rate: AdamW step size (default ``learning_rate``).
+      adam_b1: AdamW :math:`\beta_1` (Python float; enters κ).
+      adam_b2: AdamW :math:`\beta_2`.
+      adam_weight_decay: AdamW weight decay.
 
-  Returns:
-    An :class:`optax.GradientTransformationExtraArgs`.
+    Returns:
+      An :class:`optax.GradientTransformationExtraArgs`.
 
-  Example:
-    >>> import jax, jax.numpy as jnp, optax
-    >>> from jaxtheory.optim import schatten_p
-    >>> p = {"w": jnp.eye(2), "b": jnp.zeros(2)}
-    >>> x = jnp.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
-    >>> loss = lambda p: jnp.mean((x @ p["w"] + p["b"] - 1.0) ** 2)
-    >>> tx = schatten_p(0.05, interval=5)
-    >>> s = tx.init(p)
-    >>> for _ in range(10):
-    ...   acts = {"w": x, "b": jnp.zeros(())}
-    ...   u, s = tx.update(jax.grad(loss)(p), s, p, activations=acts)
-    ...   p = optax.apply_updates(p, u)
-    >>> print(f"{loss(p):.3f}")
-    0.309
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxtheory.optim import schatten_p
+      >>> p = {"w": jnp.eye(2), "b": jnp.zeros(2)}
+      >>> x = jnp.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
+      >>> loss = lambda p: jnp.mean((x @ p["w"] + p["b"] - 1.0) ** 2)
+      >>> tx = schatten_p(0.05, interval=5)
+      >>> s = tx.init(p)
+      >>> for _ in range(10):
+      ...   acts = {"w": x, "b": jnp.zeros(())}
+      ...   u, s = tx.update(jax.grad(loss)(p), s, p, activations=acts)
+      ...   p = optax.apply_updates(p, u)
+      >>> print(f"{loss(p):.3f}")
+      0.309
 
-  References:
-    Massena et al., arXiv 2605.19781.
-  """
-  if adam_learning_rate is None:
-    adam_learning_rate = learning_rate
-  kappa_scale = None
-  if moment != "none" and kappa is not None:
-    if kappa not in ("noisy", "determ"):
-      raise ValueError(f"unknown kappa {kappa!r}; use 'noisy', 'determ' or None")
-    rho = math.sqrt((1 - adam_b1) / (1 + adam_b1)) if kappa == "noisy" else 1.0
+    References:
+      Massena et al., arXiv 2605.19781.
+    """
+    if adam_learning_rate is None:
+        adam_learning_rate = learning_rate
+    kappa_scale = None
+    if moment != "none" and kappa is not None:
+        if kappa not in ("noisy", "determ"):
+            raise ValueError(f"unknown kappa {kappa!r}; use 'noisy', 'determ' or None")
+        rho = math.sqrt((1 - adam_b1) / (1 + adam_b1)) if kappa == "noisy" else 1.0
 
-    def kappa_scale(count):
-      lr = _eval(learning_rate, count)
-      alr = _eval(adam_learning_rate, count)
-      return alr * rho / jnp.where(lr == 0, 1.0, lr)
+        def kappa_scale(count):
+            lr = _eval(learning_rate, count)
+            alr = _eval(adam_learning_rate, count)
+            return alr * rho / jnp.where(lr == 0, 1.0, lr)
 
-  inner = scale_by_schatten_p(
-      beta1, beta2, eps, nesterov=nesterov, moment=moment, p_init=p_init, p_min=p_min,
-      p_max=p_max, pin=pin, kappa_scale=kappa_scale, p_method=p_method, interval=interval,
-      sv_momentum=sv_momentum, n_grid=n_grid)
-  return optax.partition(
-      transforms={
-          "matrix": optax.chain(inner, optax.add_decayed_weights(weight_decay),
-                                optax.scale_by_learning_rate(learning_rate)),
-          "adam": optax.adamw(adam_learning_rate, b1=adam_b1, b2=adam_b2, eps=eps,
-                              weight_decay=adam_weight_decay, nesterov=nesterov),
-      },
-      param_labels=_two_d_labels,
-      mask_compatible_extra_args=True,
-  )
+    inner = scale_by_schatten_p(
+        beta1,
+        beta2,
+        eps,
+        nesterov=nesterov,
+        moment=moment,
+        p_init=p_init,
+        p_min=p_min,
+        p_max=p_max,
+        pin=pin,
+        kappa_scale=kappa_scale,
+        p_method=p_method,
+        interval=interval,
+        sv_momentum=sv_momentum,
+        n_grid=n_grid,
+    )
+    return optax.partition(
+        transforms={
+            "matrix": optax.chain(
+                inner, optax.add_decayed_weights(weight_decay), optax.scale_by_learning_rate(learning_rate)
+            ),
+            "adam": optax.adamw(
+                adam_learning_rate,
+                b1=adam_b1,
+                b2=adam_b2,
+                eps=eps,
+                weight_decay=adam_weight_decay,
+                nesterov=nesterov,
+            ),
+        },
+        param_labels=_two_d_labels,
+        mask_compatible_extra_args=True,
+    )
 
 
 def muadam(
@@ -597,52 +623,54 @@ def muadam(
     adam_b1: float | jax.Array = 0.9,
     adam_b2: float | jax.Array = 0.95,
 ) -> optax.GradientTransformationExtraArgs:
-  r"""MuAdam: Muon with a fixed :math:`-1/4` second-moment map-in/map-out (exact polar).
+    r"""MuAdam: Muon with a fixed :math:`-1/4` second-moment map-in/map-out (exact polar).
 
-  .. math::
-    D = (\hat v + \varepsilon)^{-1/4},\qquad W \leftarrow W(1-\eta\lambda) -
-    \eta\,D\odot\operatorname{polar}(D\odot N),
+    .. math::
+      D = (\hat v + \varepsilon)^{-1/4},\qquad W \leftarrow W(1-\eta\lambda) -
+      \eta\,D\odot\operatorname{polar}(D\odot N),
 
-  with :math:`N` the bias-corrected Nesterov momentum (the :math:`p=\infty`
-  endpoint of :func:`scale_by_schatten_p` with ``moment='adam'``, no pinning);
-  non-matrix leaves use AdamW.
+    with :math:`N` the bias-corrected Nesterov momentum (the :math:`p=\infty`
+    endpoint of :func:`scale_by_schatten_p` with ``moment='adam'``, no pinning);
+    non-matrix leaves use AdamW.
 
-  Args:
-    learning_rate: step size (may be traced or a schedule).
-    beta1: momentum.
-    beta2: second-moment decay.
-    eps: second-moment epsilon.
-    weight_decay: decoupled weight decay of the matrix leaves.
-    adam_learning_rate: AdamW step size (default ``learning_rate``).
-    adam_b1: AdamW :math:`\beta_1`.
-    adam_b2: AdamW :math:`\beta_2`.
+    Args:
+      learning_rate: step size (may be traced or a schedule).
+      beta1: momentum.
+      beta2: second-moment decay.
+      eps: second-moment epsilon.
+      weight_decay: decoupled weight decay of the matrix leaves.
+      adam_learning_rate: AdamW step size (default ``learning_rate``).
+      adam_b1: AdamW :math:`\beta_1`.
+      adam_b2: AdamW :math:`\beta_2`.
 
-  Returns:
-    An :class:`optax.GradientTransformationExtraArgs`.
+    Returns:
+      An :class:`optax.GradientTransformationExtraArgs`.
 
-  Example:
-    >>> import jax.numpy as jnp
-    >>> from jaxtheory.optim import muadam
-    >>> tx = muadam(1.0)
-    >>> w = {"w": jnp.zeros((2, 2))}
-    >>> u, _ = tx.update({"w": jnp.array([[1.0, 0.0], [0.0, 4.0]])}, tx.init(w), w)
-    >>> print(jnp.round(u["w"], 3))
-    [[-1.  -0. ]
-     [-0.  -0.5]]
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxtheory.optim import muadam
+      >>> tx = muadam(1.0)
+      >>> w = {"w": jnp.zeros((2, 2))}
+      >>> u, _ = tx.update({"w": jnp.array([[1.0, 0.0], [0.0, 4.0]])}, tx.init(w), w)
+      >>> print(jnp.round(u["w"], 3))
+      [[-1.  -0. ]
+       [-0.  -0.5]]
 
-  References:
-    Veprikov et al., arXiv 2510.10777; Massena et al., arXiv 2605.19781.
-  """
-  if adam_learning_rate is None:
-    adam_learning_rate = learning_rate
-  inner = scale_by_schatten_p(beta1, beta2, eps, moment="adam", p_init=jnp.inf, pin=False,
-                              p_method=None, polar_snap=False)
-  return optax.partition(
-      transforms={
-          "matrix": optax.chain(inner, optax.add_decayed_weights(weight_decay),
-                                optax.scale_by_learning_rate(learning_rate)),
-          "adam": optax.adamw(adam_learning_rate, b1=adam_b1, b2=adam_b2, eps=eps),
-      },
-      param_labels=_two_d_labels,
-      mask_compatible_extra_args=True,
-  )
+    References:
+      Veprikov et al., arXiv 2510.10777; Massena et al., arXiv 2605.19781.
+    """
+    if adam_learning_rate is None:
+        adam_learning_rate = learning_rate
+    inner = scale_by_schatten_p(
+        beta1, beta2, eps, moment="adam", p_init=jnp.inf, pin=False, p_method=None, polar_snap=False
+    )
+    return optax.partition(
+        transforms={
+            "matrix": optax.chain(
+                inner, optax.add_decayed_weights(weight_decay), optax.scale_by_learning_rate(learning_rate)
+            ),
+            "adam": optax.adamw(adam_learning_rate, b1=adam_b1, b2=adam_b2, eps=eps),
+        },
+        param_labels=_two_d_labels,
+        mask_compatible_extra_args=True,
+    )

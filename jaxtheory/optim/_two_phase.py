@@ -100,8 +100,7 @@ def replicate_workers(params: Any, num_workers: int) -> Any:
         >>> replicate_workers({"w": jnp.array([1., 2.])}, 3)["w"].shape
         (3, 2)
     """
-    return jax.tree.map(lambda x: jnp.broadcast_to(x, (num_workers,) + jnp.shape(x)).copy(),
-                        params)
+    return jax.tree.map(lambda x: jnp.broadcast_to(x, (num_workers,) + jnp.shape(x)).copy(), params)
 
 
 def slow_params(state: Any) -> Any:
@@ -150,8 +149,14 @@ def _cast_like(new, ref):
 
 
 def _two_phase(
-    inner, outer, sync_period, num_workers, reset_inner_state,
-    compressor=None, key=0, error_decay=1.0,
+    inner,
+    outer,
+    sync_period,
+    num_workers,
+    reset_inner_state,
+    compressor=None,
+    key=0,
+    error_decay=1.0,
 ):
     if not isinstance(sync_period, int) or isinstance(sync_period, bool) or sync_period < 1:
         raise ValueError(f"sync_period must be a static Python int >= 1, got {sync_period!r}")
@@ -195,17 +200,16 @@ def _two_phase(
         if W is None:
             u, inner_state = inner.update(grads, state.inner_state, params, **extra_args)
         else:
-            u, inner_state = jax.vmap(
-                lambda g, s, p: inner.update(g, s, p, **extra_args)
-            )(grads, state.inner_state, params)
+            u, inner_state = jax.vmap(lambda g, s, p: inner.update(g, s, p, **extra_args))(
+                grads, state.inner_state, params
+            )
         u = _cast_like(u, params)
         error = state.error if use_ef else None
         ekey = state.key if use_ef else None
         # Only what a synchronization changes goes through lax.cond (on CPU a branch's
         # outputs are fresh buffers: passing the per-worker arrays through would copy
         # them every step).
-        keep = (state.outer_state, state.slow_params, error, ekey,
-                inner_state if reset_inner_state else None)
+        keep = (state.outer_state, state.slow_params, error, ekey, inner_state if reset_inner_state else None)
 
         def no_sync(_):
             return keep
@@ -242,9 +246,7 @@ def _two_phase(
         if reset_inner_state:
             inner_state = new_inner
         # on a synchronization the fast weights restart from the new slow weights
-        updates = jax.tree.map(
-            lambda nf, p, v: jnp.where(sync, nf - p, v), _broadcast(slow), params, u
-        )
+        updates = jax.tree.map(lambda nf, p, v: jnp.where(sync, nf - p, v), _broadcast(slow), params, u)
         step = jnp.where(sync, jnp.zeros_like(state.step), state.step + 1)
         base = (inner_state, outer_state, slow, step)
         if use_ef:
@@ -422,6 +424,12 @@ def diloco_ef(
         Stich, Cordonnier & Jaggi, arXiv:1809.07599.
     """
     return _two_phase(
-        inner, outer, sync_period, num_workers, reset_inner_state,
-        compressor=compressor, key=key, error_decay=error_decay,
+        inner,
+        outer,
+        sync_period,
+        num_workers,
+        reset_inner_state,
+        compressor=compressor,
+        key=key,
+        error_decay=error_decay,
     )

@@ -131,8 +131,7 @@ def _exported_names(mod: Any, private_children: Sequence[Any]) -> list[str]:
     for n, v in vars(mod).items():
         if n.startswith("_") or n in names or inspect.ismodule(v):
             continue
-        if getattr(v, "__module__", None) == mod.__name__ and (
-                inspect.isclass(v) or inspect.isroutine(v)):
+        if getattr(v, "__module__", None) == mod.__name__ and (inspect.isclass(v) or inspect.isroutine(v)):
             names.append(n)
     return names
 
@@ -161,8 +160,9 @@ def public_api(package: str = "jaxtheory") -> PublicAPI:
     root = importlib.import_module(package)
     names = [package]
     if hasattr(root, "__path__"):
-        for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}.",
-                                          onerror=lambda n: errors.setdefault(n, "import failed")):
+        for info in pkgutil.walk_packages(
+            root.__path__, prefix=f"{package}.", onerror=lambda n: errors.setdefault(n, "import failed")
+        ):
             if info.name.split(".")[-1] == "__main__":
                 continue
             names.append(info.name)
@@ -172,16 +172,16 @@ def public_api(package: str = "jaxtheory") -> PublicAPI:
             mods[n] = importlib.import_module(n)
         except Exception as e:  # noqa: BLE001 - reported, never hidden
             errors[n] = f"{type(e).__name__}: {e}"
-    public = sorted((n for n in mods if _is_public_module(n)),
-                    key=lambda n: (n.count("."), n))
+    public = sorted((n for n in mods if _is_public_module(n)), key=lambda n: (n.count("."), n))
     modules = {n: (mods[n].__doc__ if (mods[n].__doc__ or "").strip() else None) for n in public}
 
     seen: dict[tuple[int, str], int] = {}
     symbols: list[PublicSymbol] = []
     for n in public:
         mod = mods[n]
-        children = [m for c, m in mods.items() if c.rsplit(".", 1)[0] == n
-                    and c.rsplit(".", 1)[-1].startswith("_")]
+        children = [
+            m for c, m in mods.items() if c.rsplit(".", 1)[0] == n and c.rsplit(".", 1)[-1].startswith("_")
+        ]
         attr_docs: dict[str, str] | None = None
         for name in _exported_names(mod, children):
             if not hasattr(mod, name):

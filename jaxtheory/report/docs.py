@@ -16,14 +16,44 @@ from typing import Any
 __all__: list[str] = []  # everything is documented where it lives now
 
 _MOVED = {
-    **dict.fromkeys(["PublicSymbol", "PublicAPI", "public_api", "missing_docstrings", "_own_doc",
-                     "_kind", "_attr_docs", "_auto_class_doc", "_exported_names", "_is_public_module"],
-                    "jaxtheory.report.api"),
-    **dict.fromkeys(["ExperimentPage", "RunRecord", "GENERATED_DIR", "LONG_CELL", "_render_page",
-                     "_render_index", "_claims_table", "_cells_text", "_fmt_value", "_md_cell", "_code",
-                     "_fence", "_space_rows", "_draw_each_figure"], "jaxtheory.report.pages"),
-    **dict.fromkeys(["write_experiment_pages", "build_docs", "docs_source_dir", "_run_sphinx",
-                     "run_or_reuse"], "jaxtheory.docs_build"),
+    **dict.fromkeys(
+        [
+            "PublicSymbol",
+            "PublicAPI",
+            "public_api",
+            "missing_docstrings",
+            "_own_doc",
+            "_kind",
+            "_attr_docs",
+            "_auto_class_doc",
+            "_exported_names",
+            "_is_public_module",
+        ],
+        "jaxtheory.report.api",
+    ),
+    **dict.fromkeys(
+        [
+            "ExperimentPage",
+            "RunRecord",
+            "GENERATED_DIR",
+            "LONG_CELL",
+            "_render_page",
+            "_render_index",
+            "_claims_table",
+            "_cells_text",
+            "_fmt_value",
+            "_md_cell",
+            "_code",
+            "_fence",
+            "_space_rows",
+            "_draw_each_figure",
+        ],
+        "jaxtheory.report.pages",
+    ),
+    **dict.fromkeys(
+        ["write_experiment_pages", "build_docs", "docs_source_dir", "_run_sphinx", "run_or_reuse"],
+        "jaxtheory.docs_build",
+    ),
 }
 
 

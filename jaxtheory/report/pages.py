@@ -23,8 +23,16 @@ from typing import Any
 
 from jaxtheory.claims import VERDICTS, describe_interval, describe_rule
 
-__all__ = ["RunRecord", "ExperimentPage", "draw_figures", "prepare_pages_dir", "write_page", "write_index",
-           "GENERATED_DIR", "LONG_CELL"]
+__all__ = [
+    "RunRecord",
+    "ExperimentPage",
+    "draw_figures",
+    "prepare_pages_dir",
+    "write_page",
+    "write_index",
+    "GENERATED_DIR",
+    "LONG_CELL",
+]
 
 #: A measured value longer than this (characters) is shown below the claims table.
 LONG_CELL = 160
@@ -129,25 +137,39 @@ def write_page(exp: Any, preset: str, rec: RunRecord, gen: Path) -> ExperimentPa
                 f = Path(rec.run_dir) / "figures" / f"{fd.name}.{ext}"
                 if f.exists() and fd.name not in rec.figure_errors:
                     _copy_if_changed(f, fig_dir / f.name)
-    missing = [fd.name for fd in exp.figures
-               if rec.run_dir is not None and not (fig_dir / f"{fd.name}.png").exists()
-               and fd.name not in rec.figure_errors]
+    missing = [
+        fd.name
+        for fd in exp.figures
+        if rec.run_dir is not None
+        and not (fig_dir / f"{fd.name}.png").exists()
+        and fd.name not in rec.figure_errors
+    ]
     for fname in missing:
         rec.errors.append(f"Figure `{fname}` was not written.")
     text = _render_page(exp, preset, rec, fig_dir, gen)
     path = gen / f"{name}.md"
     _write_if_changed(path, text)
     claims = rec.claims
-    return ExperimentPage(name, path, ok=not rec.errors,
-                          claims_passed=sum(bool(c.get("passed")) for c in claims),
-                          claims_total=len(claims), errors=list(rec.errors),
-                          verdicts={v: sum(_verdict(c) == v for c in claims) for v in VERDICTS
-                                    if any(_verdict(c) == v for c in claims)},
-                          run_dir=rec.run_dir, empty_figures=list(rec.empty_figures))
+    return ExperimentPage(
+        name,
+        path,
+        ok=not rec.errors,
+        claims_passed=sum(bool(c.get("passed")) for c in claims),
+        claims_total=len(claims),
+        errors=list(rec.errors),
+        verdicts={
+            v: sum(_verdict(c) == v for c in claims)
+            for v in VERDICTS
+            if any(_verdict(c) == v for c in claims)
+        },
+        run_dir=rec.run_dir,
+        empty_figures=list(rec.empty_figures),
+    )
 
 
-def write_index(gen: Path, pages: Sequence[ExperimentPage], import_errors: dict[str, str],
-                preset: str) -> Path:
+def write_index(
+    gen: Path, pages: Sequence[ExperimentPage], import_errors: dict[str, str], preset: str
+) -> Path:
     """Write ``<gen>/summary.md``: the table of experiments on the experiments index.
 
     Returns:
@@ -194,8 +216,12 @@ def _write_if_changed(path: Path, text: str | bytes) -> None:
     tmp.replace(path)
 
 
-_VERDICT_MARK = {"pass": "✔ pass", "fail": "✘ FAIL", "inconclusive": "? inconclusive",
-                 "not-applicable": "– n/a"}
+_VERDICT_MARK = {
+    "pass": "✔ pass",
+    "fail": "✘ FAIL",
+    "inconclusive": "? inconclusive",
+    "not-applicable": "– n/a",
+}
 
 
 def _verdict(c: dict) -> str:
@@ -205,9 +231,12 @@ def _verdict(c: dict) -> str:
 def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> list[str]:
     """The claims as an HTML table: name, verdict, measured, interval, expected, source on
     one row and the statement on the row beneath (so the verdict never scrolls away)."""
-    rows = ['<table class="claims">',
-            "<thead><tr><th>Claim</th><th>Verdict</th><th>Measured</th><th>95% interval</th>"
-            "<th>Expected</th><th>Source</th></tr></thead>", "<tbody>"]
+    rows = [
+        '<table class="claims">',
+        "<thead><tr><th>Claim</th><th>Verdict</th><th>Measured</th><th>95% interval</th>"
+        "<th>Expected</th><th>Source</th></tr></thead>",
+        "<tbody>",
+    ]
     for c in claims:
         v = _verdict(c)
         measured = _fmt_value(c.get("measured"))
@@ -225,12 +254,16 @@ def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> lis
             measured = html.escape(measured)
         if c.get("n"):
             interval += f" (n={c['n']})"
-        rows.append(f'<tr class="claim-head verdict-{v}"><td><strong>{html.escape(c["name"])}</strong></td>'
-                    f'<td class="verdict">{_VERDICT_MARK.get(v, v)}</td><td>{measured}</td>'
-                    f"<td>{html.escape(interval)}</td><td>{html.escape(describe_rule(c))}</td>"
-                    f"<td>{html.escape(str(c.get('source', '')))}</td></tr>")
-        rows.append(f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""), quote=False)}'
-                    "</td></tr>")
+        rows.append(
+            f'<tr class="claim-head verdict-{v}"><td><strong>{html.escape(c["name"])}</strong></td>'
+            f'<td class="verdict">{_VERDICT_MARK.get(v, v)}</td><td>{measured}</td>'
+            f"<td>{html.escape(interval)}</td><td>{html.escape(describe_rule(c))}</td>"
+            f"<td>{html.escape(str(c.get('source', '')))}</td></tr>"
+        )
+        rows.append(
+            f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""), quote=False)}'
+            "</td></tr>"
+        )
     rows += ["</tbody>", "</table>", ""]
     return rows
 
@@ -274,8 +307,10 @@ def _fmt_value(x: Any) -> str:
         return f"{x:,}" if abs(x) >= 10_000 else str(x)
     if isinstance(x, dict):
         if any(isinstance(v, dict) for v in x.values()):
-            return "; ".join(f"{k}: ({_fmt_value(v)})" if isinstance(v, dict) else
-                             f"{k} = {_fmt_value(v)}" for k, v in x.items())
+            return "; ".join(
+                f"{k}: ({_fmt_value(v)})" if isinstance(v, dict) else f"{k} = {_fmt_value(v)}"
+                for k, v in x.items()
+            )
         return ", ".join(f"{k} = {_fmt_value(v)}" for k, v in x.items()) or "{}"
     if isinstance(x, (list, tuple)):
         if len(x) > 8:
@@ -288,8 +323,7 @@ def _fmt_tolerance(t: Any) -> str:
     if t is None or t == 0 or t == 0.0:
         return "exact" if t is not None else "n/a"
     if isinstance(t, dict):
-        return ", ".join(f"{k} = {_fmt_value(v)}" for k, v in t.items() if v not in (0, 0.0)) \
-            or "exact"
+        return ", ".join(f"{k} = {_fmt_value(v)}" for k, v in t.items() if v not in (0, 0.0)) or "exact"
     return _fmt_value(t)
 
 
@@ -311,8 +345,7 @@ def _space_rows(manifest: dict) -> list[tuple[str, str, str, str]]:
     for n, ax in (space.get("axes") or {}).items():
         if ax.get("kind") == "zip":
             members = ax.get("members") or {}
-            desc = "zipped: " + "; ".join(f"{k} = {_fmt_value(v.get('values'))}"
-                                        for k, v in members.items())
+            desc = "zipped: " + "; ".join(f"{k} = {_fmt_value(v.get('values'))}" for k, v in members.items())
             count = len(next(iter(members.values())).get("values", [])) if members else 0
         else:
             vals = ax.get("values") or []
@@ -372,9 +405,17 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
     """The Markdown of one experiment page."""
     p = exp.paper
     # The browser check compares the figures shown with this count.
-    lines: list[str] = ["---", "myst:", "  html_meta:",
-                        f'    "jaxtheory:figures": "{len(exp.figures)}"', "---", "",
-                        f"(experiment-{exp.name})=", f"# {exp.name}", ""]
+    lines: list[str] = [
+        "---",
+        "myst:",
+        "  html_meta:",
+        f'    "jaxtheory:figures": "{len(exp.figures)}"',
+        "---",
+        "",
+        f"(experiment-{exp.name})=",
+        f"# {exp.name}",
+        "",
+    ]
     title = p.title.strip()
     paper = f"[{title}]({p.link})" if p.link else title
     meta = [f"**Paper.** {paper}"]
@@ -386,14 +427,22 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
 
     claims = rec.claims
     if rec.run_dir is None:
-        lines += [":::{error}", f"This experiment's `{preset}` run failed, so its claims were "
-                  "not evaluated and it has no figures.", ":::", ""]
+        lines += [
+            ":::{error}",
+            f"This experiment's `{preset}` run failed, so its claims were "
+            "not evaluated and it has no figures.",
+            ":::",
+            "",
+        ]
     elif claims:
         counts = {v: sum(_verdict(c) == v for c in claims) for v in VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        lines += [f"**Verdicts ({preset} preset).** {summary} of {len(claims)} claims. A verdict is "
-                  "computed from the statistic's 95% interval: *inconclusive* means the interval "
-                  "contains the decision boundary, so this preset cannot decide.", ""]
+        lines += [
+            f"**Verdicts ({preset} preset).** {summary} of {len(claims)} claims. A verdict is "
+            "computed from the statistic's 95% interval: *inconclusive* means the interval "
+            "contains the decision boundary, so this preset cannot decide.",
+            "",
+        ]
     else:
         lines += [f"**Verdict ({preset} preset).** This experiment states no claims.", ""]
     for err in rec.errors:
@@ -428,8 +477,16 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
         rel = png.relative_to(page_dir).as_posix()
         svg = png.with_suffix(".svg")
         caption = fd.caption.strip() or fd.name
-        lines += [f":::{{figure}} {rel}", f":name: {exp.name}-{fd.name}",
-                  f":alt: {fd.name}", ":width: 100%", "", caption, ":::", ""]
+        lines += [
+            f":::{{figure}} {rel}",
+            f":name: {exp.name}-{fd.name}",
+            f":alt: {fd.name}",
+            ":width: 100%",
+            "",
+            caption,
+            ":::",
+            "",
+        ]
         if svg.exists():
             lines += [f"{{download}}`SVG <{svg.relative_to(page_dir).as_posix()}>`", ""]
     if not exp.figures:
@@ -442,66 +499,92 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
         lines += [f"| {_code(a)} | {_md_cell(d)} | {c} | {k} |" for a, d, c, k in _space_rows(m)]
         lines.append("")
         sc = m.get("status_counts") or {}
-        facts = [f"- **Lanes:** {m.get('lanes', '?'):,} ({sc.get('ok', '?')} ok, "
-                 f"{sc.get('diverged', '?')} diverged) in {len(m.get('static_groups') or [1])} "
-                 "static group(s)."]
+        facts = [
+            f"- **Lanes:** {m.get('lanes', '?'):,} ({sc.get('ok', '?')} ok, "
+            f"{sc.get('diverged', '?')} diverged) in {len(m.get('static_groups') or [1])} "
+            "static group(s)."
+        ]
         comp = rec.compute
         if comp and comp.get("timings"):
             t = comp["timings"]
             calls = comp.get("calls", 1)
             over = f" over {calls} calls (interrupted and resumed)" if calls > 1 else ""
-            facts.append(f"- **Runtime:** {t.get('total_s', 0):.1f} s{over} (compile "
-                         f"{t.get('compile_s', 0):.1f} s, run {t.get('run_s', 0):.1f} s, store "
-                         f"{t.get('store_s', 0) + t.get('results_write_s', 0):.1f} s), "
-                         f"{comp.get('compiles', '?')} compile(s), "
-                         f"chunks of {m.get('chunk_size', '?')} lanes.")
+            facts.append(
+                f"- **Runtime:** {t.get('total_s', 0):.1f} s{over} (compile "
+                f"{t.get('compile_s', 0):.1f} s, run {t.get('run_s', 0):.1f} s, store "
+                f"{t.get('store_s', 0) + t.get('results_write_s', 0):.1f} s), "
+                f"{comp.get('compiles', '?')} compile(s), "
+                f"chunks of {m.get('chunk_size', '?')} lanes."
+            )
             d = comp.get("devices") or m.get("devices") or {}
         else:
             t = m.get("timings") or {}
-            facts.append(f"- **Runtime:** reused stored chunks ({t.get('total_s', 0):.1f} s to "
-                         "reassemble); the original compute time was not recorded.")
+            facts.append(
+                f"- **Runtime:** reused stored chunks ({t.get('total_s', 0):.1f} s to "
+                "reassemble); the original compute time was not recorded."
+            )
             d = m.get("devices") or {}
         if d:
-            facts.append(f"- **Devices:** {d.get('count', '?')} × {d.get('platform', '?')} "
-                         f"({', '.join(d.get('kinds') or [])}), {d.get('process_count', 1)} "
-                         "process(es).")
+            facts.append(
+                f"- **Devices:** {d.get('count', '?')} × {d.get('platform', '?')} "
+                f"({', '.join(d.get('kinds') or [])}), {d.get('process_count', 1)} "
+                "process(es)."
+            )
         spec = m.get("spec")
         if spec:
-            facts.append("- **Spec:** " + ", ".join(f"{_code(str(k))} = {_code(json.dumps(v))}"
-                                                    for k, v in spec.items()) + ".")
+            facts.append(
+                "- **Spec:** "
+                + ", ".join(f"{_code(str(k))} = {_code(json.dumps(v))}" for k, v in spec.items())
+                + "."
+            )
         v = m.get("versions") or {}
         if v:
             facts.append("- **Versions:** " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".")
         g = m.get("git") or {}
         if g.get("revision"):
-            facts.append(f"- **Git:** {_code(g['revision'][:12])}"
-                         + (" (uncommitted changes)" if g.get("dirty") else "") + ".")
+            facts.append(
+                f"- **Git:** {_code(g['revision'][:12])}"
+                + (" (uncommitted changes)" if g.get("dirty") else "")
+                + "."
+            )
         if m.get("fingerprint"):
-            facts.append(f"- **Code fingerprint:** {_code(m['fingerprint'])} (the run function's and "
-                         "the experiment's modules and the jaxtheory modules they import).")
+            facts.append(
+                f"- **Code fingerprint:** {_code(m['fingerprint'])} (the run function's and "
+                "the experiment's modules and the jaxtheory modules they import)."
+            )
         lines += facts + [""]
     else:
         lines += ["_No run was stored._", ""]
 
     lines += ["## Reproduce", "", "```bash", f"jaxtheory run {exp.name} --preset {preset}"]
-    lines += ["jaxtheory show runs/" + exp.name + "/<run-id>    # the directory printed above",
-              "jaxtheory report runs/" + exp.name + "/<run-id>  # figures as PNG and SVG", "```", ""]
+    lines += [
+        "jaxtheory show runs/" + exp.name + "/<run-id>    # the directory printed above",
+        "jaxtheory report runs/" + exp.name + "/<run-id>  # figures as PNG and SVG",
+        "```",
+        "",
+    ]
     others = [n for n in exp.presets if n != preset]
     if others:
-        descs = "; ".join(f"`{n}`" + (f": {exp.presets[n].description}"
-                                      if exp.presets[n].description else "") for n in others)
+        descs = "; ".join(
+            f"`{n}`" + (f": {exp.presets[n].description}" if exp.presets[n].description else "")
+            for n in others
+        )
         lines += [f"Other presets: {descs}", ""]
-    mod = next((n for n, m in list(sys.modules.items())
-                if n.startswith("sweeps.") and getattr(m, "EXPERIMENT", None) is exp), None)
+    mod = next(
+        (
+            n
+            for n, m in list(sys.modules.items())
+            if n.startswith("sweeps.") and getattr(m, "EXPERIMENT", None) is exp
+        ),
+        None,
+    )
     src = f"`{mod.replace('.', '/')}.py`" if mod else "the `sweeps` package"
     run_fn = f"{exp.run.__module__}.{exp.run.__qualname__}"
-    lines += [f"The experiment is defined in {src}; its simulator is "
-              f"{{py:func}}`{run_fn}`.", ""]
+    lines += [f"The experiment is defined in {src}; its simulator is {{py:func}}`{run_fn}`.", ""]
     return "\n".join(lines)
 
 
-def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str],
-                  preset: str) -> str:
+def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str], preset: str) -> str:
     lines: list[str] = []
     if pages:
         lines += ["| Experiment | Paper | Verdicts | Status |", "| --- | --- | --- | --- |"]
@@ -522,6 +605,10 @@ def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str]
         lines += [f"{GENERATED_DIR.name}/{pg.name}" for pg in pages]
         lines += ["```", ""]
     for mod, err in sorted(import_errors.items()):
-        lines += [":::{error}", f"`sweeps.{mod}` failed to import, so it has no page: "
-                  f"{_code(err)}", ":::", ""]
+        lines += [
+            ":::{error}",
+            f"`sweeps.{mod}` failed to import, so it has no page: {_code(err)}",
+            ":::",
+            "",
+        ]
     return "\n".join(lines)

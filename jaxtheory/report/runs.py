@@ -188,34 +188,47 @@ def summarize(run_dir: str | Path) -> str:
             desc = f"{ax['kind']}{_fmt(ax['args'])} -> {len(vals)} values"
             cat = params.get(n)
             if isinstance(cat, dict) and isinstance(cat.get("labels"), list):  # a categorical()
-                desc += " (categorical, codes " + ", ".join(
-                    f"{v}={cat['labels'].index(v)}" for v in vals if v in cat["labels"]) + ")"
+                desc += (
+                    " (categorical, codes "
+                    + ", ".join(f"{v}={cat['labels'].index(v)}" for v in vals if v in cat["labels"])
+                    + ")"
+                )
         lines.append(f"  {n:<16} {desc}")
     lines.append(f"  {'seeds':<16} {m['space']['seeds']}")
     if m["space"].get("paired"):
         lines.append(f"  {'paired':<16} {', '.join(m['space']['paired'])} (same keys across their values)")
     d = m["devices"]
-    lines.append(f"devices    {d['count']} x {d['platform']} ({', '.join(d['kinds'])}); "
-                 f"processes {d['process_count']}")
+    lines.append(
+        f"devices    {d['count']} x {d['platform']} ({', '.join(d['kinds'])}); processes {d['process_count']}"
+    )
     t = m["timings"]
-    lines.append(f"timings    total {t['total_s']:.2f} s: compile {t['compile_s']:.2f} s, "
-                 f"run {t['run_s']:.2f} s, store {t['store_s']:.2f} s"
-                 + (f" + results {t['results_write_s']:.2f} s" if "results_write_s" in t else "")
-                 + f"; {m['compiles']} compile(s), "
-                 f"chunk {m['chunk_size']} lanes ({m['chunks_run']} run, {m['chunks_resumed']} resumed)")
+    lines.append(
+        f"timings    total {t['total_s']:.2f} s: compile {t['compile_s']:.2f} s, "
+        f"run {t['run_s']:.2f} s, store {t['store_s']:.2f} s"
+        + (f" + results {t['results_write_s']:.2f} s" if "results_write_s" in t else "")
+        + f"; {m['compiles']} compile(s), "
+        f"chunk {m['chunk_size']} lanes ({m['chunks_run']} run, {m['chunks_resumed']} resumed)"
+    )
     hist = m.get("history") or []
     if len(hist) > 1:
         from jaxtheory.sweep import compute_timings
 
         comp = compute_timings(m)
-        lines.append(f"history    {len(hist)} calls wrote this run"
-                     + (f"; computing took {comp['timings']['total_s']:.2f} s over {comp['calls']} "
-                        f"call(s), {comp['chunks_run']} chunk(s), {comp['compiles']} compile(s)"
-                        if comp else ""))
+        lines.append(
+            f"history    {len(hist)} calls wrote this run"
+            + (
+                f"; computing took {comp['timings']['total_s']:.2f} s over {comp['calls']} "
+                f"call(s), {comp['chunks_run']} chunk(s), {comp['compiles']} compile(s)"
+                if comp
+                else ""
+            )
+        )
         fps = list(dict.fromkeys(h.get("fingerprint") for h in hist if h.get("fingerprint")))
         if len(fps) > 1:
-            lines.append(f"           {len(fps)} code fingerprints over the history (chunks of earlier "
-                         f"code were recomputed): {', '.join(fps)}")
+            lines.append(
+                f"           {len(fps)} code fingerprints over the history (chunks of earlier "
+                f"code were recomputed): {', '.join(fps)}"
+            )
     sc = m["status_counts"]
     lines.append(f"lanes      {m['lanes']}: {sc['ok']} ok, {sc['diverged']} diverged")
     if run.claims:
@@ -225,21 +238,22 @@ def summarize(run_dir: str | Path) -> str:
         for c in run.claims:
             v = _verdict(c)
             counts[v] = counts.get(v, 0) + 1
-        lines.append(f"claims     {len(run.claims)}: "
-                     + ", ".join(f"{n} {v}" for v, n in counts.items()))
+        lines.append(f"claims     {len(run.claims)}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         for c in run.claims:
             v = _verdict(c).upper()
             m = c.get("measured")
             m = f"{len(m)} cells" if isinstance(m, dict) and len(m) > 4 else _fmt(m)
-            lines.append(f"  [{v}] {c['name']} ({c.get('source', '?')}): expected "
-                         f"{describe_rule(c)}, measured {m}, "
-                         f"interval {describe_interval(c)}"
-                         + (f", n={c['n']}" if c.get("n") else ""))
+            lines.append(
+                f"  [{v}] {c['name']} ({c.get('source', '?')}): expected "
+                f"{describe_rule(c)}, measured {m}, "
+                f"interval {describe_interval(c)}" + (f", n={c['n']}" if c.get("n") else "")
+            )
             if isinstance(c.get("cells"), dict):
                 bad = [f"{k} ({cv})" for k, cv in c["cells"].items() if cv != "pass"]
                 if bad:
-                    lines.append("         not passing: " + ", ".join(bad[:8])
-                                 + (" ..." if len(bad) > 8 else ""))
+                    lines.append(
+                        "         not passing: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else "")
+                    )
             if c.get("reason"):
                 lines.append(f"         not applicable: {c['reason']}")
             if c.get("error"):

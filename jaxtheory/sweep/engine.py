@@ -60,8 +60,16 @@ from jaxtheory.sweep.mesh import describe_devices, lane_sharding, select_devices
 from jaxtheory.sweep.provenance import code_provenance
 from jaxtheory.sweep.space import BoundSpace, Categorical, Space, SpaceError
 
-__all__ = ["sweep", "SweepResult", "lane_key_data", "lane_key_table", "make_key", "default_chunk_size",
-           "clear_compile_cache", "compute_timings"]
+__all__ = [
+    "sweep",
+    "SweepResult",
+    "lane_key_data",
+    "lane_key_table",
+    "make_key",
+    "default_chunk_size",
+    "clear_compile_cache",
+    "compute_timings",
+]
 
 STATUS_OK = 0
 STATUS_DIVERGED = 1
@@ -88,8 +96,11 @@ def lane_key_data(config: Mapping[str, Any], seed: int, base_seed: int = 0) -> n
         (True, False)
     """
     payload = json.dumps(
-        {"config": {k: _canon(v) for k, v in sorted(config.items())},
-         "seed": int(seed), "base": int(base_seed)},
+        {
+            "config": {k: _canon(v) for k, v in sorted(config.items())},
+            "seed": int(seed),
+            "base": int(base_seed),
+        },
         sort_keys=True,
     ).encode()
     digest = hashlib.blake2b(payload, digest_size=8).digest()
@@ -209,8 +220,13 @@ _COMPILED = _Cache(64)
 def _cache_key(run, spec, chunk_size, lane_params, devices):
     """A key for the caches, or ``None`` for an unhashable spec (no caching)."""
     try:
-        key = (run, spec, chunk_size, tuple((k, str(v.dtype)) for k, v in sorted(lane_params.items())),
-               tuple(devices))
+        key = (
+            run,
+            spec,
+            chunk_size,
+            tuple((k, str(v.dtype)) for k, v in sorted(lane_params.items())),
+            tuple(devices),
+        )
         hash(key)
     except TypeError:
         return None
@@ -224,8 +240,16 @@ def clear_compile_cache() -> None:
 
 
 _HISTORY_MAX = 100
-_HISTORY_KEYS = ("created", "chunks_run", "chunks_resumed", "compiles", "chunk_size", "timings",
-                 "fingerprint", "git")
+_HISTORY_KEYS = (
+    "created",
+    "chunks_run",
+    "chunks_resumed",
+    "compiles",
+    "chunk_size",
+    "timings",
+    "fingerprint",
+    "git",
+)
 
 
 def _previous_history(run_path: Path | None) -> list[dict]:
@@ -275,9 +299,13 @@ def compute_timings(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     keys = ("compile_s", "run_s", "store_s", "results_write_s", "total_s")
     tim = {k: float(sum((h.get("timings") or {}).get(k, 0.0) or 0.0 for h in runs)) for k in keys}
-    return {"calls": len(runs), "chunks_run": int(sum(h["chunks_run"] for h in runs)),
-            "compiles": int(sum(h.get("compiles") or 0 for h in runs)), "timings": tim,
-            "devices": runs[-1].get("devices") or manifest.get("devices")}
+    return {
+        "calls": len(runs),
+        "chunks_run": int(sum(h["chunks_run"] for h in runs)),
+        "compiles": int(sum(h.get("compiles") or 0 for h in runs)),
+        "timings": tim,
+        "devices": runs[-1].get("devices") or manifest.get("devices"),
+    }
 
 
 @dataclasses.dataclass
@@ -309,8 +337,9 @@ class _Progress:
         if not quiet:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total, unit="lane", desc=desc, dynamic_ncols=True,
-                            file=sys.stderr, smoothing=0.1)
+            self.bar = tqdm(
+                total=total, unit="lane", desc=desc, dynamic_ncols=True, file=sys.stderr, smoothing=0.1
+            )
 
     def update(self, n: int, **post) -> None:
         if self.bar is not None:
@@ -412,8 +441,19 @@ def sweep(
     """
     t_start = time.perf_counter()
     _enable_compile_cache()  # once per process, before the first compile
-    plan = _plan(run, spec, space, params, run_dir=run_dir, metric_dims=metric_dims, coords=coords,
-                 chunk=chunk, devices=devices, label=label, fingerprint=fingerprint)
+    plan = _plan(
+        run,
+        spec,
+        space,
+        params,
+        run_dir=run_dir,
+        metric_dims=metric_dims,
+        coords=coords,
+        chunk=chunk,
+        devices=devices,
+        label=label,
+        fingerprint=fingerprint,
+    )
     tally = _Tally()
     host = _HostWork(plan)
     progress = _Progress(plan.n_lanes * len(plan.groups), quiet, label)
@@ -490,13 +530,22 @@ class _Plan:
     @property
     def results_attrs(self) -> str:
         """The ``manifest`` attribute of ``results.nc``."""
-        return json.dumps(store.to_jsonable({"label": self.label, "space": self.space.describe(),
-                                             "spec": self.spec, "params": self.params,
-                                             "fingerprint": self.fingerprint}))
+        return json.dumps(
+            store.to_jsonable(
+                {
+                    "label": self.label,
+                    "space": self.space.describe(),
+                    "spec": self.spec,
+                    "params": self.params,
+                    "fingerprint": self.fingerprint,
+                }
+            )
+        )
 
 
-def _plan(run, spec, space, params, *, run_dir, metric_dims, coords, chunk, devices, label,
-          fingerprint) -> _Plan:
+def _plan(
+    run, spec, space, params, *, run_dir, metric_dims, coords, chunk, devices, label, fingerprint
+) -> _Plan:
     """Bind the space, derive every lane's parameters, id and key, and every static
     group's spec and output shapes; raise for a bad space before anything compiles."""
     if not isinstance(space, Space):
@@ -518,8 +567,10 @@ def _plan(run, spec, space, params, *, run_dir, metric_dims, coords, chunk, devi
         _agree_on_code(code["fingerprint"])
     metric_dims = {k: tuple(v) for k, v in dict(metric_dims or {}).items()}
     cfg_rows = [{k: table[k][i] for k in table} for i in range(bound.num_configs)]
-    groups = [_group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords)
-              for gi, gvals in enumerate(bound.static_groups())]
+    groups = [
+        _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords)
+        for gi, gvals in enumerate(bound.static_groups())
+    ]
     nd = len(devs)
     if chunk:
         chunk_size = int(math.ceil(chunk / nd) * nd)
@@ -528,8 +579,24 @@ def _plan(run, spec, space, params, *, run_dir, metric_dims, coords, chunk, devi
         bytes_per_lane = sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in out.values())
         chunk_size = default_chunk_size(bytes_per_lane, n_lanes, devs)
     chunk_size = min(chunk_size, int(math.ceil(n_lanes / nd) * nd))
-    return _Plan(run, spec, space, params, bound, devs, lane_sharding(devs), run_path, code,
-                 lane_params, groups, n_lanes, chunk_size, metric_dims, label, multi)
+    return _Plan(
+        run,
+        spec,
+        space,
+        params,
+        bound,
+        devs,
+        lane_sharding(devs),
+        run_path,
+        code,
+        lane_params,
+        groups,
+        n_lanes,
+        chunk_size,
+        metric_dims,
+        label,
+        multi,
+    )
 
 
 def _lane_params(params, table, seeds, n_lanes) -> dict[str, np.ndarray]:
@@ -557,8 +624,11 @@ def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims
     space = bound.space
     configs = [{**gvals, **row} for row in cfg_rows]
     ids = lane_key_table(configs, bound.seeds, space.base_seed)
-    keys = ids if not space.paired else lane_key_table(
-        [space.key_config(c) for c in configs], bound.seeds, space.base_seed)
+    keys = (
+        ids
+        if not space.paired
+        else lane_key_table([space.key_config(c) for c in configs], bound.seeds, space.base_seed)
+    )
 
     def lane_fn(p, kd, _spec=spec_g):
         return dict(run(_spec, p, make_key(kd)))
@@ -573,8 +643,9 @@ def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims
         raise TypeError("run must return a non-empty dict of metrics")
     for name, s in out_shape.items():
         if name in metric_dims and name != "diverged_step" and len(metric_dims[name]) != len(s.shape):
-            raise ValueError(f"metric {name!r} has shape {tuple(s.shape)} but metric_dims names "
-                             f"{metric_dims[name]}")
+            raise ValueError(
+                f"metric {name!r} has shape {tuple(s.shape)} but metric_dims names {metric_dims[name]}"
+            )
     mcoords = coords(spec_g) if callable(coords) else dict(coords or {})
     return _Group(gi, dict(gvals), spec_g, ids, keys, lane_fn, out_shape, dict(mcoords))
 
@@ -587,7 +658,8 @@ class _Tally:
     """What this call did: timings, compiles, chunks run and resumed."""
 
     timings: dict[str, float] = dataclasses.field(
-        default_factory=lambda: {"compile_s": 0.0, "run_s": 0.0, "store_s": 0.0})
+        default_factory=lambda: {"compile_s": 0.0, "run_s": 0.0, "store_s": 0.0}
+    )
     compiles: int = 0
     chunks_run: int = 0
     chunks_resumed: int = 0
@@ -601,7 +673,9 @@ def _program(plan: _Plan, g: _Group, tally: _Tally):
         t0 = time.perf_counter()
         sh, n = plan.sharding, plan.chunk_size
         vfn = jax.jit(jax.vmap(g.lane_fn), in_shardings=(sh, sh), out_shardings=sh)
-        abstract_p = {k: jax.ShapeDtypeStruct((n,), v.dtype, sharding=sh) for k, v in plan.lane_params.items()}
+        abstract_p = {
+            k: jax.ShapeDtypeStruct((n,), v.dtype, sharding=sh) for k, v in plan.lane_params.items()
+        }
         abstract_k = jax.ShapeDtypeStruct((n, 2), jnp.uint32, sharding=sh)
         compiled = vfn.lower(abstract_p, abstract_k).compile()
         _COMPILED.put(key, compiled)
@@ -655,8 +729,10 @@ def _dispatch(plan: _Plan, g: _Group, program, ci: int, tally: _Tally):
     lo = ci * plan.chunk_size
     idx = np.arange(lo, lo + plan.chunk_size).clip(max=plan.n_lanes - 1)  # pad with the last lane
     t0 = time.perf_counter()
-    out = program(_global({k: v[idx] for k, v in plan.lane_params.items()}, plan.sharding),
-                  _global(g.keys[idx], plan.sharding))
+    out = program(
+        _global({k: v[idx] for k, v in plan.lane_params.items()}, plan.sharding),
+        _global(g.keys[idx], plan.sharding),
+    )
     tally.timings["run_s"] += time.perf_counter() - t0
     return out
 
@@ -673,8 +749,13 @@ def _store_chunk(plan: _Plan, g: _Group, ci: int, lo: int, hi: int, out, tally: 
         div = np.where(div >= 0, div, _first_nonfinite_step(out, n)).astype(np.int32)
     else:
         div = _first_nonfinite_step(out, n)
-    got = {**out, "diverged_step": div, "__keys": g.ids[lanes], "__lanes": lanes,
-           "__code": np.asarray(plan.fingerprint)}
+    got = {
+        **out,
+        "diverged_step": div,
+        "__keys": g.ids[lanes],
+        "__lanes": lanes,
+        "__code": np.asarray(plan.fingerprint),
+    }
     if plan.run_path is not None:
         path = store.chunk_path(plan.run_path, g.index, plan.chunk_size, ci, jax.process_index())
         old = _valid_part(store.load_chunk(path), g.ids, plan.fingerprint)
@@ -705,9 +786,11 @@ class _HostWork:
         """Versions, git revision and dirty flag, the earlier calls' history."""
         if self._facts is None:
             origin = self.plan.code.get("origin")
-            self._facts = {"versions": store.package_versions(),
-                           "git": store.git_revision(Path(origin).parent if origin else None),
-                           "history": _previous_history(self.plan.run_path)}
+            self._facts = {
+                "versions": store.package_versions(),
+                "git": store.git_revision(Path(origin).parent if origin else None),
+                "history": _previous_history(self.plan.run_path),
+            }
         return self._facts
 
 
@@ -720,8 +803,17 @@ def _gather(plan: _Plan, g: _Group, chunks: Mapping[int, dict | None]) -> dict[s
     arrays: dict[str, list[np.ndarray]] = {k: [] for k in names}
     for ci, got in chunks.items():
         if got is None:  # written in parts by several processes
-            got = _done_chunks(plan.run_path, g.index, plan.chunk_size, plan.n_chunks, plan.n_lanes,
-                               g.ids, plan.fingerprint, only=ci, broadcast=False)[ci]
+            got = _done_chunks(
+                plan.run_path,
+                g.index,
+                plan.chunk_size,
+                plan.n_chunks,
+                plan.n_lanes,
+                g.ids,
+                plan.fingerprint,
+                only=ci,
+                broadcast=False,
+            )[ci]
         for k in names:
             arrays[k].append(got[k])
     return {k: np.concatenate(v) for k, v in arrays.items()}
@@ -761,15 +853,15 @@ def _assemble(plan: _Plan, per_group: Sequence[Mapping[str, np.ndarray]]):
                 dims_own = tuple(metric_dims.get(name, ()))
                 if len(dims_own) != len(own):
                     if name in metric_dims:
-                        raise ValueError(
-                            f"metric {name!r} has shape {own} but metric_dims names {dims_own}"
-                        )
+                        raise ValueError(f"metric {name!r} has shape {own} but metric_dims names {dims_own}")
                     dims_own = tuple(f"{name}_dim{i}" for i in range(len(own)))
             full = arr.reshape(*dyn_shape, S, *own)
             data_vars[name] = ([*dyn_dims, "seed", *dims_own], full)
         div = data_vars["diverged_step"][1]
-        data_vars["status"] = (data_vars["diverged_step"][0],
-                               np.where(div >= 0, STATUS_DIVERGED, STATUS_OK).astype(np.int8))
+        data_vars["status"] = (
+            data_vars["diverged_step"][0],
+            np.where(div >= 0, STATUS_DIVERGED, STATUS_OK).astype(np.int8),
+        )
         ds = xr.Dataset(data_vars, coords=base_coords)
         used = {d for v in ds.data_vars.values() for d in v.dims}
         for k, v in mcoords.items():
@@ -798,14 +890,20 @@ def _assemble(plan: _Plan, per_group: Sequence[Mapping[str, np.ndarray]]):
             return ds
 
         flat = [expand(ds, g, idx) for ds, g, idx in zip(datasets, groups, bound.static_indices())]
+
         def build(level: int, prefix: tuple[int, ...]):
             if level == len(shape):
                 return lookup[prefix]
             return [build(level + 1, prefix + (i,)) for i in range(shape[level])]
 
         lookup = dict(zip(bound.static_indices(), flat))
-        out = xr.combine_nested(build(0, ()), concat_dim=static_names, join="outer",
-                                combine_attrs="drop_conflicts", fill_value=np.nan)
+        out = xr.combine_nested(
+            build(0, ()),
+            concat_dim=static_names,
+            join="outer",
+            combine_attrs="drop_conflicts",
+            fill_value=np.nan,
+        )
         # status/diverged_step filled by the outer join stay well-typed.
         if "status" in out:
             out["status"] = out["status"].fillna(STATUS_OK).astype(np.int8)
@@ -851,8 +949,10 @@ def _record(plan: _Plan, ds, tally: _Tally, host: _HostWork, t_start: float, met
         **dict(meta or {}),
     }
     history = list(facts["history"])
-    history.append({k: manifest[k] for k in _HISTORY_KEYS}
-                   | {"devices": {k: devices.get(k) for k in ("count", "platform", "kinds", "process_count")}})
+    history.append(
+        {k: manifest[k] for k in _HISTORY_KEYS}
+        | {"devices": {k: devices.get(k) for k in ("count", "platform", "kinds", "process_count")}}
+    )
     manifest["history"] = history[-_HISTORY_MAX:]
     timings["total_s"] = time.perf_counter() - t_start
     if plan.run_path is not None:
@@ -899,8 +999,9 @@ def _global(host: Mapping[str, np.ndarray] | np.ndarray, sharding) -> Any:
 def _local_lanes(out: Mapping[str, jax.Array], lo: int, hi: int) -> tuple[np.ndarray, dict]:
     """This process's lanes of a chunk's outputs: (lane indices, arrays), padding dropped."""
     first = next(iter(out.values()))
-    starts = sorted({(sh.index[0].start or 0, sh.index[0].stop or first.shape[0])
-                     for sh in first.addressable_shards})
+    starts = sorted(
+        {(sh.index[0].start or 0, sh.index[0].stop or first.shape[0]) for sh in first.addressable_shards}
+    )
     pos = np.concatenate([np.arange(a, b) for a, b in starts])
     keep = lo + pos < hi
     arrays = {}
@@ -930,8 +1031,10 @@ def _agree_on_code(fp: str) -> None:
     mine = np.frombuffer(hashlib.blake2b(fp.encode(), digest_size=16).digest(), np.uint8)
     every = np.asarray(multihost_utils.process_allgather(mine)).reshape(-1, mine.size)
     if not (every == mine).all():
-        raise RuntimeError("the processes of this sweep run different code (their code fingerprints "
-                           "differ): check out the same revision on every host")
+        raise RuntimeError(
+            "the processes of this sweep run different code (their code fingerprints "
+            "differ): check out the same revision on every host"
+        )
 
 
 def _valid_part(part: dict | None, keys: np.ndarray, code: str) -> dict | None:
@@ -964,10 +1067,12 @@ def _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys, code, only=N
     done: dict[int, dict] = {}
     if run_path is not None and (jax.process_index() == 0 or not broadcast):
         chunk_dir = Path(run_path) / "chunks"
-        for ci in ([only] if only is not None else range(n_chunks)):
+        for ci in [only] if only is not None else range(n_chunks):
             lo, hi = ci * chunk_size, min((ci + 1) * chunk_size, n_lanes)
-            parts = [_valid_part(store.load_chunk(p), keys, code)
-                     for p in sorted(chunk_dir.glob(f"{store.chunk_stem(gi, chunk_size, ci)}_p*.npz"))]
+            parts = [
+                _valid_part(store.load_chunk(p), keys, code)
+                for p in sorted(chunk_dir.glob(f"{store.chunk_stem(gi, chunk_size, ci)}_p*.npz"))
+            ]
             parts = [p for p in parts if p is not None]
             if not parts:
                 continue
@@ -977,8 +1082,9 @@ def _done_chunks(run_path, gi, chunk_size, n_chunks, n_lanes, keys, code, only=N
             if not np.array_equal(lanes, np.arange(lo, hi)):
                 continue
             pick = order[first]
-            done[ci] = {k: np.concatenate([p[k] for p in parts])[pick]
-                        for k in parts[0] if not k.startswith("__")}
+            done[ci] = {
+                k: np.concatenate([p[k] for p in parts])[pick] for k in parts[0] if not k.startswith("__")
+            }
     if broadcast and jax.process_count() > 1:
         from jax.experimental import multihost_utils
 

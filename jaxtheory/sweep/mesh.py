@@ -68,8 +68,13 @@ def describe_devices(devices: list[jax.Device]) -> dict:
     }
 
 
-def init_distributed(coordinator: str | None = None, num_processes: int | None = None,
-                     process_id: int | None = None, *, auto: bool = False) -> bool:
+def init_distributed(
+    coordinator: str | None = None,
+    num_processes: int | None = None,
+    process_id: int | None = None,
+    *,
+    auto: bool = False,
+) -> bool:
     """Join JAX's distributed runtime, so one mesh spans the devices of every process.
 
     Call it first, before anything touches a device. With a coordinator it is explicit
@@ -93,8 +98,9 @@ def init_distributed(coordinator: str | None = None, num_processes: int | None =
             raise ValueError("--coordinator needs --num-processes and --process-id")
         if not 0 <= process_id < num_processes:
             raise ValueError(f"--process-id must be in [0, {num_processes}), got {process_id}")
-        jax.distributed.initialize(coordinator_address=coordinator, num_processes=num_processes,
-                                   process_id=process_id)
+        jax.distributed.initialize(
+            coordinator_address=coordinator, num_processes=num_processes, process_id=process_id
+        )
     return True
 
 

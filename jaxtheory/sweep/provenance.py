@@ -56,8 +56,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TRACKED_PACKAGES", "ENVIRONMENT_PACKAGES", "SETTLE_S", "code_provenance",
-           "code_fingerprint", "module_closure", "environment"]
+__all__ = [
+    "TRACKED_PACKAGES",
+    "ENVIRONMENT_PACKAGES",
+    "SETTLE_S",
+    "code_provenance",
+    "code_fingerprint",
+    "module_closure",
+    "environment",
+]
 
 #: Top-level packages whose modules are always followed into the closure.
 TRACKED_PACKAGES = ("jaxtheory", "sweeps")
@@ -104,7 +111,7 @@ def _imported_names(tree: ast.AST, modname: str, is_pkg: bool) -> frozenset[str]
                 pkg_parts = package.split(".") if package else []
                 if node.level - 1 > len(pkg_parts):
                     continue
-                base_parts = pkg_parts[:len(pkg_parts) - (node.level - 1)]
+                base_parts = pkg_parts[: len(pkg_parts) - (node.level - 1)]
                 base = ".".join(base_parts + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
@@ -182,8 +189,13 @@ def _source_file(obj: Any) -> Path | None:
     if isinstance(obj, (str, os.PathLike)):
         return Path(obj).resolve()
     obj = _unwrap(obj)
-    if not (inspect.ismodule(obj) or inspect.isclass(obj) or inspect.isfunction(obj)
-            or inspect.ismethod(obj) or inspect.iscode(obj)):
+    if not (
+        inspect.ismodule(obj)
+        or inspect.isclass(obj)
+        or inspect.isfunction(obj)
+        or inspect.ismethod(obj)
+        or inspect.iscode(obj)
+    ):
         obj = type(obj)
     try:
         f = inspect.getsourcefile(obj)
@@ -384,8 +396,13 @@ def code_provenance(*objs: Any) -> dict[str, Any]:
     env = environment()
     payload = json.dumps({"modules": modules, "loose": loose, "environment": env}, sort_keys=True)
     first = next((f for f in map(_source_file, objs) if f is not None), None)
-    return {"fingerprint": _digest(payload.encode(), 8), "modules": modules, "environment": env,
-            **({"loose": loose} if loose else {}), "origin": str(first) if first else None}
+    return {
+        "fingerprint": _digest(payload.encode(), 8),
+        "modules": modules,
+        "environment": env,
+        **({"loose": loose} if loose else {}),
+        "origin": str(first) if first else None,
+    }
 
 
 def code_fingerprint(*objs: Any) -> str:

@@ -64,9 +64,7 @@ class SpaceError(ValueError):
 
 
 def _is_scalar(v: Any) -> bool:
-    return isinstance(v, (bool, int, float, str, np.generic)) or (
-        isinstance(v, np.ndarray) and v.ndim == 0
-    )
+    return isinstance(v, (bool, int, float, str, np.generic)) or (isinstance(v, np.ndarray) and v.ndim == 0)
 
 
 def _py(v: Any) -> Any:
@@ -173,9 +171,7 @@ class Axis:
                     raise SpaceError(f"{where}: zipped axes cannot nest ({n!r})")
                 lengths[n] = len(m.resolve())
             if len(set(lengths.values())) > 1:
-                raise SpaceError(
-                    f"{where}: zipped members must have equal lengths, got {lengths}"
-                )
+                raise SpaceError(f"{where}: zipped members must have equal lengths, got {lengths}")
         else:
             raise SpaceError(f"{where}: unknown axis kind {self.kind!r}")
 
@@ -325,8 +321,9 @@ class Categorical:
         if len(set(labels)) != len(labels):
             raise SpaceError(f"categorical labels repeat: {labels!r}")
         if self.default not in labels:
-            raise SpaceError(f"categorical default {self.default!r} is not one of its labels "
-                             f"({', '.join(labels)})")
+            raise SpaceError(
+                f"categorical default {self.default!r} is not one of its labels ({', '.join(labels)})"
+            )
 
     def code(self, label: str) -> int:
         """The integer code of ``label``.
@@ -337,8 +334,7 @@ class Categorical:
         try:
             return self.labels.index(label)
         except ValueError:
-            raise SpaceError(f"unknown label {label!r}; the labels are "
-                             f"{', '.join(self.labels)}") from None
+            raise SpaceError(f"unknown label {label!r}; the labels are {', '.join(self.labels)}") from None
 
     def codes(self, labels: Any) -> np.ndarray:
         """The codes of a sequence of labels, as an ``int32`` array."""
@@ -361,8 +357,10 @@ class Categorical:
         if isinstance(default, str):
             self.code(default)
             return dataclasses.replace(self, default=default)
-        raise SpaceError(f"the default of a categorical parameter is one of its labels "
-                         f"({', '.join(self.labels)}), got {default!r}")
+        raise SpaceError(
+            f"the default of a categorical parameter is one of its labels "
+            f"({', '.join(self.labels)}), got {default!r}"
+        )
 
     def switch(self, code: Any, branches: Mapping[str, Any], *operands: Any) -> Any:
         """``lax.switch(code, ...)`` with one branch per label, given by label.
@@ -390,9 +388,12 @@ class Categorical:
         extra = [lab for lab in branches if lab not in self.labels]
         if missing or extra:
             raise SpaceError(
-                "switch needs one branch per label (" + ", ".join(self.labels) + ")"
+                "switch needs one branch per label ("
+                + ", ".join(self.labels)
+                + ")"
                 + (f"; missing {', '.join(missing)}" if missing else "")
-                + (f"; unknown {', '.join(map(str, extra))}" if extra else ""))
+                + (f"; unknown {', '.join(map(str, extra))}" if extra else "")
+            )
         return jax.lax.switch(code, [branches[lab] for lab in self.labels], *operands)
 
     def __len__(self) -> int:
@@ -436,8 +437,10 @@ def _check_name(name: Any) -> None:
     if name in _RESERVED:
         raise SpaceError(f"axis name {name!r} is reserved (use seeds=N for seeds)")
     if name in _SEL_KEYWORDS:
-        raise SpaceError(f"axis name {name!r} is a keyword of xarray's sel(): results.sel({name}=...) "
-                         "would not select along it; name the axis otherwise (e.g. 'algo')")
+        raise SpaceError(
+            f"axis name {name!r} is a keyword of xarray's sel(): results.sel({name}=...) "
+            "would not select along it; name the axis otherwise (e.g. 'algo')"
+        )
 
 
 class Space:
@@ -478,8 +481,14 @@ class Space:
         ['lr', 'opt']
     """
 
-    def __init__(self, *axes: Axis, seeds: int = 1, base_seed: int = 0,
-                 paired: str | tuple[str, ...] | list[str] = (), **named: Any):
+    def __init__(
+        self,
+        *axes: Axis,
+        seeds: int = 1,
+        base_seed: int = 0,
+        paired: str | tuple[str, ...] | list[str] = (),
+        **named: Any,
+    ):
         items: list[tuple[str, Axis]] = []
         for ax in axes:
             if not isinstance(ax, Axis) or ax.name is None:
@@ -517,8 +526,7 @@ class Space:
         for n in paired:
             if not isinstance(n, str) or n not in leaves:
                 known = ", ".join(leaves) or "(none)"
-                raise SpaceError(f"paired names {n!r}, which is not an axis of this space; "
-                                 f"axes: {known}")
+                raise SpaceError(f"paired names {n!r}, which is not an axis of this space; axes: {known}")
         if len(set(paired)) != len(paired):
             raise SpaceError(f"paired names an axis twice: {tuple(paired)!r}")
         #: Names of the paired axes, as given.
@@ -526,8 +534,14 @@ class Space:
         self._unkeyed = frozenset(m for n in self.paired for m in leaves[n])
 
     # -- editing ---------------------------------------------------------------
-    def replace(self, *, seeds: int | None = None, base_seed: int | None = None,
-                paired: str | tuple[str, ...] | list[str] | None = None, **named: Any) -> Space:
+    def replace(
+        self,
+        *,
+        seeds: int | None = None,
+        base_seed: int | None = None,
+        paired: str | tuple[str, ...] | list[str] | None = None,
+        **named: Any,
+    ) -> Space:
         """A copy with some axes replaced or added (order kept), and/or new seeds.
 
         The pairing is kept unless ``paired`` replaces it.
@@ -582,7 +596,8 @@ class Space:
             if isinstance(d, str):
                 raise SpaceError(
                     f"parameter {n!r} has the label {d!r} as its default: declare it "
-                    f"categorical({d!r}, ...) with all its labels, so the run receives a code")
+                    f"categorical({d!r}, ...) with all its labels, so the run receives a code"
+                )
         static_axes: dict[str, Axis] = {}
         dynamic_axes: dict[str, Axis] = {}
         for n, ax in self.axes.items():
@@ -600,9 +615,7 @@ class Space:
                         f"its spec; known names: {', '.join(known)}"
                     )
             if len(kinds) > 1:
-                raise SpaceError(
-                    f"axis {n!r} zips spec fields (static) with parameters (dynamic)"
-                )
+                raise SpaceError(f"axis {n!r} zips spec fields (static) with parameters (dynamic)")
             if "static" in kinds:
                 for v in ax.resolve():
                     try:
@@ -623,11 +636,13 @@ class Space:
                             if not isinstance(x, str):
                                 raise SpaceError(
                                     f"axis {m!r}: parameter {m!r} is categorical; give its "
-                                    f"labels ({', '.join(cat.labels)}), not {x!r}")
+                                    f"labels ({', '.join(cat.labels)}), not {x!r}"
+                                )
                             if x not in cat.labels:
                                 raise SpaceError(
                                     f"axis {m!r}: unknown label {x!r}; parameter {m!r} takes "
-                                    f"{', '.join(cat.labels)}")
+                                    f"{', '.join(cat.labels)}"
+                                )
                         elif isinstance(x, str):
                             raise SpaceError(
                                 f"axis {m!r}: dynamic values must be numbers or booleans, "
@@ -687,8 +702,11 @@ class BoundSpace:
             for d in combo:
                 r.update(d)
             rows.append(r)
-        names = [m for ax_n, ax in self.dynamic_axes.items()
-                 for m in ([mm for mm, _ in ax.members] if ax.kind == "zip" else [ax_n])]
+        names = [
+            m
+            for ax_n, ax in self.dynamic_axes.items()
+            for m in ([mm for mm, _ in ax.members] if ax.kind == "zip" else [ax_n])
+        ]
         return {m: np.asarray([r[m] for r in rows]) for m in names} if names else {}
 
     @property
@@ -749,8 +767,9 @@ def parse_axis(text: str) -> tuple[str, Axis | int]:
     if not _NAME.match(name):
         raise SpaceError(f"--set {text!r}: {name!r} is not a valid axis name")
     if name in ("paired", "base_seed"):
-        raise SpaceError(f"--set {text!r}: {name!r} is not an axis; it is part of the "
-                         "preset's space (and kept by --set)")
+        raise SpaceError(
+            f"--set {text!r}: {name!r} is not an axis; it is part of the preset's space (and kept by --set)"
+        )
     if name == "seeds":
         v = _parse_scalar(rhs)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -773,4 +792,3 @@ def parse_axis(text: str) -> tuple[str, Axis | int]:
     except SpaceError as e:
         raise SpaceError(f"--set {text!r}: {e}") from None
     return name, ax
-

@@ -167,10 +167,16 @@ def git_revision(start: Path | None = None) -> dict:
         if rev.returncode != 0:
             return none
         dirty = subprocess.run(
-            ["git", "status", "--porcelain"], cwd=start, capture_output=True, text=True, timeout=10,
+            ["git", "status", "--porcelain"],
+            cwd=start,
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
-        return {"revision": rev.stdout.strip(),
-                "dirty": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None}
+        return {
+            "revision": rev.stdout.strip(),
+            "dirty": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None,
+        }
     except (OSError, subprocess.SubprocessError):
         return none
 
@@ -266,8 +272,18 @@ def _layout_key(ds) -> str | None:
         numeric = v.dtype.kind in "fiu"
         if not numeric and name in ds.data_vars:
             return None
-        parts.append((name, name in ds.coords, v.dims, v.shape, v.dtype.str, _plain(v.attrs),
-                      _plain(v.encoding), None if numeric else v.values.tolist()))
+        parts.append(
+            (
+                name,
+                name in ds.coords,
+                v.dims,
+                v.shape,
+                v.dtype.str,
+                _plain(v.attrs),
+                _plain(v.encoding),
+                None if numeric else v.values.tolist(),
+            )
+        )
     attrs = _plain({k: "<str>" if isinstance(v, str) else v for k, v in ds.attrs.items()})
     return repr((parts, attrs, _plain(ds.encoding)))
 
@@ -290,8 +306,12 @@ def _refill(tmp: str, layout: bytes, ds) -> None:
             v = ds.variables[name]
             # each variable under its own name (h5netcdf renames a few); a data variable is
             # no dimension scale
-            if (not isinstance(d, h5py.Dataset) or d.shape != v.shape or d.dtype != v.dtype
-                    or (name in ds.data_vars and "CLASS" in d.attrs)):
+            if (
+                not isinstance(d, h5py.Dataset)
+                or d.shape != v.shape
+                or d.dtype != v.dtype
+                or (name in ds.data_vars and "CLASS" in d.attrs)
+            ):
                 raise _NotThisLayout(name)
         for name, d in stored.items():
             d[...] = np.ascontiguousarray(ds.variables[name].values)

@@ -43,9 +43,17 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-default-apps", "--disable-extensions", "--mute-audio",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--mute-audio",
     "--remote-debugging-pipe",
 ]
 #: URL schemes a page may load; any other request is blocked and fails the check.
@@ -129,10 +137,21 @@ class Browser:
         os.close(from_chrome_w)
         shell = f'exec "$@" 3<&{cr} 4>&{cw} {cr}<&- {cw}>&-'
         self.proc = subprocess.Popen(
-            ["bash", "-c", shell, "bash", binary, *CHROMIUM_FLAGS,
-             f"--user-data-dir={self.profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
-            pass_fds=(cr, cw))
+            [
+                "bash",
+                "-c",
+                shell,
+                "bash",
+                binary,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={self.profile}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+            pass_fds=(cr, cw),
+        )
         os.close(cr)
         os.close(cw)
         self._buf = b""
@@ -149,14 +168,14 @@ class Browser:
                 return None
             chunk = os.read(self._r, 1 << 20)
             if not chunk:
-                raise RuntimeError("Chromium closed the DevTools pipe; its log ends:\n"
-                                   + self.log_tail())
+                raise RuntimeError("Chromium closed the DevTools pipe; its log ends:\n" + self.log_tail())
             self._buf += chunk
         msg, self._buf = self._buf.split(b"\0", 1)
         return json.loads(msg)
 
-    def send(self, method: str, params: dict | None = None, session: str | None = None,
-             wait: bool = True) -> dict:
+    def send(
+        self, method: str, params: dict | None = None, session: str | None = None, wait: bool = True
+    ) -> dict:
         """Send one command; with ``wait``, return its result (events are queued)."""
         self._id += 1
         msg = {"id": self._id, "method": method, "params": params or {}}
@@ -210,8 +229,9 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def check_page(b: Browser, url: str, *, experiment: bool, timeout: float,
-               screenshot: Path | None = None) -> list[str]:
+def check_page(
+    b: Browser, url: str, *, experiment: bool, timeout: float, screenshot: Path | None = None
+) -> list[str]:
     """Load ``url`` (a ``file:`` URL) in a fresh tab; return the problems found.
 
     ``experiment`` marks a generated experiment page: it must show its figures and at
@@ -245,8 +265,11 @@ def check_page(b: Browser, url: str, *, experiment: bool, timeout: float,
                 b.send("Fetch.continueRequest", {"requestId": p["requestId"]}, session=sid)
             else:
                 problems.append(f"external request (the site must work offline): {req_url}")
-                b.send("Fetch.failRequest", {"requestId": p["requestId"],
-                                             "errorReason": "BlockedByClient"}, session=sid)
+                b.send(
+                    "Fetch.failRequest",
+                    {"requestId": p["requestId"], "errorReason": "BlockedByClient"},
+                    session=sid,
+                )
         elif method == "Runtime.exceptionThrown":
             d = p["exceptionDetails"]
             text = (d.get("exception") or {}).get("description") or d.get("text")
@@ -266,13 +289,18 @@ def check_page(b: Browser, url: str, *, experiment: bool, timeout: float,
             if r.get("status", 200) >= 400 and not r["url"].endswith("/favicon.ico"):
                 problems.append(f"HTTP {r['status']}: {r['url']}")
         elif method == "Network.loadingFailed":
-            if not str(p.get("errorText", "")).startswith("net::ERR_BLOCKED_BY_CLIENT") and not p.get("canceled"):
+            if not str(p.get("errorText", "")).startswith("net::ERR_BLOCKED_BY_CLIENT") and not p.get(
+                "canceled"
+            ):
                 problems.append(f"request failed: {p.get('errorText')} ({p.get('type')})")
         elif method == "Page.loadEventFired":
             loaded_at = time.monotonic()
     if loaded_at is not None:
-        res = b.send("Runtime.evaluate", {"expression": PAGE_PROBE, "awaitPromise": True,
-                                          "returnByValue": True}, session=sid)
+        res = b.send(
+            "Runtime.evaluate",
+            {"expression": PAGE_PROBE, "awaitPromise": True, "returnByValue": True},
+            session=sid,
+        )
         if "exceptionDetails" in res:
             problems.append(f"probe failed: {res['exceptionDetails'].get('text')}")
         else:
@@ -280,22 +308,28 @@ def check_page(b: Browser, url: str, *, experiment: bool, timeout: float,
             problems += [f"broken image: {src}" for src in info["broken"]]
             expected = info.get("expected_figures")
             if expected is not None and int(expected) != info["figures"]:
-                problems.append(f"the experiment draws {expected} figure(s), the page shows "
-                                f"{info['figures']}")
+                problems.append(
+                    f"the experiment draws {expected} figure(s), the page shows {info['figures']}"
+                )
             elif experiment and expected is None and info["figures"] == 0:
                 problems.append("experiment page has no figure")
             if info["figures_without_image"]:
                 problems.append(f"{info['figures_without_image']} figure(s) without a loaded image")
             problems += math_problems(info, experiment)
             if info["page_width"] > info["window_width"]:
-                problems.append(f"the page scrolls horizontally: {info['page_width']} px wide in a "
-                                f"{info['window_width']} px window")
+                problems.append(
+                    f"the page scrolls horizontally: {info['page_width']} px wide in a "
+                    f"{info['window_width']} px window"
+                )
             problems += [f"claims table does not fit: {o}" for o in info["claims_overflow"]]
-            print(f"  {info['title']!r}: {info['images']} image(s), {info['figures']} figure(s), "
-                  f"{info['formulas']} formula(s), {info['claims_tables']} claims table(s)")
+            print(
+                f"  {info['title']!r}: {info['images']} image(s), {info['figures']} figure(s), "
+                f"{info['formulas']} formula(s), {info['claims_tables']} claims table(s)"
+            )
         if screenshot is not None:
-            shot = b.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True},
-                          session=sid)
+            shot = b.send(
+                "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=sid
+            )
             screenshot.write_bytes(base64.b64decode(shot["data"]))
     b.send("Target.closeTarget", {"targetId": target})
     return problems
@@ -305,13 +339,18 @@ def math_problems(info: dict, experiment: bool) -> list[str]:
     """What the page probe says is wrong with the page's math."""
     problems = []
     if info["raw_tex_count"]:
-        problems.append(f"{info['raw_tex_count']} visible raw TeX delimiter(s) (math not rendered), "
-                        f"e.g. {info['raw_tex'][0]!r}")
+        problems.append(
+            f"{info['raw_tex_count']} visible raw TeX delimiter(s) (math not rendered), "
+            f"e.g. {info['raw_tex'][0]!r}"
+        )
     if info["math_errors"]:
         problems.append(f"{info['math_errors']} MathJax error(s) (mjx-merror)")
     if experiment and not info["formulas"]:
-        problems.append("experiment page has no rendered formula (no mjx-container"
-                        + ("" if info["mathjax"] else "; MathJax did not load") + ")")
+        problems.append(
+            "experiment page has no rendered formula (no mjx-container"
+            + ("" if info["mathjax"] else "; MathJax did not load")
+            + ")"
+        )
     return problems
 
 
@@ -328,22 +367,25 @@ def main(argv: list[str] | None = None) -> int:
     """Check the pages; exit status 0 (all pass), 1 (a page fails) or 2 (no browser)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--site", default="docs/_build/html", help="the built HTML directory")
-    ap.add_argument("--page", action="append", default=None,
-                    help="page to check, relative to the site (repeatable)")
+    ap.add_argument(
+        "--page", action="append", default=None, help="page to check, relative to the site (repeatable)"
+    )
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per page")
-    ap.add_argument("--screenshots", type=Path, default=None,
-                    help="directory to save a full-page PNG of every checked page in")
+    ap.add_argument(
+        "--screenshots",
+        type=Path,
+        default=None,
+        help="directory to save a full-page PNG of every checked page in",
+    )
     a = ap.parse_args(argv)
     site = Path(a.site)
     if not (site / "index.html").exists():
-        print(f"browser_check: {site}/index.html does not exist; build the docs first",
-              file=sys.stderr)
+        print(f"browser_check: {site}/index.html does not exist; build the docs first", file=sys.stderr)
         return 1
     binary = shutil.which(a.chromium)
     if binary is None:
-        print(f"browser_check: {a.chromium!r} not found (apt-get install chromium)",
-              file=sys.stderr)
+        print(f"browser_check: {a.chromium!r} not found (apt-get install chromium)", file=sys.stderr)
         return 2
     pages = a.page or default_pages(site)
     if not a.page and len(pages) < 2:
@@ -369,15 +411,21 @@ def main(argv: list[str] | None = None) -> int:
             if a.screenshots is not None:
                 a.screenshots.mkdir(parents=True, exist_ok=True)
                 shot = a.screenshots / (rel.replace("/", "_").removesuffix(".html") + ".png")
-            problems = check_page(b, path.resolve().as_uri(), timeout=a.timeout, screenshot=shot,
-                                  experiment=rel.startswith("experiments/_generated/"))
+            problems = check_page(
+                b,
+                path.resolve().as_uri(),
+                timeout=a.timeout,
+                screenshot=shot,
+                experiment=rel.startswith("experiments/_generated/"),
+            )
             for p in problems:
                 print(f"  FAIL {p}")
             failed += bool(problems)
     finally:
         b.close()
-    print(f"browser_check: {len(pages) - failed}/{len(pages)} page(s) passed in "
-          f"{time.monotonic() - t0:.1f} s")
+    print(
+        f"browser_check: {len(pages) - failed}/{len(pages)} page(s) passed in {time.monotonic() - t0:.1f} s"
+    )
     return 1 if failed else 0
 
 

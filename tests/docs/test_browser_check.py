@@ -18,8 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = Path(__file__).with_name("browser_check.py")
 
-pytestmark = pytest.mark.skipif(shutil.which("chromium") is None,
-                                reason="chromium is not installed: browser check not run")
+pytestmark = pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="chromium is not installed: browser check not run"
+)
 
 CONF = f"""
 import sys
@@ -51,14 +52,18 @@ CLAIMS = """
 
 def _png(path: Path, w: int = 4, h: int = 3) -> None:
     """A small grey PNG, written with the standard library."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
         return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
 
     raw = b"".join(b"\0" + b"\x80" * w for _ in range(h))
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", w.to_bytes(4, "big") + h.to_bytes(4, "big")
-                                                  + bytes([8, 0, 0, 0, 0]))
-                     + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", w.to_bytes(4, "big") + h.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0]))
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _site(tmp: Path, experiment_body: str) -> Path:
@@ -66,21 +71,31 @@ def _site(tmp: Path, experiment_body: str) -> Path:
     gen = src / "experiments" / "_generated"
     gen.mkdir(parents=True)
     (src / "conf.py").write_text(CONF)
-    (src / "index.md").write_text("# Home\n\nInline $\\lambda_{\\max}$ and display:\n\n$$\\sum_i x_i^2$$\n\n"
-                                  "```{toctree}\nexperiments/_generated/demo\n```\n")
+    (src / "index.md").write_text(
+        "# Home\n\nInline $\\lambda_{\\max}$ and display:\n\n$$\\sum_i x_i^2$$\n\n"
+        "```{toctree}\nexperiments/_generated/demo\n```\n"
+    )
     _png(gen / "fig.png")
-    (gen / "demo.md").write_text("# demo\n\nThe risk $r_t = \\tfrac12 x_t^\\top H x_t$ decays.\n\n"
-                                 + experiment_body + "\n\n:::{figure} fig.png\n:alt: fig\n\nA figure.\n:::\n")
+    (gen / "demo.md").write_text(
+        "# demo\n\nThe risk $r_t = \\tfrac12 x_t^\\top H x_t$ decays.\n\n"
+        + experiment_body
+        + "\n\n:::{figure} fig.png\n:alt: fig\n\nA figure.\n:::\n"
+    )
     out = tmp / "html"
-    r = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(out)],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return out
 
 
 def _check(site: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(CHECK), "--site", str(site)], capture_output=True,
-                          text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, str(CHECK), "--site", str(site)], capture_output=True, text=True, timeout=180
+    )
 
 
 @pytest.fixture(scope="module")
@@ -92,11 +107,14 @@ def sites(tmp_path_factory):
     good = _site(tmp_path_factory.mktemp("good"), CLAIMS)
     # raw TeX that MathJax is told to leave alone, an image from off the machine, and a
     # claims cell that cannot wrap
-    bad = _site(tmp_path_factory.mktemp("bad"),
-                '<p class="mathjax_ignore">Unrendered \\(x^2\\) here.</p>\n\n'
-                '<img src="https://example.invalid/remote.png" alt="remote">\n\n'
-                '<table class="claims"><tbody><tr><td style="white-space: nowrap">'
-                + "unbreakable " * 40 + "</td></tr></tbody></table>\n")
+    bad = _site(
+        tmp_path_factory.mktemp("bad"),
+        '<p class="mathjax_ignore">Unrendered \\(x^2\\) here.</p>\n\n'
+        '<img src="https://example.invalid/remote.png" alt="remote">\n\n'
+        '<table class="claims"><tbody><tr><td style="white-space: nowrap">'
+        + "unbreakable " * 40
+        + "</td></tr></tbody></table>\n",
+    )
     return good, bad
 
 

@@ -46,7 +46,8 @@ def test_every_public_symbol_has_a_docstring():
     missing = A.missing_docstrings()
     assert not missing, (
         f"{len(missing)} public module(s)/symbol(s) lack a docstring (data needs a `#:` "
-        "comment above its assignment), or failed to import:\n  " + "\n  ".join(missing))
+        "comment above its assignment), or failed to import:\n  " + "\n  ".join(missing)
+    )
 
 
 def test_public_api_walk():
@@ -102,8 +103,11 @@ def _rest_problems(text: str) -> str:
 
     class _Any(Directive):
         has_content, optional_arguments, final_argument_whitespace = True, 10, True
-        option_spec = type("Opts", (dict,), {"__getitem__": lambda self, k: directives.unchanged,
-                                              "__contains__": lambda self, k: True})()
+        option_spec = type(
+            "Opts",
+            (dict,),
+            {"__getitem__": lambda self, k: directives.unchanged, "__contains__": lambda self, k: True},
+        )()
 
         def run(self):
             node = docutils.nodes.container()
@@ -113,14 +117,24 @@ def _rest_problems(text: str) -> str:
     rst = str(GoogleDocstring(text, Config(napoleon_use_param=True, napoleon_use_rtype=True)))
     err = io.StringIO()
     with docutils_namespace():  # the stand-ins are undone on exit
-        for r in ("func", "class", "mod", "data", "attr", "meth", "ref", "doc", "obj", "exc",
-                  "term"):
+        for r in ("func", "class", "mod", "data", "attr", "meth", "ref", "doc", "obj", "exc", "term"):
             roles.register_generic_role(r, docutils.nodes.literal)
-        for d in ("attribute", "method", "data", "function", "class", "rubric", "seealso",
-                  "note", "warning", "code-block"):
+        for d in (
+            "attribute",
+            "method",
+            "data",
+            "function",
+            "class",
+            "rubric",
+            "seealso",
+            "note",
+            "warning",
+            "code-block",
+        ):
             directives.register_directive(d, _Any)
-        docutils.core.publish_doctree(rst, settings_overrides={
-            "warning_stream": err, "report_level": 2, "halt_level": 5})
+        docutils.core.publish_doctree(
+            rst, settings_overrides={"warning_stream": err, "report_level": 2, "halt_level": 5}
+        )
     return err.getvalue().strip()
 
 
@@ -132,8 +146,7 @@ def test_public_docstrings_are_valid_restructuredtext():
     api = A.public_api("jaxtheory")
     docs = [(m, d) for m, d in api.modules.items() if d]
     docs += [(f"{s.module}.{s.name}", s.doc) for s in api.symbols if s.doc]
-    bad = {name: p for name, doc in docs
-           if (p := _rest_problems(inspect.cleandoc(doc)))}
+    bad = {name: p for name, doc in docs if (p := _rest_problems(inspect.cleandoc(doc)))}
     assert not bad, "\n\n".join(f"{k}:\n{v}" for k, v in bad.items())
     assert len(docs) > 300
 
@@ -144,8 +157,7 @@ def test_public_docstrings_are_valid_restructuredtext():
 def _all_modules() -> list[str]:
     names = ["jaxtheory"]
     # A package that fails to import is reported by its own test below, not here.
-    for info in pkgutil.walk_packages(jaxtheory.__path__, prefix="jaxtheory.",
-                                      onerror=lambda name: None):
+    for info in pkgutil.walk_packages(jaxtheory.__path__, prefix="jaxtheory.", onerror=lambda name: None):
         if not info.name.endswith("__main__"):
             names.append(info.name)
     return sorted(names)
@@ -276,26 +288,37 @@ def _good_figure(ds, spec, fig):
 
 def _fake(name, run, figures=()):
     return Experiment(
-        name=name, paper=Paper(title=f"Paper of {name}", arxiv="2601.00001"), run=run,
-        spec=_Spec(), params={"a": 1.0},
+        name=name,
+        paper=Paper(title=f"Paper of {name}", arxiv="2601.00001"),
+        run=run,
+        spec=_Spec(),
+        params={"a": 1.0},
         presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=2))},
-        claims=[Claim.at_least("positive", "x is positive.",
-                               lambda ds, spec: float(ds["x"].min()), 0.0, source="sanity")],
-        figures=list(figures), description="A *fake* experiment with $x = a$.")
+        claims=[
+            Claim.at_least(
+                "positive", "x is positive.", lambda ds, spec: float(ds["x"].min()), 0.0, source="sanity"
+            )
+        ],
+        figures=list(figures),
+        description="A *fake* experiment with $x = a$.",
+    )
 
 
 def test_failing_experiments_get_pages_that_say_so(tmp_path, monkeypatch):
     import jaxtheory.registry as reg
 
-    exps = {"broken-run": _fake("broken-run", _bad_run),
-            "broken-figure": _fake("broken-figure", _ok_run,
-                                   [Figure("bad", _bad_figure), Figure("good", _good_figure,
-                                                                       "A good one.")])}
+    exps = {
+        "broken-run": _fake("broken-run", _bad_run),
+        "broken-figure": _fake(
+            "broken-figure",
+            _ok_run,
+            [Figure("bad", _bad_figure), Figure("good", _good_figure, "A good one.")],
+        ),
+    }
     monkeypatch.setattr(reg, "experiments", lambda: exps)
     monkeypatch.setattr(reg, "import_errors", lambda: {"half_written": "SyntaxError: oops"})
     src = tmp_path / "docs"
-    pages = {p.name: p for p in B.write_experiment_pages(src, runs=tmp_path / "runs",
-                                                        log=lambda s: None)}
+    pages = {p.name: p for p in B.write_experiment_pages(src, runs=tmp_path / "runs", log=lambda s: None)}
     run_page = pages["broken-run"].path.read_text()
     assert not pages["broken-run"].ok
     assert "run failed" in run_page and "the simulator is broken" in run_page
@@ -331,12 +354,10 @@ def test_unknown_experiment_is_a_key_error(tmp_path):
 
 
 @pytest.mark.slow
-def test_site_builds_with_warnings_as_errors_and_passes_the_browser_check(built_pages,
-                                                                          capfd):
+def test_site_builds_with_warnings_as_errors_and_passes_the_browser_check(built_pages, capfd):
     src, runs, _ = built_pages
     out = src.parent / "html"
-    status = B.build_docs(preset="smoke", out=out, runs=runs, only=["noisy-quadratic"],
-                          source=src)
+    status = B.build_docs(preset="smoke", out=out, runs=runs, only=["noisy-quadratic"], source=src)
     assert status == 0, "sphinx -W failed:\n" + capfd.readouterr().err[-6000:]
     page = out / "experiments" / "_generated" / "noisy-quadratic.html"
     html = page.read_text()
@@ -344,8 +365,12 @@ def test_site_builds_with_warnings_as_errors_and_passes_the_browser_check(built_
     assert (out / "api" / "_generated" / "jaxtheory.sweep.html").exists()
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed: browser check not run")
-    r = subprocess.run([sys.executable, str(Path(__file__).with_name("browser_check.py")),
-                        "--site", str(out)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("browser_check.py")), "--site", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -377,5 +402,6 @@ def test_report_never_runs_an_experiment():
                 name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
                 assert name not in ("sweep", "run_or_reuse"), f"{path.name}:{node.lineno} calls {name}"
             if isinstance(node, ast.ImportFrom) and node.module:
-                assert not node.module.startswith(("jaxtheory.docs_build", "jaxtheory.sweep.engine")), \
+                assert not node.module.startswith(("jaxtheory.docs_build", "jaxtheory.sweep.engine")), (
                     f"{path.name}:{node.lineno} imports {node.module}"
+                )

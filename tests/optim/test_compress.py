@@ -150,7 +150,8 @@ def test_identity_and_matching():
 
 
 @pytest.mark.parametrize(
-    "comp", [top_k(3), rand_k(3), qsgd(2), scaled_sign(), rand_k(3, scaled=True)],
+    "comp",
+    [top_k(3), rand_k(3), qsgd(2), scaled_sign(), rand_k(3, scaled=True)],
     ids=lambda c: c.name,
 )
 def test_pytree_structure_dtypes_and_global_flattening(comp):

@@ -162,9 +162,7 @@ def test_ef21_identity_compressor_is_gd():
         _, xs, _, _ = jax.jit(
             lambda: run(error_feedback(optax.sgd(0.05), identity_compressor(), variant="ef21"), x0)
         )()
-        _, xs_ref, _, _ = jax.jit(
-            lambda: run(error_feedback(optax.sgd(0.05), identity_compressor()), x0)
-        )()
+        _, xs_ref, _, _ = jax.jit(lambda: run(error_feedback(optax.sgd(0.05), identity_compressor()), x0))()
         np.testing.assert_allclose(np.asarray(xs), np.asarray(xs_ref), atol=1e-12)
 
 
@@ -221,11 +219,10 @@ def test_seed_may_be_an_integer_array_traced_or_injected():
     by_int = [jax.jit(lambda s=s: final(s))() for s in (3, 4)]
     by_vmap = jax.jit(jax.vmap(final))(jnp.asarray([3, 4], jnp.int32))
     for i in range(2):
-        np.testing.assert_allclose(np.asarray(by_vmap[i]), np.asarray(by_int[i]), rtol=1e-6,
-                                   atol=1e-7)
+        np.testing.assert_allclose(np.asarray(by_vmap[i]), np.asarray(by_int[i]), rtol=1e-6, atol=1e-7)
     assert np.abs(np.asarray(by_int[0] - by_int[1])).max() > 1e-4  # seeds matter
     inj = optax.inject_hyperparams(error_feedback, static_args=("compressor",))(
-        optax.sgd(0.05), rand_k(2), key=3)
+        optax.sgd(0.05), rand_k(2), key=3
+    )
     assert inj.init(x0).hyperparams["key"].dtype == jnp.int32
-    np.testing.assert_array_equal(np.asarray(inj.init(x0).inner_state.key),
-                                  np.asarray(jax.random.PRNGKey(3)))
+    np.testing.assert_array_equal(np.asarray(inj.init(x0).inner_state.key), np.asarray(jax.random.PRNGKey(3)))

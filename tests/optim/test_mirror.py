@@ -26,8 +26,10 @@ from jaxtheory.optim import (
 
 
 def _tree(rng, dtype=np.float32):
-    return {"a": jnp.asarray(rng.standard_normal((3, 4)), dtype),
-            "b": jnp.asarray(rng.standard_normal(5), dtype)}
+    return {
+        "a": jnp.asarray(rng.standard_normal((3, 4)), dtype),
+        "b": jnp.asarray(rng.standard_normal(5), dtype),
+    }
 
 
 def _flat(tree):
@@ -61,7 +63,11 @@ def test_entropic_smd_is_exponentiated_gradient():
         params = optax.apply_updates(params, u)
         ref = jax.tree.map(
             lambda r, gg: (lambda w: w / w.sum(-1, keepdims=True))(
-                r * np.exp(-0.7 * np.asarray(gg, np.float64))), ref, g)
+                r * np.exp(-0.7 * np.asarray(gg, np.float64))
+            ),
+            ref,
+            g,
+        )
     for got, want in zip(jax.tree.leaves(params), jax.tree.leaves(ref)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(np.asarray(got).sum(-1), 1.0, rtol=1e-6)
@@ -83,8 +89,13 @@ def test_pnorm_map_closed_forms_float64():
             s = r / (r - 1.0)
             m = pnorm_mirror_map(r)
             theta = m.to_dual(x)
-            return (theta, m.to_primal(theta), m.to_primal(x), jax.grad(half_sq)(x, r),
-                    jax.grad(half_sq)(x, s))
+            return (
+                theta,
+                m.to_primal(theta),
+                m.to_primal(x),
+                jax.grad(half_sq)(x, r),
+                jax.grad(half_sq)(x, s),
+            )
 
         for r in (1.2, 1.5, 2.0):
             s = r / (r - 1.0)
@@ -118,10 +129,8 @@ def test_pnorm_default_exponent_and_smd_step():
     want = link(link(xd, r) - 0.01 * gd, s)
     opt = stochastic_mirror_descent(0.01, pnorm_mirror_map())
     u, _ = jax.jit(opt.update)(g, opt.init(x), x)
-    np.testing.assert_allclose(np.asarray(x + u, np.float64), want, rtol=2e-4,
-                               atol=2e-4 * np.abs(want).max())
-    np.testing.assert_allclose(_flat(pnorm_mirror_map().to_dual(x)), link(xd, r), rtol=2e-4,
-                               atol=1e-6)
+    np.testing.assert_allclose(np.asarray(x + u, np.float64), want, rtol=2e-4, atol=2e-4 * np.abs(want).max())
+    np.testing.assert_allclose(_flat(pnorm_mirror_map().to_dual(x)), link(xd, r), rtol=2e-4, atol=1e-6)
 
 
 def test_traced_hyperparameters_vmap_without_recompiling():
@@ -142,17 +151,18 @@ def test_traced_hyperparameters_vmap_without_recompiling():
     fn(jnp.array([0.3, 0.05]), jnp.array([1.2, 1.8]))
     assert fn._cache_size() == 1
     single = run(0.2, 2.0)
-    np.testing.assert_allclose(_flat(jax.tree.map(lambda v: v[1], out)), _flat(single),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_flat(jax.tree.map(lambda v: v[1], out)), _flat(single), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("mirror", ["euclidean", "entropic", "pnorm"])
 def test_dtype_chain_and_inject(mirror):
-    maps = {"euclidean": euclidean_mirror_map, "entropic": entropic_mirror_map,
-            "pnorm": lambda: pnorm_mirror_map(1.5)}
+    maps = {
+        "euclidean": euclidean_mirror_map,
+        "entropic": entropic_mirror_map,
+        "pnorm": lambda: pnorm_mirror_map(1.5),
+    }
     rng = np.random.default_rng(5)
-    p32 = jax.tree.map(lambda v: jnp.abs(v) / jnp.abs(v).sum(-1, keepdims=True) + 0.0,
-                       _tree(rng))
+    p32 = jax.tree.map(lambda v: jnp.abs(v) / jnp.abs(v).sum(-1, keepdims=True) + 0.0, _tree(rng))
     g = _tree(rng)
     base = stochastic_mirror_descent(0.1, maps[mirror]())
     u_base, _ = base.update(g, base.init(p32), p32)
@@ -160,7 +170,8 @@ def test_dtype_chain_and_inject(mirror):
     chained = optax.chain(optax.scale(1.0), stochastic_mirror_descent(0.1, maps[mirror]()))
     u_chain, _ = chained.update(g, chained.init(p32), p32)
     injected = optax.inject_hyperparams(stochastic_mirror_descent, static_args="mirror_map")(
-        learning_rate=0.1, mirror_map=maps[mirror]())
+        learning_rate=0.1, mirror_map=maps[mirror]()
+    )
     u_inj, st = injected.update(g, injected.init(p32), p32)
     for other in (u_chain, u_inj):
         np.testing.assert_allclose(_flat(other), _flat(u_base), rtol=1e-6, atol=1e-7)

@@ -52,9 +52,11 @@ def _np_nsgdm(grads, lrs, betas, per_leaf):
     """Reference NSGD-M: returns the list of update leaf-lists."""
     m, out = None, []
     for t, g in enumerate(grads):
-        m = [gi.copy() for gi in g] if t == 0 else [
-            betas[t] * mi + (1 - betas[t]) * gi for mi, gi in zip(m, g)
-        ]
+        m = (
+            [gi.copy() for gi in g]
+            if t == 0
+            else [betas[t] * mi + (1 - betas[t]) * gi for mi, gi in zip(m, g)]
+        )
         out.append(_np_normalize(m, lrs[t], per_leaf))
     return out
 
@@ -62,9 +64,11 @@ def _np_nsgdm(grads, lrs, betas, per_leaf):
 def _np_storm(grads, prev_grads, lrs, a_s, per_leaf):
     d, out = None, []
     for t, (g, gp) in enumerate(zip(grads, prev_grads)):
-        d = [gi.copy() for gi in g] if t == 0 else [
-            gi + (1 - a_s[t]) * (di - gpi) for di, gi, gpi in zip(d, g, gp)
-        ]
+        d = (
+            [gi.copy() for gi in g]
+            if t == 0
+            else [gi + (1 - a_s[t]) * (di - gpi) for di, gi, gpi in zip(d, g, gp)]
+        )
         out.append(_np_normalize(d, lrs[t], per_leaf))
     return out
 
@@ -104,8 +108,11 @@ def test_storm_matches_numpy_reference(per_leaf):
     prevs = [_tree(rng) for _ in range(STEPS)]
     a = lambda t: 1.0 / (2.0 + t)  # noqa: E731
     ref = _np_storm(
-        [_leaves64(g) for g in grads], [_leaves64(g) for g in prevs], [0.2] * STEPS,
-        [a(t) for t in range(STEPS)], per_leaf,
+        [_leaves64(g) for g in grads],
+        [_leaves64(g) for g in prevs],
+        [0.2] * STEPS,
+        [a(t) for t in range(STEPS)],
+        per_leaf,
     )
     opt = normalized_storm(0.2, a=a, per_leaf=per_leaf)
     state = opt.init(grads[0])
@@ -125,8 +132,7 @@ def test_step_length_and_travel_invariant_float64():
         opts = [
             (optax.with_extra_args_support(normalized_sgd_momentum(lr, 0.9)), False),
             (normalized_storm(lr, a=0.3), False),
-            (optax.with_extra_args_support(
-                normalized_sgd_momentum(lr, 0.9, per_leaf=True)), True),
+            (optax.with_extra_args_support(normalized_sgd_momentum(lr, 0.9, per_leaf=True)), True),
         ]
         for opt, per_leaf in opts:
             x0 = _tree(rng, np.float64)
@@ -144,8 +150,7 @@ def test_step_length_and_travel_invariant_float64():
                 assert abs(np.sqrt(sum((v**2).sum() for v in leaves)) - eta) < 1e-12
                 x = optax.apply_updates(x, updates)
                 budget += eta
-                dist = np.sqrt(sum(((a - b) ** 2).sum() for a, b in zip(_leaves64(x),
-                                                                          _leaves64(x0))))
+                dist = np.sqrt(sum(((a - b) ** 2).sum() for a, b in zip(_leaves64(x), _leaves64(x0))))
                 assert dist <= budget * (1 + 1e-12)
 
 
@@ -191,8 +196,10 @@ def test_two_point_grad_matches_separate_grads():
         return scale * jnp.sum(jnp.tanh(params["w"] @ batch) ** 2) + jnp.sum(params["b"] ** 4)
 
     rng = np.random.default_rng(6)
-    p = {"w": jnp.asarray(rng.standard_normal((3, 4)), jnp.float32),
-         "b": jnp.asarray(rng.standard_normal(2), jnp.float32)}
+    p = {
+        "w": jnp.asarray(rng.standard_normal((3, 4)), jnp.float32),
+        "b": jnp.asarray(rng.standard_normal(2), jnp.float32),
+    }
     q = jax.tree.map(lambda x: x + 0.3, p)
     batch = jnp.asarray(rng.standard_normal(4), jnp.float32)
     g, gq = jax.jit(two_point_grad(loss))(p, q, batch, scale=2.0)
@@ -242,16 +249,18 @@ def test_traced_hyperparameters_vmap_without_recompiling(storm):
 def test_dtypes_preserved(dtype):
     params = jax.tree.map(lambda x: x.astype(dtype), _tree(np.random.default_rng(8)))
     lr = jnp.float32(0.1)  # a float32 hyperparameter must not promote the updates
-    for opt, kw in ((normalized_sgd_momentum(lr, 0.9), {}),
-                    (normalized_storm(lr, 0.1), {"prev_grad": params})):
+    for opt, kw in (
+        (normalized_sgd_momentum(lr, 0.9), {}),
+        (normalized_storm(lr, 0.1), {"prev_grad": params}),
+    ):
         state = opt.init(params)
         for _ in range(2):
             updates, state = opt.update(params, state, params, **kw)
-        for u, s, p in zip(jax.tree.leaves(updates), jax.tree.leaves(state[1]),
-                           jax.tree.leaves(params)):
+        for u, s, p in zip(jax.tree.leaves(updates), jax.tree.leaves(state[1]), jax.tree.leaves(params)):
             assert u.dtype == p.dtype and s.dtype == p.dtype
-        assert jax.tree.map(lambda a: a.dtype, optax.apply_updates(params, updates)) == \
-            jax.tree.map(lambda a: a.dtype, params)
+        assert jax.tree.map(lambda a: a.dtype, optax.apply_updates(params, updates)) == jax.tree.map(
+            lambda a: a.dtype, params
+        )
 
 
 def test_inside_chain_and_inject_hyperparams():

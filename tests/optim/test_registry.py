@@ -65,8 +65,10 @@ def _quadratic(keys):
     """A separable convex quadratic ``sum_k 0.5 * c_k * (x_k - t_k)^2`` over ``keys``."""
 
     def loss(p):
-        return sum(0.5 * jnp.sum(jnp.asarray(_C[k], jnp.float32) * jnp.square(
-            p[k].astype(jnp.float32) - _T[k])) for k in keys)
+        return sum(
+            0.5 * jnp.sum(jnp.asarray(_C[k], jnp.float32) * jnp.square(p[k].astype(jnp.float32) - _T[k]))
+            for k in keys
+        )
 
     def params(dtype):
         return {k: jnp.asarray(_X0[k], dtype) for k in keys}
@@ -179,8 +181,14 @@ _ACTS = {k: _arr(6, _T[k].shape[0]) for k in ("w", "v")}
 
 def _schatten_extra(keys):
     def extra(params, prev_params, grad):
-        acts = {k: (jnp.asarray(_ACTS[k], params[k].dtype) if params[k].ndim == 2
-                    else jnp.zeros((), params[k].dtype)) for k in keys}
+        acts = {
+            k: (
+                jnp.asarray(_ACTS[k], params[k].dtype)
+                if params[k].ndim == 2
+                else jnp.zeros((), params[k].dtype)
+            )
+            for k in keys
+        }
         return {"activations": acts}
 
     return extra
@@ -239,7 +247,8 @@ class Entry:
 
     def injected(self):
         return optax.inject_hyperparams(self.factory, static_args=self.static_args)(
-            **self.kwargs(dict(self.hp)))
+            **self.kwargs(dict(self.hp))
+        )
 
     def grad_fn(self):
         loss = self.problem[0]
@@ -248,100 +257,281 @@ class Entry:
 
 _NS = ("ns_steps",)
 REGISTRY: list[Entry] = [
-    Entry("normalized_sgd_momentum", lambda h: dict(h), {"learning_rate": 0.1, "beta": 0.5},
-          "learning_rate", _quadratic(MIXED)),
-    Entry("normalized_sgd_momentum", lambda h: dict(h, per_leaf=True),
-          {"learning_rate": 0.1, "beta": 0.5}, "learning_rate", _quadratic(MIXED),
-          variant="per_leaf"),
-    Entry("normalized_storm", lambda h: dict(h), {"learning_rate": 0.1, "a": 0.5},
-          "learning_rate", _quadratic(MIXED), extra=_storm_extra),
-    Entry("stochastic_mirror_descent", lambda h: dict(h), {"learning_rate": 0.1},
-          "learning_rate", _quadratic(MIXED)),
-    Entry("stochastic_mirror_descent", lambda h: dict(h, mirror_map=jo.entropic_mirror_map()),
-          {"learning_rate": 0.5}, "learning_rate", (_simplex_loss, _simplex_params, 0.0),
-          variant="entropic"),
-    Entry("stochastic_mirror_descent",
-          lambda h: dict(learning_rate=h["learning_rate"],
-                         mirror_map=jo.pnorm_mirror_map(h["r"])),
-          {"learning_rate": 0.1, "r": 1.5}, "learning_rate", _quadratic(MIXED),
-          variant="pnorm"),
-    Entry("scale_by_lmo", lambda h: dict(h), {"radius": 1.0, "beta": 0.5}, "radius",
-          _quadratic(BATCHED), static_args=_NS, direction=True),
-    Entry("scale_by_lmo", lambda h: dict(h, norm="nuclear"), {"radius": 1.0, "beta": 0.5},
-          "radius", _quadratic(BATCHED), static_args=_NS, direction=True, variant="nuclear"),
-    Entry("scale_by_muon", lambda h: dict(h), {"beta": 0.9, "eps": 1e-8}, "beta",
-          _quadratic(MATRICES), static_args=_NS, direction=True),
-    Entry("muon", lambda h: dict(h), {"learning_rate": 0.05, "beta": 0.9}, "learning_rate",
-          _quadratic(MIXED), static_args=_NS),
-    Entry("error_feedback", lambda h: dict(inner=optax.sgd(h["learning_rate"]),
-                                           compressor=top_k(3)),
-          {"learning_rate": 0.2}, "learning_rate", _quadratic(MIXED),
-          static_args=("compressor",)),
-    Entry("error_feedback", lambda h: dict(inner=optax.sgd(h["learning_rate"]),
-                                           compressor=top_k(3), variant="ef21",
-                                           num_workers=W),
-          {"learning_rate": 0.2}, "learning_rate", _quadratic(MIXED),
-          grad=_ef_workers_grad, static_args=("compressor", "num_workers"), variant="ef21",
-          not_applicable={"multisteps": "MultiSteps accumulates gradients in buffers shaped like "
-                          "the params; with num_workers the gradients carry an extra worker axis"}),
-    Entry("lookahead", lambda h: dict(inner=optax.sgd(h["learning_rate"]), sync_period=2,
-                                      slow_step_size=h["slow_step_size"], momentum=h["momentum"]),
-          {"learning_rate": 0.2, "slow_step_size": 0.5, "momentum": 0.5}, "learning_rate",
-          _quadratic(MIXED), static_args=("sync_period",)),
-    Entry("diloco", lambda h: dict(inner=optax.sgd(h["learning_rate"], momentum=0.5),
-                                   outer=optax.sgd(1.0, momentum=0.5, nesterov=True),
-                                   sync_period=2, num_workers=W),
-          {"learning_rate": 0.2}, "learning_rate", (_workers_loss, _workers_params, WORKERS_MIN),
-          static_args=("sync_period", "num_workers")),
-    Entry("diloco_ef", lambda h: dict(inner=optax.sgd(h["learning_rate"]),
-                                      outer=optax.sgd(1.0), sync_period=2, num_workers=W,
-                                      compressor=top_k(2), error_decay=h["error_decay"]),
-          {"learning_rate": 0.2, "error_decay": 0.9}, "learning_rate",
-          (_workers_loss, _workers_params, WORKERS_MIN),
-          static_args=("sync_period", "num_workers", "compressor")),
-    Entry("imuon_fixed_rank", lambda h: dict(h), {"learning_rate": 0.05, "momentum": 0.5},
-          "learning_rate", (_fixed_rank_loss, _fixed_rank_params, 0.0), static_args=_NS),
-    Entry("imuon_lora", lambda h: dict(h), {"learning_rate": 0.05, "momentum": 0.5},
-          "learning_rate", (_fixed_rank_loss, _fixed_rank_params, 0.0), static_args=_NS),
-    Entry("imuon_spd", lambda h: dict(h), {"learning_rate": 0.1, "momentum": 0.0},
-          "learning_rate", (_spd_loss, _spd_params, SPD_MIN)),
-    Entry("imuon_stiefel", lambda h: dict(h), {"learning_rate": 0.1, "momentum": 0.0},
-          "learning_rate", (_stiefel_loss, _stiefel_params, RQ_MIN), static_args=_NS),
-    Entry("imuon_grassmann", lambda h: dict(h, retraction="qr"),
-          {"learning_rate": 0.1, "momentum": 0.0}, "learning_rate",
-          (_grassmann_loss, _grassmann_params, RQ_MIN), static_args=_NS),
-    Entry("scale_by_schatten_p", lambda h: dict(h, p_method="exact", interval=2, n_grid=16),
-          {"beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "sv_momentum": 0.9}, "beta1",
-          _quadratic(MATRICES), extra=_schatten_extra(MATRICES),
-          static_args=("interval", "n_grid"), direction=True),
-    Entry("schatten_p", lambda h: dict(h, interval=2, n_grid=16),
-          {"learning_rate": 0.05, "beta1": 0.9}, "learning_rate", _quadratic(MIXED),
-          extra=_schatten_extra(MIXED), static_args=("interval", "n_grid", "adam_b1")),
-    Entry("schatten_p", lambda h: dict(h, interval=2, n_grid=16, moment="padam"),
-          {"learning_rate": 0.05, "beta1": 0.9}, "learning_rate", _quadratic(MIXED),
-          extra=_schatten_extra(MIXED), static_args=("interval", "n_grid", "adam_b1"),
-          variant="padam"),
-    Entry("muadam", lambda h: dict(h), {"learning_rate": 0.05, "beta1": 0.9}, "learning_rate",
-          _quadratic(MIXED)),
+    Entry(
+        "normalized_sgd_momentum",
+        lambda h: dict(h),
+        {"learning_rate": 0.1, "beta": 0.5},
+        "learning_rate",
+        _quadratic(MIXED),
+    ),
+    Entry(
+        "normalized_sgd_momentum",
+        lambda h: dict(h, per_leaf=True),
+        {"learning_rate": 0.1, "beta": 0.5},
+        "learning_rate",
+        _quadratic(MIXED),
+        variant="per_leaf",
+    ),
+    Entry(
+        "normalized_storm",
+        lambda h: dict(h),
+        {"learning_rate": 0.1, "a": 0.5},
+        "learning_rate",
+        _quadratic(MIXED),
+        extra=_storm_extra,
+    ),
+    Entry(
+        "stochastic_mirror_descent",
+        lambda h: dict(h),
+        {"learning_rate": 0.1},
+        "learning_rate",
+        _quadratic(MIXED),
+    ),
+    Entry(
+        "stochastic_mirror_descent",
+        lambda h: dict(h, mirror_map=jo.entropic_mirror_map()),
+        {"learning_rate": 0.5},
+        "learning_rate",
+        (_simplex_loss, _simplex_params, 0.0),
+        variant="entropic",
+    ),
+    Entry(
+        "stochastic_mirror_descent",
+        lambda h: dict(learning_rate=h["learning_rate"], mirror_map=jo.pnorm_mirror_map(h["r"])),
+        {"learning_rate": 0.1, "r": 1.5},
+        "learning_rate",
+        _quadratic(MIXED),
+        variant="pnorm",
+    ),
+    Entry(
+        "scale_by_lmo",
+        lambda h: dict(h),
+        {"radius": 1.0, "beta": 0.5},
+        "radius",
+        _quadratic(BATCHED),
+        static_args=_NS,
+        direction=True,
+    ),
+    Entry(
+        "scale_by_lmo",
+        lambda h: dict(h, norm="nuclear"),
+        {"radius": 1.0, "beta": 0.5},
+        "radius",
+        _quadratic(BATCHED),
+        static_args=_NS,
+        direction=True,
+        variant="nuclear",
+    ),
+    Entry(
+        "scale_by_muon",
+        lambda h: dict(h),
+        {"beta": 0.9, "eps": 1e-8},
+        "beta",
+        _quadratic(MATRICES),
+        static_args=_NS,
+        direction=True,
+    ),
+    Entry(
+        "muon",
+        lambda h: dict(h),
+        {"learning_rate": 0.05, "beta": 0.9},
+        "learning_rate",
+        _quadratic(MIXED),
+        static_args=_NS,
+    ),
+    Entry(
+        "error_feedback",
+        lambda h: dict(inner=optax.sgd(h["learning_rate"]), compressor=top_k(3)),
+        {"learning_rate": 0.2},
+        "learning_rate",
+        _quadratic(MIXED),
+        static_args=("compressor",),
+    ),
+    Entry(
+        "error_feedback",
+        lambda h: dict(
+            inner=optax.sgd(h["learning_rate"]), compressor=top_k(3), variant="ef21", num_workers=W
+        ),
+        {"learning_rate": 0.2},
+        "learning_rate",
+        _quadratic(MIXED),
+        grad=_ef_workers_grad,
+        static_args=("compressor", "num_workers"),
+        variant="ef21",
+        not_applicable={
+            "multisteps": "MultiSteps accumulates gradients in buffers shaped like "
+            "the params; with num_workers the gradients carry an extra worker axis"
+        },
+    ),
+    Entry(
+        "lookahead",
+        lambda h: dict(
+            inner=optax.sgd(h["learning_rate"]),
+            sync_period=2,
+            slow_step_size=h["slow_step_size"],
+            momentum=h["momentum"],
+        ),
+        {"learning_rate": 0.2, "slow_step_size": 0.5, "momentum": 0.5},
+        "learning_rate",
+        _quadratic(MIXED),
+        static_args=("sync_period",),
+    ),
+    Entry(
+        "diloco",
+        lambda h: dict(
+            inner=optax.sgd(h["learning_rate"], momentum=0.5),
+            outer=optax.sgd(1.0, momentum=0.5, nesterov=True),
+            sync_period=2,
+            num_workers=W,
+        ),
+        {"learning_rate": 0.2},
+        "learning_rate",
+        (_workers_loss, _workers_params, WORKERS_MIN),
+        static_args=("sync_period", "num_workers"),
+    ),
+    Entry(
+        "diloco_ef",
+        lambda h: dict(
+            inner=optax.sgd(h["learning_rate"]),
+            outer=optax.sgd(1.0),
+            sync_period=2,
+            num_workers=W,
+            compressor=top_k(2),
+            error_decay=h["error_decay"],
+        ),
+        {"learning_rate": 0.2, "error_decay": 0.9},
+        "learning_rate",
+        (_workers_loss, _workers_params, WORKERS_MIN),
+        static_args=("sync_period", "num_workers", "compressor"),
+    ),
+    Entry(
+        "imuon_fixed_rank",
+        lambda h: dict(h),
+        {"learning_rate": 0.05, "momentum": 0.5},
+        "learning_rate",
+        (_fixed_rank_loss, _fixed_rank_params, 0.0),
+        static_args=_NS,
+    ),
+    Entry(
+        "imuon_lora",
+        lambda h: dict(h),
+        {"learning_rate": 0.05, "momentum": 0.5},
+        "learning_rate",
+        (_fixed_rank_loss, _fixed_rank_params, 0.0),
+        static_args=_NS,
+    ),
+    Entry(
+        "imuon_spd",
+        lambda h: dict(h),
+        {"learning_rate": 0.1, "momentum": 0.0},
+        "learning_rate",
+        (_spd_loss, _spd_params, SPD_MIN),
+    ),
+    Entry(
+        "imuon_stiefel",
+        lambda h: dict(h),
+        {"learning_rate": 0.1, "momentum": 0.0},
+        "learning_rate",
+        (_stiefel_loss, _stiefel_params, RQ_MIN),
+        static_args=_NS,
+    ),
+    Entry(
+        "imuon_grassmann",
+        lambda h: dict(h, retraction="qr"),
+        {"learning_rate": 0.1, "momentum": 0.0},
+        "learning_rate",
+        (_grassmann_loss, _grassmann_params, RQ_MIN),
+        static_args=_NS,
+    ),
+    Entry(
+        "scale_by_schatten_p",
+        lambda h: dict(h, p_method="exact", interval=2, n_grid=16),
+        {"beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "sv_momentum": 0.9},
+        "beta1",
+        _quadratic(MATRICES),
+        extra=_schatten_extra(MATRICES),
+        static_args=("interval", "n_grid"),
+        direction=True,
+    ),
+    Entry(
+        "schatten_p",
+        lambda h: dict(h, interval=2, n_grid=16),
+        {"learning_rate": 0.05, "beta1": 0.9},
+        "learning_rate",
+        _quadratic(MIXED),
+        extra=_schatten_extra(MIXED),
+        static_args=("interval", "n_grid", "adam_b1"),
+    ),
+    Entry(
+        "schatten_p",
+        lambda h: dict(h, interval=2, n_grid=16, moment="padam"),
+        {"learning_rate": 0.05, "beta1": 0.9},
+        "learning_rate",
+        _quadratic(MIXED),
+        extra=_schatten_extra(MIXED),
+        static_args=("interval", "n_grid", "adam_b1"),
+        variant="padam",
+    ),
+    Entry(
+        "muadam", lambda h: dict(h), {"learning_rate": 0.05, "beta1": 0.9}, "learning_rate", _quadratic(MIXED)
+    ),
 ]
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
 NOT_TRANSFORMS: dict[str, str] = {
-    **{n: "state NamedTuple of a transform" for n in (
-        "NormalizedMomentumState", "NormalizedStormState", "StochasticMirrorDescentState",
-        "LMOState", "MuonState", "ErrorFeedbackState", "TwoPhaseState", "DiLoCoEFState",
-        "IMuonState", "SchattenState")},
-    **{n: "mirror map (an argument of stochastic_mirror_descent)" for n in (
-        "MirrorMap", "euclidean_mirror_map", "entropic_mirror_map", "pnorm_mirror_map")},
-    **{n: "compressor or compressor helper (an argument of error_feedback/diloco_ef)" for n in (
-        "Compressor", "top_k", "rand_k", "qsgd", "scaled_sign", "identity_compressor",
-        "matched_k", "tree_size")},
-    **{n: "pure matrix function used by the transforms (tested in its family's file)" for n in (
-        "polar_svd", "polar_newton_schulz", "top_singular_pair", "lmo_spectral",
-        "lmo_frobenius", "lmo_nuclear", "fixed_rank_direction", "spd_direction",
-        "spd_exp_retraction", "stiefel_direction", "stiefel_retraction",
-        "grassmann_direction", "schatten_direction", "schatten_log_criterion",
-        "schatten_log_criterion_momentum", "schatten_p_grid")},
+    **{
+        n: "state NamedTuple of a transform"
+        for n in (
+            "NormalizedMomentumState",
+            "NormalizedStormState",
+            "StochasticMirrorDescentState",
+            "LMOState",
+            "MuonState",
+            "ErrorFeedbackState",
+            "TwoPhaseState",
+            "DiLoCoEFState",
+            "IMuonState",
+            "SchattenState",
+        )
+    },
+    **{
+        n: "mirror map (an argument of stochastic_mirror_descent)"
+        for n in ("MirrorMap", "euclidean_mirror_map", "entropic_mirror_map", "pnorm_mirror_map")
+    },
+    **{
+        n: "compressor or compressor helper (an argument of error_feedback/diloco_ef)"
+        for n in (
+            "Compressor",
+            "top_k",
+            "rand_k",
+            "qsgd",
+            "scaled_sign",
+            "identity_compressor",
+            "matched_k",
+            "tree_size",
+        )
+    },
+    **{
+        n: "pure matrix function used by the transforms (tested in its family's file)"
+        for n in (
+            "polar_svd",
+            "polar_newton_schulz",
+            "top_singular_pair",
+            "lmo_spectral",
+            "lmo_frobenius",
+            "lmo_nuclear",
+            "fixed_rank_direction",
+            "spd_direction",
+            "spd_exp_retraction",
+            "stiefel_direction",
+            "stiefel_retraction",
+            "grassmann_direction",
+            "schatten_direction",
+            "schatten_log_criterion",
+            "schatten_log_criterion_momentum",
+            "schatten_p_grid",
+        )
+    },
     "NS_COEFFS": "constant table of Newton-Schulz coefficients",
     "FactorPair": "parameter container of the fixed-rank transforms",
     "FixedRankDirection": "return type of fixed_rank_direction",
@@ -377,8 +567,7 @@ def _scan(opt, entry: Entry, params, steps: int):
         return (optax.apply_updates(params, u), params, state), (u, state)
 
     state0 = opt.init(params)
-    (final, _, _), (updates, states) = jax.lax.scan(body, (params, params, state0), None,
-                                                    length=steps)
+    (final, _, _), (updates, states) = jax.lax.scan(body, (params, params, state0), None, length=steps)
     return updates, state0, states, final
 
 
@@ -434,8 +623,9 @@ def _leaves_close(a, b, rtol, atol, what):
     for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
         if jax.dtypes.issubdtype(jnp.asarray(x).dtype, jax.dtypes.prng_key):
             x, y = jax.random.key_data(x), jax.random.key_data(y)
-        np.testing.assert_allclose(np.asarray(x, np.float64), np.asarray(y, np.float64),
-                                   rtol=rtol, atol=atol, err_msg=what)
+        np.testing.assert_allclose(
+            np.asarray(x, np.float64), np.asarray(y, np.float64), rtol=rtol, atol=atol, err_msg=what
+        )
 
 
 def _signature(tree):
@@ -465,8 +655,12 @@ def test_works_inside_optax_chain(entry):
     # clip_by_global_norm with a bound far above the gradient norm passes gradients through
     # unchanged (a lax.select), so the chain must give the transform's own updates; the
     # programs differ (the chain fuses differently), hence a few-ulp tolerance.
-    chained, _, _, _ = _run(optax.chain(optax.clip_by_global_norm(1e6), entry.build()),
-                         entry, entry.problem[1](jnp.float32), STEPS)
+    chained, _, _, _ = _run(
+        optax.chain(optax.clip_by_global_norm(1e6), entry.build()),
+        entry,
+        entry.problem[1](jnp.float32),
+        STEPS,
+    )
     tol = 64 * F32_EPS
     _leaves_close(chained, _plain(entry)[0], tol, tol, entry.id)
 
@@ -501,8 +695,13 @@ def test_vmap_over_a_traced_hyperparameter_equals_a_loop(entry):
     # small constant on these problems.
     tol = 256 * STEPS * F32_EPS
     for i, v in enumerate(values):
-        _leaves_close(jax.tree.map(lambda x, i=i: x[i], batched), one(v), tol, tol,
-                      f"{entry.id} at {entry.lr}={float(v)}")
+        _leaves_close(
+            jax.tree.map(lambda x, i=i: x[i], batched),
+            one(v),
+            tol,
+            tol,
+            f"{entry.id} at {entry.lr}={float(v)}",
+        )
     assert one._cache_size() == 1
 
 
@@ -514,8 +713,7 @@ def test_params_dtype_preserved_and_state_dtypes_stable(entry, dtype):
         if dtype == "float32":
             updates, state0, states, final = _plain(entry)
         else:
-            updates, state0, states, final = _run(entry.build(), entry, entry.problem[1](dt),
-                                                  STEPS)
+            updates, state0, states, final = _run(entry.build(), entry, entry.problem[1](dt), STEPS)
         for leaf in jax.tree.leaves(updates) + jax.tree.leaves(final):
             assert leaf.dtype == dt, (entry.id, leaf.dtype)
         for leaf in jax.tree.leaves(final):
@@ -536,9 +734,12 @@ def test_no_recompile_when_only_hyperparameter_values_change(entry):
     for t in range(STEPS + 1):
         if t == STEPS:  # new hyperparameter values (v * 0.5, v + 1 keep dtype and weak type)
             inj = _inject_state(entry, state)
-            inj = inj._replace(hyperparams={
-                k: v * 0.5 if jnp.issubdtype(v.dtype, jnp.floating) else v + 1
-                for k, v in inj.hyperparams.items()})
+            inj = inj._replace(
+                hyperparams={
+                    k: v * 0.5 if jnp.issubdtype(v.dtype, jnp.floating) else v + 1
+                    for k, v in inj.hyperparams.items()
+                }
+            )
             state = (inj, *state[1:]) if entry.direction else inj
         params, prev, state = step(params, prev, state)
     assert step._cache_size() == 1, f"{entry.id}: {step._cache_size()} compiles"

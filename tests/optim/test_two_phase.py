@@ -90,9 +90,7 @@ INNERS = {
 }
 
 
-@pytest.mark.parametrize(
-    "inner,reset", [("sgd", False), ("adam", True)]
-)
+@pytest.mark.parametrize("inner,reset", [("sgd", False), ("adam", True)])
 def test_lookahead_matches_optax_lookahead(inner, reset):
     k, alpha = 4, 0.6
     with jax.enable_x64(True):
@@ -199,9 +197,7 @@ def _np_top_k(v, k):
 def test_diloco_ef_matches_numpy_reference_with_top_k():
     eta, alpha, mu, H = 0.05, 0.7, 0.5, 3
     with jax.enable_x64(True):
-        opt = diloco_ef(
-            optax.sgd(eta), optax.sgd(alpha, momentum=mu, nesterov=True), H, W, top_k(2)
-        )
+        opt = diloco_ef(optax.sgd(eta), optax.sgd(alpha, momentum=mu, nesterov=True), H, W, top_k(2))
         x0 = replicate_workers(jnp.asarray(X0), W)
         _, slows = jax.jit(lambda: run(opt, x0, workers=W))()
         ref = _numpy_diloco(eta, alpha, mu, H, W, T // H, comp=lambda v: _np_top_k(v, 2))
@@ -304,8 +300,7 @@ def test_dtype_preserved_and_chain(kind):
         opt = diloco(optax.adam(0.1), outer, 2, 2)
         params = replicate_workers(params, 2)
     else:
-        opt = diloco_ef(optax.sgd(0.1, momentum=0.9), outer, 2, 2, top_k(2),
-                        reset_inner_state=True)
+        opt = diloco_ef(optax.sgd(0.1, momentum=0.9), outer, 2, 2, top_k(2), reset_inner_state=True)
         params = replicate_workers(params, 2)
     chained = optax.chain(optax.clip_by_global_norm(1e9), opt)
     state = chained.init(params)
@@ -327,8 +322,7 @@ def test_dtype_preserved_and_chain(kind):
     # after a sync the fast weights equal the slow weights
     fast0 = jax.tree.map(lambda p: p if kind == "lookahead" else p[0], params)
     for a, b in zip(jax.tree.leaves(fast0), jax.tree.leaves(slow_params(state))):
-        np.testing.assert_allclose(np.asarray(a, np.float32), np.asarray(b, np.float32),
-                                   rtol=1e-2)
+        np.testing.assert_allclose(np.asarray(a, np.float32), np.asarray(b, np.float32), rtol=1e-2)
 
 
 def test_validation():
@@ -349,10 +343,12 @@ def test_diloco_ef_seed_may_be_an_integer_array():
     # inject_hyperparams turns the int seed into an int32 array; vmap over seeds traces it
     x0 = replicate_workers(jnp.asarray(X0, jnp.float32), W)
     inj = optax.inject_hyperparams(diloco_ef, static_args=("sync_period", "num_workers", "compressor"))(
-        optax.sgd(0.05), optax.sgd(1.0), 2, W, top_k(2), key=5)
+        optax.sgd(0.05), optax.sgd(1.0), 2, W, top_k(2), key=5
+    )
     state = inj.init(x0)
     assert state.hyperparams["key"].dtype == jnp.int32
     np.testing.assert_array_equal(np.asarray(state.inner_state.key), np.asarray(jax.random.PRNGKey(5)))
-    keys = jax.vmap(lambda s: diloco_ef(optax.sgd(0.05), optax.sgd(1.0), 2, W, top_k(2), key=s)
-                    .init(x0).key)(jnp.arange(2))
+    keys = jax.vmap(lambda s: diloco_ef(optax.sgd(0.05), optax.sgd(1.0), 2, W, top_k(2), key=s).init(x0).key)(
+        jnp.arange(2)
+    )
     np.testing.assert_array_equal(np.asarray(keys[1]), np.asarray(jax.random.PRNGKey(1)))

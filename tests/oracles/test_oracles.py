@@ -51,8 +51,9 @@ def bg0_draws():
             for where, x in (("x0", x0), ("far", far)):
                 out[name, where] = jax.vmap(lambda k, m=m, x=x: m.sample(x, x0, k))(keys)
             # Same key at two points: the sample is reused.
-            out[name, "diff"] = jax.vmap(
-                lambda k, m=m: m.sample(far, x0, k) - m.sample(x0 + 0.5, x0, k))(keys)
+            out[name, "diff"] = jax.vmap(lambda k, m=m: m.sample(far, x0, k) - m.sample(x0 + 0.5, x0, k))(
+                keys
+            )
         return out
 
     keys = jax.random.split(jax.random.key(0), N)
@@ -115,8 +116,7 @@ def test_lomax_moment_closed_form():
         # The same value by numerical integration of q u^{q-1} P(|xi| > u) = q u^{q-1} (1+u)^-a.
         from scipy.integrate import quad
 
-        integral = quad(lambda u, q=q, a=a: q * u ** (q - 1) * (1 + u) ** (-a), 0, np.inf,
-                        limit=200)[0]
+        integral = quad(lambda u, q=q, a=a: q * u ** (q - 1) * (1 + u) ** (-a), 0, np.inf, limit=200)[0]
         assert integral == pytest.approx(want, rel=1e-4)
     assert np.isinf(float(oracles.lomax_abs_moment(1.5, 1.5)))
     assert np.isinf(float(oracles.lomax_noise(1.0, 2.0).second_moment(jnp.ones(3), jnp.ones(3))))
@@ -132,8 +132,12 @@ def lomax_draws():
     @jax.jit
     def draw(key):
         x = jnp.zeros((200_000,))
-        return jnp.stack([oracles.lomax_noise(1.0, a).sample(x, x, jax.random.fold_in(key, i))
-                          for i, a in enumerate(tails)])
+        return jnp.stack(
+            [
+                oracles.lomax_noise(1.0, a).sample(x, x, jax.random.fold_in(key, i))
+                for i, a in enumerate(tails)
+            ]
+        )
 
     return dict(zip(tails, np.asarray(draw(jax.random.key(1)), np.float64)))
 
@@ -152,6 +156,7 @@ def test_lomax_noise_moments(lomax_draws):
 def test_lomax_variance_grows_with_samples_only_when_infinite(lomax_draws):
     """For a = 1.5 (infinite variance) the median sample second moment grows with n like
     n^(2/a - 1) (a stable law); for a = 4.5 it does not grow."""
+
     def median_second_moment(xs, n):
         blocks = xs[: (xs.size // n) * n].reshape(-1, n)
         return np.median((blocks**2).mean(1))

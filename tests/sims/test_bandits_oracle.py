@@ -62,10 +62,11 @@ def reference_weights(mu, d):
     for start in (np.full(K, 1.0 / K), np.eye(K)[best] * 0.5 + 0.5 / K):
         v0 = np.append(start / start.sum(), 0.0)
         res = scipy.optimize.minimize(
-            lambda v: -v[K], v0, method="SLSQP",
+            lambda v: -v[K],
+            v0,
+            method="SLSQP",
             bounds=[(1e-12, 1.0)] * K + [(0.0, None)],
-            constraints=[{"type": "ineq", "fun": cons},
-                         {"type": "eq", "fun": lambda v: np.sum(v[:K]) - 1.0}],
+            constraints=[{"type": "ineq", "fun": cons}, {"type": "eq", "fun": lambda v: np.sum(v[:K]) - 1.0}],
             options={"ftol": 1e-15, "maxiter": 1000},
         )
         if best_v is None or res.x[K] > best_v[K]:
@@ -260,7 +261,9 @@ def _decimal_bernoulli_kl(x, y):
 
 
 @pytest.mark.parametrize("x64", [False, True], ids=["float32", "float64"])
-@pytest.mark.parametrize("x,gap", [(0.5, 1e-7), (0.5, 1e-4), (0.3, -2e-3), (0.9, 0.05), (0.01, 0.4), (0.999, -0.9)])
+@pytest.mark.parametrize(
+    "x,gap", [(0.5, 1e-7), (0.5, 1e-4), (0.3, -2e-3), (0.9, 0.05), (0.01, 0.4), (0.999, -0.9)]
+)
 def test_bernoulli_kl_relative_accuracy(x, gap, x64):
     """Relative error of a few eps at any distance, near-equal means included (the textbook form
     in float32 has relative error ~eps / gap^2 there: 100% at gap 1e-4)."""

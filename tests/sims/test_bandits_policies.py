@@ -75,10 +75,8 @@ def test_glrt_statistic_and_ism_threshold_by_hand():
     np.testing.assert_allclose(float(Z), min(z), rtol=1e-6)
     t, n_ab, delta, K, U, sig = 1000, 480, 0.01, 5, 2.0, 0.7
     L = math.log(math.pi**2 * K**2 * t**3 / (3 * delta))
-    hand = (math.sqrt(4 * K * U**2 * t * L) + 2 / 3 * (K + 2) * U * L
-            + math.sqrt(2 * K**2 * sig**2 * n_ab * L))
-    np.testing.assert_allclose(float(ism_theory_threshold(t, n_ab, delta, K, U, sig)), hand,
-                               rtol=1e-5)
+    hand = math.sqrt(4 * K * U**2 * t * L) + 2 / 3 * (K + 2) * U * L + math.sqrt(2 * K**2 * sig**2 * n_ab * L)
+    np.testing.assert_allclose(float(ism_theory_threshold(t, n_ab, delta, K, U, sig)), hand, rtol=1e-5)
 
 
 DELTAS = (0.1, 0.01)
@@ -127,7 +125,8 @@ def test_elimination_delta_grid_equals_separate_runs():
         def both(keys):
             g = jax.vmap(lambda k: run(grid, p, k))(keys)
             s = jax.vmap(lambda d: jax.vmap(lambda k: run(single, {**p, "delta": d}, k))(keys))(
-                jnp.asarray(DELTAS))
+                jnp.asarray(DELTAS)
+            )
             return g, s
 
         g, s = jax.tree.map(np.asarray, both(keys))
@@ -140,8 +139,7 @@ def test_elimination_delta_grid_equals_separate_runs():
 def test_round_draws_quality():
     n_ep, T = 64, 512
     keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.key(2), i))(jnp.arange(n_ep))
-    f = jax.jit(jax.vmap(jax.vmap(lambda s, t: jnp.stack(round_draws(s, t)), (None, 0)),
-                         (0, None)))
+    f = jax.jit(jax.vmap(jax.vmap(lambda s, t: jnp.stack(round_draws(s, t)), (None, 0)), (0, None)))
     D = np.asarray(f(jax.vmap(episode_seed)(keys), jnp.arange(T)), np.float64)  # (E, T, 3)
     u1, z, u2 = D[..., 0].ravel(), D[..., 1].ravel(), D[..., 2].ravel()
     N = u1.size

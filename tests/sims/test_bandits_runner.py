@@ -44,10 +44,8 @@ ADV = {name: i for i, name in enumerate(ADVERSARIES)}
 _vrun = jax.jit(jax.vmap(run, in_axes=(None, 0, 0)), static_argnums=0)
 
 TAS = BAISpec(policy="tas_d", adversary="param", refresh=1, chunk=64, horizon=2048)
-ISM_P = BAISpec(policy="ism_practical", adversary="param", chunk=128, horizon=20_000,
-                deltas=(0.2, 0.05))
-ISM_T = BAISpec(policy="ism_theory", adversary="param", chunk=256, horizon=20_000,
-                deltas=(0.1,))
+ISM_P = BAISpec(policy="ism_practical", adversary="param", chunk=128, horizon=20_000, deltas=(0.2, 0.05))
+ISM_T = BAISpec(policy="ism_theory", adversary="param", chunk=256, horizon=20_000, deltas=(0.1,))
 
 
 def _keys(n, seed=0):
@@ -102,8 +100,13 @@ def _batch(name):
 
 @pytest.mark.parametrize(
     "name,env,column",
-    [("ism_p", "random", 1), ("ism_p", "targeted", 0), ("ism_t", "pulse", 0),
-     ("tas", "targeted", None), ("tas", "none", None)],
+    [
+        ("ism_p", "random", 1),
+        ("ism_p", "targeted", 0),
+        ("ism_t", "pulse", 0),
+        ("tas", "targeted", None),
+        ("tas", "none", None),
+    ],
 )
 def test_trajectories_match_numpy_reference(name, env, column):
     spec, envs, n, gap, keys, o = _batch(name)
@@ -118,9 +121,18 @@ def test_trajectories_match_numpy_reference(name, env, column):
             length = 1 << int(tau[i]).bit_length()  # a power of two > tau: few compiles
             D = np.asarray(_draw(episode_seed(keys[lane]), jnp.arange(length)))
             t_ref, r_ref = ref.np_episode(
-                spec.policy, np.array([gap, 0.0, 0.0, 0.0]), delta=delta, sigma=1.0, U=1.5,
-                c=-1.0, adversary=env, period=PERIOD, horizon=spec.horizon,
-                refresh=spec.refresh, draws=lambda t, D=D: tuple(D[t]))
+                spec.policy,
+                np.array([gap, 0.0, 0.0, 0.0]),
+                delta=delta,
+                sigma=1.0,
+                U=1.5,
+                c=-1.0,
+                adversary=env,
+                period=PERIOD,
+                horizon=spec.horizon,
+                refresh=spec.refresh,
+                draws=lambda t, D=D: tuple(D[t]),
+            )
             assert (int(tau[i]), int(rec[i])) == (t_ref, r_ref), i
 
 
@@ -129,8 +141,9 @@ def test_simulate_with_compaction_equals_run():
     e = envs.index("none")  # lanes 0..n-1, keys fold_in(key(11), i)
     m = 8
     with jax.enable_x64(True):  # two batch sizes (8, then 4): two compiles
-        out = simulate(spec, default_params(gap=gap, period=PERIOD), jax.random.key(11), m,
-                       min_batch=4, compact_at=0.5)
+        out = simulate(
+            spec, default_params(gap=gap, period=PERIOD), jax.random.key(11), m, min_batch=4, compact_at=0.5
+        )
     # batches of 8 and 4 are other programs than the vmapped batch of 700, so the float64
     # statistics may differ by round-off: a discrete outcome flips only on a tie within
     # ~1e-15 relative, so it is compared exactly; the fraction within float64 round-off

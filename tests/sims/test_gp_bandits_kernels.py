@@ -13,8 +13,12 @@ from sklearn.gaussian_process.kernels import RBF, Matern
 
 from jaxtheory.sims import gp_bandits as gpb
 
-SK = {"se": lambda ls: RBF(ls), "matern12": lambda ls: Matern(ls, nu=0.5),
-      "matern32": lambda ls: Matern(ls, nu=1.5), "matern52": lambda ls: Matern(ls, nu=2.5)}
+SK = {
+    "se": lambda ls: RBF(ls),
+    "matern12": lambda ls: Matern(ls, nu=0.5),
+    "matern32": lambda ls: Matern(ls, nu=1.5),
+    "matern52": lambda ls: Matern(ls, nu=2.5),
+}
 
 
 @pytest.mark.parametrize("name", gpb.KERNELS)

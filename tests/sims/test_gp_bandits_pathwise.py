@@ -59,12 +59,12 @@ def np_kernel(name, a, b, ls, v):
     """Independent numpy kernel (textbook formulas), float64."""
     r = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)) / ls
     if name == "se":
-        return v * np.exp(-0.5 * r ** 2)
+        return v * np.exp(-0.5 * r**2)
     if name == "matern12":
         return v * np.exp(-r)
     if name == "matern32":
         return v * (1 + np.sqrt(3) * r) * np.exp(-np.sqrt(3) * r)
-    return v * (1 + np.sqrt(5) * r + 5 * r ** 2 / 3) * np.exp(-np.sqrt(5) * r)
+    return v * (1 + np.sqrt(5) * r + 5 * r**2 / 3) * np.exp(-np.sqrt(5) * r)
 
 
 def _dense(K_DD, K_xD, K_xx, y, s2):
@@ -77,14 +77,14 @@ def test_buffer_posterior_equals_dense_solve():
     Xd, Xq = rng.uniform(size=(5, 3)), rng.uniform(size=(7, 3))
     y = rng.standard_normal(5)
     ls, v, s2 = 0.4, 1.3, 0.02
+
     @jax.jit  # one compile instead of many eager float64 dispatches
     def fit(Xd, y, Xq):
         st = gpb.init_path_state(8, 3, jnp.float64)
         for j in range(5):
             st = gpb.path_add_value(gpb.path_add_point(st, j, Xd[j], "matern32", ls, v, s2), j, y[j])
         st_h = gpb.path_add_point(st, 5, Xq[0], "matern32", ls, v, s2)  # hallucinated
-        return (gpb.path_posterior(st, Xq, "matern32", ls, v)
-                + gpb.path_posterior(st_h, Xq, "matern32", ls, v))
+        return gpb.path_posterior(st, Xq, "matern32", ls, v) + gpb.path_posterior(st_h, Xq, "matern32", ls, v)
 
     with jax.enable_x64(True):
         m, var, mh, varh = map(np.asarray, fit(Xd, y, Xq))
@@ -127,9 +127,18 @@ def test_pathwise_draws_match_exact_posterior_moments(kernel, s2):
     assert cov[-1, -1] < 0.1 * v
 
 
-BRANIN = gpb.GPBanditSpec(policy="bts", q=2, budget=24, n=128, dim=2, objective="branin",
-                          domain="continuous", kernel="matern52", features=128,
-                          record_trace=True)
+BRANIN = gpb.GPBanditSpec(
+    policy="bts",
+    q=2,
+    budget=24,
+    n=128,
+    dim=2,
+    objective="branin",
+    domain="continuous",
+    kernel="matern52",
+    features=128,
+    record_trace=True,
+)
 # Bounds on the mean simple regret after 24 evaluations, in raw Branin units (the
 # function's standard deviation over the cube is about 51; uniform random search leaves
 # 2.18 in expectation). First run (8 lanes each, seed 4): 0.015 noiseless, 0.47 at
@@ -140,8 +149,7 @@ BRANIN_SR_RAW = {0.0: 0.2, 0.01: 1.0}
 
 @pytest.fixture(scope="module")
 def branin_runs():
-    lanes = [dict(gpb.DEFAULT_PARAMS, noise_var=s2, lengthscale=0.4) for s2 in (0.0, 0.01)
-             for _ in range(8)]
+    lanes = [dict(gpb.DEFAULT_PARAMS, noise_var=s2, lengthscale=0.4) for s2 in (0.0, 0.01) for _ in range(8)]
     p = {k: jnp.asarray([l[k] for l in lanes]) for k in gpb.DEFAULT_PARAMS}
     keys = jax.random.split(jax.random.key(4), len(lanes))
     out = jax.jit(jax.vmap(functools.partial(gpb.run, BRANIN)))(p, keys)
@@ -191,8 +199,18 @@ def test_continuous_spec_validation():
 
 @pytest.mark.slow  # two more compiles of the continuous run
 def test_continuous_bucb_with_uncertainty_sampling_and_random_search():
-    spec = gpb.GPBanditSpec(policy="bucb", q=3, budget=12, n=64, dim=2, objective="currin",
-                            domain="continuous", kernel="se", features=32, record_trace=True)
+    spec = gpb.GPBanditSpec(
+        policy="bucb",
+        q=3,
+        budget=12,
+        n=64,
+        dim=2,
+        objective="currin",
+        domain="continuous",
+        kernel="se",
+        features=32,
+        record_trace=True,
+    )
     lanes = [dict(gpb.DEFAULT_PARAMS, noise_var=0.01, lengthscale=0.3, init_evals=L) for L in (0, 3)]
     p = {k: jnp.asarray([l[k] for l in lanes]) for k in gpb.DEFAULT_PARAMS}
     keys = jax.random.split(jax.random.key(5), 2)
@@ -206,8 +224,16 @@ def test_continuous_bucb_with_uncertainty_sampling_and_random_search():
     # GP-BUCB's batch members differ too (hallucinated variance), and it improves
     assert np.sqrt(((X[0, :3, None] - X[0, None, :3]) ** 2).sum(-1))[np.triu_indices(3, 1)].min() > 1e-3
     assert (np.diff(o["simple_regret"], axis=1) <= 1e-6).all()
-    rnd = gpb.GPBanditSpec(policy="random", q=3, budget=12, n=64, dim=2, objective="currin",
-                           domain="continuous", record_trace=True)
+    rnd = gpb.GPBanditSpec(
+        policy="random",
+        q=3,
+        budget=12,
+        n=64,
+        dim=2,
+        objective="currin",
+        domain="continuous",
+        record_trace=True,
+    )
     r = {k: np.asarray(v) for k, v in jax.jit(jax.vmap(functools.partial(gpb.run, rnd)))(p, keys).items()}
     assert r["x_points"].std() > 0.2  # spread over the cube
     assert np.isfinite(r["simple_regret"]).all()

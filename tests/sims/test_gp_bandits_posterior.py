@@ -26,12 +26,12 @@ def np_kernel(name, x, ls, v):
     """Independent numpy kernel matrix (from the textbook formulas)."""
     r = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1)) / ls
     if name == "se":
-        return v * np.exp(-0.5 * r ** 2)
+        return v * np.exp(-0.5 * r**2)
     if name == "matern12":
         return v * np.exp(-r)
     if name == "matern32":
         return v * (1 + np.sqrt(3) * r) * np.exp(-np.sqrt(3) * r)
-    return v * (1 + np.sqrt(5) * r + 5 * r ** 2 / 3) * np.exp(-np.sqrt(5) * r)
+    return v * (1 + np.sqrt(5) * r + 5 * r**2 / 3) * np.exp(-np.sqrt(5) * r)
 
 
 def run64(spec, params, seed=0, **vmapped):
@@ -44,13 +44,21 @@ def run64(spec, params, seed=0, **vmapped):
             p[k] = jnp.asarray(v, jnp.int32 if isinstance(v[0], int) else jnp.float64)
         keys = jax.random.split(jax.random.key(seed), n)
         out = jax.jit(jax.vmap(functools.partial(gpb.run, spec)))(p, keys)
-        return [({k: (vmapped[k][j] if k in vmapped else v) for k, v in params.items()},
-                 {k: np.asarray(v[j]) for k, v in out.items()}, keys[j]) for j in range(n)]
+        return [
+            (
+                {k: (vmapped[k][j] if k in vmapped else v) for k, v in params.items()},
+                {k: np.asarray(v[j]) for k, v in out.items()},
+                keys[j],
+            )
+            for j in range(n)
+        ]
 
 
 def prior(spec, params):
     X = gpb.candidates(spec.domain, spec.n, spec.dim)
-    return X, np_kernel(spec.kernel, X, params["lengthscale"], params["variance"]) + spec.nugget * np.eye(spec.n)
+    return X, np_kernel(spec.kernel, X, params["lengthscale"], params["variance"]) + spec.nugget * np.eye(
+        spec.n
+    )
 
 
 def _noiseless_repeat(idx, j, s2):
@@ -60,13 +68,21 @@ def _noiseless_repeat(idx, j, s2):
 CASES = {
     # name: (spec fields, base params, vmapped params): noisy and noiseless in one compile;
     # noiseless with budget > n, so repeated points must occur and be skipped.
-    "bts-q1-se": (dict(policy="bts", q=1, budget=20, n=16, dim=1, kernel="se"),
-                  dict(lengthscale=0.2, fn_seed=7), dict(noise_var=[0.05, 0.0])),
-    "bts-q4-se": (dict(policy="bts", q=4, budget=20, n=16, dim=1, kernel="se"),
-                  dict(lengthscale=0.2, fn_seed=7), dict(noise_var=[0.05, 0.0])),
-    "bucb-q3-m32-2d": (dict(policy="bucb", q=3, budget=21, n=16, dim=2, kernel="matern32"),
-                       dict(lengthscale=0.4, beta_scale=0.1),
-                       dict(noise_var=[0.1, 0.0], init_evals=[5, 4])),
+    "bts-q1-se": (
+        dict(policy="bts", q=1, budget=20, n=16, dim=1, kernel="se"),
+        dict(lengthscale=0.2, fn_seed=7),
+        dict(noise_var=[0.05, 0.0]),
+    ),
+    "bts-q4-se": (
+        dict(policy="bts", q=4, budget=20, n=16, dim=1, kernel="se"),
+        dict(lengthscale=0.2, fn_seed=7),
+        dict(noise_var=[0.05, 0.0]),
+    ),
+    "bucb-q3-m32-2d": (
+        dict(policy="bucb", q=3, budget=21, n=16, dim=2, kernel="matern32"),
+        dict(lengthscale=0.4, beta_scale=0.1),
+        dict(noise_var=[0.1, 0.0], init_evals=[5, 4]),
+    ),
 }
 
 
@@ -89,8 +105,9 @@ def test_incremental_posterior_equals_dense_solve_every_round(case):
             keep = used[:m]
             mu, cov = gpb.dense_posterior(K, idx[:m][keep], y[:m][keep], s2)
             np.testing.assert_allclose(out["post_mean"][t], mu, rtol=0, atol=TOL, err_msg=f"{name} t={t}")
-            np.testing.assert_allclose(out["post_var"][t], np.maximum(np.diag(cov), 0), rtol=0,
-                                       atol=TOL, err_msg=f"{name} t={t}")
+            np.testing.assert_allclose(
+                out["post_var"][t], np.maximum(np.diag(cov), 0), rtol=0, atol=TOL, err_msg=f"{name} t={t}"
+            )
         # noisy: every observation is used; noiseless: exactly the repeats are skipped
         for j in range(spec.budget):
             assert used[j] == (not _noiseless_repeat(idx, j, s2)), (name, s2, j)
@@ -131,12 +148,15 @@ def reference_batched_ts(spec, params, key):
     with jax.enable_x64(True):
         X, K = prior(spec, params)
         S = np.linalg.cholesky(K)
-        z_obj, z_rounds = jax.jit(lambda k: gpb.lane_normals(
-            k, params["fn_seed"], spec.rounds, spec.q, spec.n, spec.budget, jnp.float64))(key)
+        z_obj, z_rounds = jax.jit(
+            lambda k: gpb.lane_normals(
+                k, params["fn_seed"], spec.rounds, spec.q, spec.n, spec.budget, jnp.float64
+            )
+        )(key)
         f = S @ np.asarray(z_obj)
         z_rounds = np.asarray(z_rounds)
-    xi_all = z_rounds[:, :, :spec.n]
-    eps_all = z_rounds[:, :, spec.n:spec.n + spec.budget]
+    xi_all = z_rounds[:, :, : spec.n]
+    eps_all = z_rounds[:, :, spec.n : spec.n + spec.budget]
     z_all = z_rounds[:, :, -1]
     s2 = params["noise_var"]
     idx, y = [], []
@@ -166,8 +186,9 @@ def test_bts_equals_reference_thompson_sampling(case):
         np.testing.assert_array_equal(out["x_index"], ref_idx, err_msg=f"{name} {params['noise_var']}")
         np.testing.assert_allclose(out["regret"], f.max() - f[ref_idx], atol=1e-9)
         np.testing.assert_allclose(out["cum_regret"], np.cumsum(f.max() - f[ref_idx]), atol=1e-9)
-        np.testing.assert_allclose(out["simple_regret"],
-                                   f.max() - np.maximum.accumulate(f[ref_idx]), atol=1e-9)
+        np.testing.assert_allclose(
+            out["simple_regret"], f.max() - np.maximum.accumulate(f[ref_idx]), atol=1e-9
+        )
 
 
 def test_matheron_draws_match_exact_posterior_moments():
@@ -187,8 +208,9 @@ def test_matheron_draws_match_exact_posterior_moments():
     with jax.enable_x64(True):
         f = jax.jit(draw)
         for s2, obs in [(0.05, [2, 2, 6]), (0.0, [1, 4, 7])]:
-            G = np.asarray(f(jnp.asarray(K), jnp.asarray(obs), jnp.asarray(ys), jnp.float64(s2),
-                             jax.random.key(5)))
+            G = np.asarray(
+                f(jnp.asarray(K), jnp.asarray(obs), jnp.asarray(ys), jnp.float64(s2), jax.random.key(5))
+            )
             mu, cov = gpb.dense_posterior(K, obs, ys, s2)
             free = np.diag(cov) > 1e-5  # noiseless: observed points have zero variance
             sd = np.sqrt(np.diag(cov)[free])
@@ -196,7 +218,7 @@ def test_matheron_draws_match_exact_posterior_moments():
             assert z_mean.max() < 5, z_mean
             C = np.cov(G.T)[np.ix_(free, free)]
             cf = cov[np.ix_(free, free)]
-            se = np.sqrt((np.outer(np.diag(cf), np.diag(cf)) + cf ** 2) / draws)
+            se = np.sqrt((np.outer(np.diag(cf), np.diag(cf)) + cf**2) / draws)
             z_cov = np.abs(C - cf) / se
             assert z_cov.max() < 5, z_cov.max()
             if s2 == 0:  # the exactly observed points are reproduced

@@ -24,8 +24,10 @@ def vrun(spec, lanes, seed=0):
 
 
 SPEC = gpb.GPBanditSpec(policy="bts", q=4, budget=32, n=64, dim=1, record_trace=True)
-LANES = [dict(gpb.DEFAULT_PARAMS, noise_var=s2, lengthscale=0.1, init_evals=L, fn_seed=fs)
-         for s2, L, fs in itertools.product([0.0, 0.01], [0, 8], [3, -1])]
+LANES = [
+    dict(gpb.DEFAULT_PARAMS, noise_var=s2, lengthscale=0.1, init_evals=L, fn_seed=fs)
+    for s2, L, fs in itertools.product([0.0, 0.01], [0, 8], [3, -1])
+]
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +43,11 @@ def test_metric_identities(bts):
     np.testing.assert_allclose(o["regret"], f.max(1)[:, None] - fx, atol=1e-6)
     assert (o["regret"] >= -1e-6).all()
     np.testing.assert_allclose(o["cum_regret"], np.cumsum(o["regret"], 1), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(o["simple_regret"], f.max(1)[:, None] - np.maximum.accumulate(fx, 1),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        o["simple_regret"], f.max(1)[:, None] - np.maximum.accumulate(fx, 1), atol=1e-6
+    )
     # a slice of the same array: exact
-    np.testing.assert_array_equal(o["cum_regret_round"], o["cum_regret"][:, SPEC.q - 1::SPEC.q])
+    np.testing.assert_array_equal(o["cum_regret_round"], o["cum_regret"][:, SPEC.q - 1 :: SPEC.q])
     np.testing.assert_allclose(o["random_regret"], f.max(1) - f.mean(1), atol=1e-5)
     # the information-gain proxy is non-decreasing; coverage is a fraction
     assert (np.diff(o["info_gain"], axis=1) >= 0).all()
@@ -91,8 +94,7 @@ def test_float32_noiseless_posterior_stays_accurate(bts):
 
 @pytest.mark.slow  # one more compile; the closed form is also checked by enumeration below
 def test_random_search_closed_form_matches_monte_carlo():
-    spec = gpb.GPBanditSpec(policy="random", q=2, budget=8, n=16, dim=2, objective="branin",
-                            domain="grid")
+    spec = gpb.GPBanditSpec(policy="random", q=2, budget=8, n=16, dim=2, objective="branin", domain="grid")
     lanes = [dict(gpb.DEFAULT_PARAMS, noise_var=0.0)] * 400
     o = vrun(spec, lanes, seed=1)
     # Branin is fixed: every lane reports the same expectation

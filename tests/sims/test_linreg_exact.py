@@ -12,8 +12,7 @@ from jaxtheory.sims.linreg import exact as ex
 from jaxtheory.sims.linreg import problems as pb
 
 D, T = 12, 48
-BASE = dict(ex.EXACT_DEFAULT_PARAMS, lr=0.6, alpha=0.7, mu=0.4, beta=0.3, sigma2=0.2,
-            a=1.3, b=0.8, batch=3)
+BASE = dict(ex.EXACT_DEFAULT_PARAMS, lr=0.6, alpha=0.7, mu=0.4, beta=0.3, sigma2=0.2, a=1.3, b=0.8, batch=3)
 
 
 def _risk(spec_kw, *plist, **p):
@@ -30,11 +29,17 @@ def test_identities_float64():
     WB = 4 * BASE["batch"]
     with jax.enable_x64(True):
         la_k1, la_a1, la_k3, la_wb1, la_wb4 = _risk(
-            dict(algorithm="lookahead"), dict(k=1), dict(k=4, alpha=1.0), dict(k=3),
-            dict(k=1, batch=WB), dict(k=4, batch=WB))
+            dict(algorithm="lookahead"),
+            dict(k=1),
+            dict(k=4, alpha=1.0),
+            dict(k=3),
+            dict(k=1, batch=WB),
+            dict(k=4, batch=WB),
+        )
         sgd_ae, sgd_e = _risk(dict(algorithm="sgd"), dict(lr=BASE["alpha"] * BASE["lr"]), {})
-        dl_w1, dl_k1, dl_k4 = _risk(dict(algorithm="diloco"), dict(k=3, workers=1),
-                                    dict(k=1, workers=4), dict(k=4, workers=4))
+        dl_w1, dl_k1, dl_k4 = _risk(
+            dict(algorithm="diloco"), dict(k=3, workers=1), dict(k=1, workers=4), dict(k=4, workers=4)
+        )
     np.testing.assert_allclose(la_k1, sgd_ae, rtol=0, atol=1e-12)
     # slow weights equal SGD's iterate at every synchronization (steps 4, 8, ...)
     at = pb.log_grid(T, T) % 4 == 0
@@ -50,8 +55,7 @@ def test_zero_momentum_is_plain_float64():
     with jax.enable_x64(True):
         plain = _risk(dict(algorithm="diloco"), k=3, workers=2)
         for kind in ("heavy_ball", "nesterov"):
-            got = _risk(dict(algorithm="diloco", outer=kind, inner=kind), k=3, workers=2,
-                        mu=0.0, beta=0.0)
+            got = _risk(dict(algorithm="diloco", outer=kind, inner=kind), k=3, workers=2, mu=0.0, beta=0.0)
             np.testing.assert_allclose(got, plain, rtol=1e-12, atol=0)
 
 
@@ -84,17 +88,23 @@ def _numpy_reference(lam, t2, eta, alpha, mu, k, W, B, s2, rounds, outer):
     return np.array(out)
 
 
-@pytest.mark.parametrize("outer", [pytest.param("none", marks=pytest.mark.slow),
-                                   pytest.param("heavy_ball", marks=pytest.mark.slow),
-                                   "nesterov"])
+@pytest.mark.parametrize(
+    "outer",
+    [
+        pytest.param("none", marks=pytest.mark.slow),
+        pytest.param("heavy_ball", marks=pytest.mark.slow),
+        "nesterov",
+    ],
+)
 def test_matches_independent_numpy_reference_float64(outer):
     k, W = 4, 3
     with jax.enable_x64(True):
         got = _risk(dict(algorithm="diloco", outer=outer), k=k, workers=W)
         lam, t2 = (np.asarray(v, np.float64) for v in pb.problem("power_law", D, BASE))
         # recompute the problem in float64 the same way (the spectrum is built in float32)
-        ref = _numpy_reference(lam, t2, BASE["lr"], BASE["alpha"], BASE["mu"], k, W,
-                               BASE["batch"], BASE["sigma2"], T // k, outer)
+        ref = _numpy_reference(
+            lam, t2, BASE["lr"], BASE["alpha"], BASE["mu"], k, W, BASE["batch"], BASE["sigma2"], T // k, outer
+        )
     steps = pb.log_grid(T, T)
     np.testing.assert_allclose(got[steps % k == 0], ref[steps[steps % k == 0] // k - 1], rtol=1e-6)
 
@@ -115,23 +125,31 @@ def test_sgd_stationary_risk_closed_form():
 def test_noiseless_la_contracts_like_effective_hessian():
     """Full batch, one mode class: each round multiplies the risk by (1 - α h)², h = 1-(1-ηλ)^k."""
     eta, alpha, k = 0.3, 0.8, 5
-    spec = ex.ExactSpec(dim=4, steps=60, num_log=60, algorithm="lookahead", spectrum="two_scale",
-                        full_batch=True)
+    spec = ex.ExactSpec(
+        dim=4, steps=60, num_log=60, algorithm="lookahead", spectrum="two_scale", full_batch=True
+    )
     p = dict(BASE, lr=eta, alpha=alpha, k=k, kappa=1.0, frac=1.0)  # λ_i = 1/4
     with jax.enable_x64(True):
         lr_ = np.asarray(jax.jit(lambda q: ex.run(spec, q)["log_risk"])(p))
     h = 1 - (1 - eta * 0.25) ** k
     steps = pb.log_grid(60, 60)
     at = (steps % k == 0) & (np.diff(steps, prepend=0) == 1)
-    np.testing.assert_allclose(np.diff(lr_[at]) / np.diff(steps[at] // k), 2 * np.log(1 - alpha * h),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        np.diff(lr_[at]) / np.diff(steps[at] // k), 2 * np.log(1 - alpha * h), rtol=1e-10
+    )
 
 
 def test_log_risk_survives_float32_underflow():
-    spec = ex.ExactSpec(dim=4, steps=400, num_log=8, algorithm="lookahead", outer="heavy_ball",
-                        spectrum="two_scale", full_batch=True)
-    out = jax.jit(lambda q: ex.run(spec, q))(dict(BASE, lr=3.0, alpha=1.0, mu=0.3, k=2,
-                                                  kappa=4.0))
+    spec = ex.ExactSpec(
+        dim=4,
+        steps=400,
+        num_log=8,
+        algorithm="lookahead",
+        outer="heavy_ball",
+        spectrum="two_scale",
+        full_batch=True,
+    )
+    out = jax.jit(lambda q: ex.run(spec, q))(dict(BASE, lr=3.0, alpha=1.0, mu=0.3, k=2, kappa=4.0))
     assert float(out["final_log_risk"]) < -150 and np.isfinite(out["log_risk"]).all()
     assert int(out["diverged_step"]) == -1
 
@@ -153,7 +171,7 @@ def test_spectra_and_targets():
     g = 0.25
     mp = np.asarray(spectrum("marchenko_pastur", 2000, {"gamma": g})) * 2000
     assert mp.mean() == pytest.approx(1.0, rel=1e-5)
-    assert (mp ** 2).mean() == pytest.approx(1 + g, rel=2e-3)
+    assert (mp**2).mean() == pytest.approx(1 + g, rel=2e-3)
     assert mp.max() == pytest.approx((1 + g**0.5) ** 2, rel=1e-2)
     assert mp.min() == pytest.approx((1 - g**0.5) ** 2, rel=2e-2)
     two = np.asarray(spectrum("two_scale", 10, {"kappa": 50.0, "frac": 0.3}))

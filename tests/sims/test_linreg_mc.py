@@ -23,8 +23,7 @@ S = 512
 
 
 def _final(spec_kw, params, key):
-    spec = mc.MonteCarloSpec(**{**dict(dim=6, batch=2, steps=12, num_log=12, return_params=True),
-                                **spec_kw})
+    spec = mc.MonteCarloSpec(**{**dict(dim=6, batch=2, steps=12, num_log=12, return_params=True), **spec_kw})
     out = mc.run(spec, params, key)
     return out["final_error"], out["risk"]
 
@@ -33,6 +32,7 @@ def test_identities_same_batches_float64():
     key = jax.random.key(3)
     W, B = 3, 2
     with jax.enable_x64(True):
+
         @jax.jit
         def all_runs():
             return {
@@ -58,10 +58,14 @@ def _z_scores(spec_kw, exact_kw, params, dim=8, batch=2, steps=24, seeds=S):
     spec = mc.MonteCarloSpec(dim=dim, batch=batch, steps=steps, num_log=10, **spec_kw)
     keys = jax.random.split(jax.random.key(11), seeds)
     risks = np.asarray(jax.jit(jax.vmap(lambda k: mc.run(spec, params, k)["risk"]))(keys))
-    espec = ex.ExactSpec(dim=dim, steps=steps, num_log=10, algorithm=spec.algorithm,
-                         outer=spec.outer, inner=spec.inner)
-    theory = np.asarray(jax.jit(lambda p: ex.run(espec, p)["risk"])(
-        dict(params, k=spec.sync_period, workers=spec.workers, batch=batch)))
+    espec = ex.ExactSpec(
+        dim=dim, steps=steps, num_log=10, algorithm=spec.algorithm, outer=spec.outer, inner=spec.inner
+    )
+    theory = np.asarray(
+        jax.jit(lambda p: ex.run(espec, p)["risk"])(
+            dict(params, k=spec.sync_period, workers=spec.workers, batch=batch)
+        )
+    )
     mean, se = risks.mean(0), risks.std(0, ddof=1) / np.sqrt(seeds)
     live = se > 1e-7 * mean  # before the first synchronization the slow risk is exact
     assert live.sum() >= 5
@@ -76,14 +80,16 @@ CASES = {
     "diloco": (dict(algorithm="diloco", sync_period=3, workers=3), {}),
     "sla-heavy-ball": (dict(algorithm="lookahead", sync_period=3, outer="heavy_ball"), {}),
     "sgd-inner-nesterov": (dict(algorithm="sgd", inner="nesterov"), {}),
-    "sla-inner-heavy-ball": (dict(algorithm="diloco", sync_period=3, workers=2,
-                                  outer="heavy_ball", inner="heavy_ball"), {}),
+    "sla-inner-heavy-ball": (
+        dict(algorithm="diloco", sync_period=3, workers=2, outer="heavy_ball", inner="heavy_ball"),
+        {},
+    ),
 }
 
 
-@pytest.mark.parametrize("case", [
-    c if c == "diloco-nesterov" else pytest.param(c, marks=pytest.mark.slow) for c in CASES
-])
+@pytest.mark.parametrize(
+    "case", [c if c == "diloco-nesterov" else pytest.param(c, marks=pytest.mark.slow) for c in CASES]
+)
 def test_monte_carlo_matches_exact_recursion(case):
     spec_kw, _ = CASES[case]
     z, _ = _z_scores(spec_kw, {}, P)
@@ -93,8 +99,9 @@ def test_monte_carlo_matches_exact_recursion(case):
 @pytest.mark.slow
 def test_monte_carlo_detects_a_wrong_recursion():
     """The same check on LA-DiLoCo(W=3) against the recursion with W = 1 fails decisively."""
-    spec = mc.MonteCarloSpec(dim=8, batch=2, steps=24, num_log=10, algorithm="diloco",
-                             sync_period=3, workers=3)
+    spec = mc.MonteCarloSpec(
+        dim=8, batch=2, steps=24, num_log=10, algorithm="diloco", sync_period=3, workers=3
+    )
     keys = jax.random.split(jax.random.key(5), S)
     risks = np.asarray(jax.jit(jax.vmap(lambda k: mc.run(spec, P, k)["risk"]))(keys))
     espec = ex.ExactSpec(dim=8, steps=24, num_log=10, algorithm="diloco")
@@ -107,11 +114,13 @@ def test_monte_carlo_detects_a_wrong_recursion():
 
 
 def test_full_batch_is_deterministic_and_exact():
-    spec = mc.MonteCarloSpec(dim=8, steps=30, num_log=6, algorithm="lookahead", sync_period=3,
-                             outer="heavy_ball", full_batch=True)
+    spec = mc.MonteCarloSpec(
+        dim=8, steps=30, num_log=6, algorithm="lookahead", sync_period=3, outer="heavy_ball", full_batch=True
+    )
     got = np.asarray(jax.jit(lambda: mc.run(spec, P, jax.random.key(0))["risk"])())
-    espec = ex.ExactSpec(dim=8, steps=30, num_log=6, algorithm="lookahead", outer="heavy_ball",
-                         full_batch=True)
+    espec = ex.ExactSpec(
+        dim=8, steps=30, num_log=6, algorithm="lookahead", outer="heavy_ball", full_batch=True
+    )
     want = np.asarray(jax.jit(lambda: ex.run(espec, dict(P, k=3))["risk"])())
     np.testing.assert_allclose(got, want, rtol=2e-5)
     assert len(pb.log_grid(30, 6)) == got.shape[0]

@@ -33,18 +33,29 @@ def test_network_gd_is_the_particle_system_of_the_field_equations():
     """Weight-space GD (jax.grad) at width N == field equations on the same N neurons."""
     with _x64():
         spec = D.MoEDMFTSpec(num_points=P, dim=6, experts=3, steps=30, width=16)
-        params = dict(D.DEFAULT_PARAMS, router_std=1.0, gamma0=0.7)   # a moving router
+        params = dict(D.DEFAULT_PARAMS, router_std=1.0, gamma0=0.7)  # a moving router
         X, y, Kx = D.make_data(spec)
         p0 = D.network_init(spec, jax.random.key(3), X, params["router_std"])
         net = D.network_run(spec, params, jax.random.key(3), init=p0)
         u = jnp.einsum("mnd,pd->mpn", p0["w"], X) / np.sqrt(spec.dim)
         _, z0 = D.router_init(spec, X, params["router_std"])
-        f, z, div = D.evolve(u, p0["a"], z0, Kx, y, jnp.zeros((spec.steps, P)), params["eta"],
-                             params["gamma0"], spec.activation, centered=False, closed_loop=True)
+        f, z, div = D.evolve(
+            u,
+            p0["a"],
+            z0,
+            Kx,
+            y,
+            jnp.zeros((spec.steps, P)),
+            params["eta"],
+            params["gamma0"],
+            spec.activation,
+            centered=False,
+            closed_loop=True,
+        )
         loss = 0.5 * jnp.mean((y - f) ** 2, axis=-1)
         assert int(div) == -1 and int(net["diverged_step"]) == -1
         np.testing.assert_allclose(loss, net["loss"], rtol=1e-10, atol=1e-13)
-        assert float(jnp.abs(z[-1] - z0).max()) > 1e-3   # the router did learn
+        assert float(jnp.abs(z[-1] - z0).max()) > 1e-3  # the router did learn
 
 
 def test_fixed_point_residual_and_causal_solution():
@@ -56,8 +67,18 @@ def test_fixed_point_residual_and_causal_solution():
         assert float(out["residual"]) <= 1e-10 and int(out["iterations"]) < spec.max_iters
         X, y, Kx = D.make_data(spec)
         u, a0 = D.draw_sites(jax.random.key(0), Kx, spec.experts, spec.sites)
-        f, _, _ = D.evolve(u, a0, jnp.zeros((spec.experts, P)), Kx, y, jnp.zeros((spec.steps, P)),
-                           params["eta"], params["gamma0"], spec.activation, closed_loop=True)
+        f, _, _ = D.evolve(
+            u,
+            a0,
+            jnp.zeros((spec.experts, P)),
+            Kx,
+            y,
+            jnp.zeros((spec.steps, P)),
+            params["eta"],
+            params["gamma0"],
+            spec.activation,
+            closed_loop=True,
+        )
         causal = 0.5 * jnp.mean((y - f) ** 2, axis=-1)
         np.testing.assert_allclose(out["loss"], causal, rtol=1e-8)
         # feature learning: far from the lazy curve at γ₀ = 1
@@ -70,7 +91,7 @@ def _erf_kernels(Kx):
     """Closed forms (Williams 1997) for φ = erf: Φ₀ = (2/π) arcsin(·), G₀ = (4/π)|I + 2Σ|^{-1/2}."""
     d = np.diag(Kx)
     Phi = 2 / np.pi * np.arcsin(2 * Kx / np.sqrt(np.outer(1 + 2 * d, 1 + 2 * d)))
-    det = (1 + 2 * d)[:, None] * (1 + 2 * d)[None, :] - 4 * Kx ** 2
+    det = (1 + 2 * d)[:, None] * (1 + 2 * d)[None, :] - 4 * Kx**2
     return Phi, 4 / np.pi / np.sqrt(det)
 
 
@@ -100,7 +121,7 @@ def test_lazy_limit_is_kernel_gd_with_initial_ntk():
         phi, dphi = D.activation("erf")
         Phi = jnp.einsum("mps,mqs->pq", phi(u), phi(u)) / spec.sites
         G = jnp.einsum("mps,mqs->pq", a0[:, None] ** 2 * dphi(u), dphi(u)) / spec.sites
-        K_hat = 0.25 * (Phi + G * Kx)     # g = σ(0) = ½ for every expert
+        K_hat = 0.25 * (Phi + G * Kx)  # g = σ(0) = ½ for every expert
         lazy_hat = D.lazy_loss(Kx, y, K_hat, params["eta"], spec.steps)
         np.testing.assert_allclose(outs[0], lazy_hat, rtol=5e-3)
         # (b) the population kernel in closed form: within Monte Carlo error of 4 draws
@@ -124,7 +145,7 @@ def test_linear_experts_match_the_exact_second_moment_dmft():
         L = np.asarray(jax.jit(jax.vmap(lambda k: D.solve(spec, params, k)["loss"]))(keys))
         # (a) exact: the recursion from the sites' own second moments
         u, a0 = D.draw_sites(keys[0], Kx, spec.experts, spec.sites)
-        v = jnp.concatenate([u, a0[:, None, :]], axis=1)          # (M, P+1, S)
+        v = jnp.concatenate([u, a0[:, None, :]], axis=1)  # (M, P+1, S)
         cov = jnp.einsum("mis,mjs->mij", v, v) / spec.sites
         exact = D.linear_dmft(Kx, y, z0, params["eta"], params["gamma0"], spec.steps, cov0=cov)
         np.testing.assert_allclose(L[0], exact, rtol=1e-8)
@@ -154,7 +175,7 @@ def test_S_and_2S_sites_agree_within_monte_carlo_error(dmft_draws):
     L1, L2 = dmft_draws[512], dmft_draws[1024]
     se = np.sqrt(L1.var(0, ddof=1) / len(L1) + L2.var(0, ddof=1) / len(L2))
     z = np.abs(L1.mean(0) - L2.mean(0))[1:] / se[1:]
-    assert z.max() < 5, z.max()   # 30 correlated steps; 5σ for any of them
+    assert z.max() < 5, z.max()  # 30 correlated steps; 5σ for any of them
     # the site average is precise: its error is far below the loss itself
     assert (se[1:] / L2.mean(0)[1:]).max() < 0.05
 

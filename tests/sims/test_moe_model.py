@@ -46,8 +46,10 @@ def test_zero_router_gives_equal_gates_and_top_k_identities():
     shapes = jax.eval_shape(m_soft.init, jax.random.key(1), jnp.ones((1, 3)))["params"]
     p = {k: jnp.asarray(rng.normal(size=v.shape), jnp.float32) for k, v in shapes.items()}
     x = jnp.asarray(rng.normal(size=(5, 3)), jnp.float32)
-    np.testing.assert_array_equal(jax.jit(lambda p: moe.moe_forward(m_soft, p, x)[0])(p),
-                                  jax.jit(lambda p: moe.moe_forward(m_topk, p, x)[0])(p))
+    np.testing.assert_array_equal(
+        jax.jit(lambda p: moe.moe_forward(m_soft, p, x)[0])(p),
+        jax.jit(lambda p: moe.moe_forward(m_topk, p, x)[0])(p),
+    )
 
 
 def test_aggregate_equals_sum_of_expert_outputs():
@@ -65,8 +67,7 @@ def rms_exponent(widths, rms):
 
 # Digest 002_08 §5c(1): numpy prototype, N = 32…256, M = N/8, 8 seeds, batch 64:
 # -0.474 (μP-II), 0.000 (MSSP-II), -0.481 (μP-III), -0.005 (MSSP-III), router -0.47 (μP-I).
-PROTOTYPE = {("II", "mup"): -0.474, ("II", "mssp"): 0.0, ("III", "mup"): -0.481,
-             ("III", "mssp"): -0.005}
+PROTOTYPE = {("II", "mup"): -0.474, ("II", "mssp"): 0.0, ("III", "mup"): -0.481, ("III", "mssp"): -0.005}
 
 
 @pytest.mark.parametrize("regime", ["II", "III"])
@@ -96,8 +97,7 @@ def test_router_logit_exponent_regime_I():
 
 @pytest.fixture(scope="module")
 def lanes():
-    spec = moe.MoESpec(width=16, regime="III", steps=6, batch_size=8, n_eval=32, n_probe=8,
-                       num_log=3)
+    spec = moe.MoESpec(width=16, regime="III", steps=6, batch_size=8, n_eval=32, n_probe=8, num_log=3)
     params = {"lr_scale": jnp.array([0.5, 2.0, 1e30]), "eps": jnp.full(3, 1e-8)}
     keys = jax.vmap(jax.random.key)(jnp.arange(3))
     out = jax.jit(jax.vmap(lambda p, k: moe.run(spec, p, k)))(params, keys)
@@ -110,8 +110,7 @@ def test_vmapped_lanes_equal_single_runs(lanes):
     for i in range(2):
         one = single({k: v[i] for k, v in params.items()}, keys[i])
         for name in ("loss", "final_loss", "rcc_effective", "rms_h_agg0", "agg_terms"):
-            np.testing.assert_allclose(out[name][i], one[name], rtol=2e-5, atol=1e-7,
-                                       err_msg=name)
+            np.testing.assert_allclose(out[name][i], one[name], rtol=2e-5, atol=1e-7, err_msg=name)
 
 
 def test_tied_experts_drift_apart_and_training_helps(lanes):
@@ -123,8 +122,9 @@ def test_tied_experts_drift_apart_and_training_helps(lanes):
     assert np.all(spread[:, mup] > 0.5)
     assert np.all(np.asarray(out["final_loss"])[0] < np.asarray(out["init_loss"])[0])
     # the h_agg decomposition sums back to h_agg (checked on the RMS of the base term)
-    np.testing.assert_allclose(np.asarray(out["agg_terms"])[:2, :, 0],
-                               np.asarray(out["rms_h_agg0"])[:2], rtol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(out["agg_terms"])[:2, :, 0], np.asarray(out["rms_h_agg0"])[:2], rtol=1e-5
+    )
 
 
 def test_blow_up_is_recorded_not_raised(lanes):
@@ -150,10 +150,10 @@ def test_refined_coordinate_check_against_direct_formulas():
     rms = lambda a: float(jnp.sqrt(jnp.mean(jnp.square(a))))  # noqa: E731
     layers = list(moe.LAYERS)
     w = layers.index("W_out")
-    np.testing.assert_allclose(out["effective"][w], rms(it["h_agg"] @ (pt["W_out"] - p0["W_out"])),
-                               rtol=1e-5)
-    np.testing.assert_allclose(out["propagating"][w], rms((it["h_agg"] - i0["h_agg"]) @ p0["W_out"]),
-                               rtol=1e-5)
+    np.testing.assert_allclose(out["effective"][w], rms(it["h_agg"] @ (pt["W_out"] - p0["W_out"])), rtol=1e-5)
+    np.testing.assert_allclose(
+        out["propagating"][w], rms((it["h_agg"] - i0["h_agg"]) @ p0["W_out"]), rtol=1e-5
+    )
     g = it["gates"]
     through_w2_0 = jnp.einsum("bm,bme,men->bn", g, it["e"], p0["W2"])
     j = layers.index("W2")
@@ -169,10 +169,10 @@ def test_refined_coordinate_check_against_direct_formulas():
 def test_extra_init_draws_are_independent_inits_of_the_same_rule():
     """``init_draws``: draw 0 is the lane's own init; the others are the inits of keys
     folded from its init key, independent of the learning rate."""
-    spec = moe.MoESpec(width=16, regime="II", steps=2, batch_size=4, n_eval=16, n_probe=8,
-                       num_log=2, init_draws=5)
-    f = jax.jit(jax.vmap(lambda lr, k: moe.run(spec, {"lr_scale": lr, "eps": 1e-8}, k),
-                         in_axes=(0, None)))
+    spec = moe.MoESpec(
+        width=16, regime="II", steps=2, batch_size=4, n_eval=16, n_probe=8, num_log=2, init_draws=5
+    )
+    f = jax.jit(jax.vmap(lambda lr, k: moe.run(spec, {"lr_scale": lr, "eps": 1e-8}, k), in_axes=(0, None)))
     out = f(jnp.array([0.5, 2.0]), jax.random.key(3))
     d = np.asarray(out["rms_h_agg0_draws"])  # (lr, rule, draw)
     assert d.shape == (2, 2, 5)
@@ -183,11 +183,13 @@ def test_extra_init_draws_are_independent_inits_of_the_same_rule():
     k_init = jax.random.split(jax.random.key(3))[0]
     keys = jax.random.split(jax.random.fold_in(k_init, 1), 4)
     pz = moe.spec_parameterization(spec, "mssp")
-    probe = jnp.asarray(moe.make_task(spec.task, spec.d_in, spec.d_out, spec.task_seed,
-                                      spec.n_eval).eval_x[: spec.n_probe])
+    probe = jnp.asarray(
+        moe.make_task(spec.task, spec.d_in, spec.d_out, spec.task_seed, spec.n_eval).eval_x[: spec.n_probe]
+    )
     model = moe.spec_model(spec)
-    direct = jax.jit(jax.vmap(lambda k: moe.rms(moe.moe_forward(
-        model, moe.init_params(pz, 4, k), probe)[1]["h_agg"])))(keys)
+    direct = jax.jit(
+        jax.vmap(lambda k: moe.rms(moe.moe_forward(model, moe.init_params(pz, 4, k), probe)[1]["h_agg"]))
+    )(keys)
     np.testing.assert_allclose(d[0, 1, 1:], direct, rtol=1e-5)  # float32, other programs
     with pytest.raises(ValueError, match="init_draws"):
         moe.run(dataclasses.replace(spec, init_draws=0), moe.DEFAULT_PARAMS, jax.random.key(0))

@@ -13,12 +13,27 @@ from jaxtheory.sims.moe import param as P
 # Digest 002_08 §3, the "→ n^k" column, typed again independently of MUP_TABLE:
 # (init std, SGD LR, Adam LR, Adam eps) exponents per layer; None = zero init.
 EXPECTED = {
-    "I": {"W_in": (0, 1, 0, -1), "Q": (-1, -1, -1, 0), "W1": (-0.5, 0, -1, -1),
-          "W2": (-0.5, 0, -1, -1), "W_out": (None, -1, -1, 0)},
-    "II": {"W_in": (0, 1, 0, -1), "Q": (-0.5, 0, -1, -1), "W1": (-0.5, 0, -1, -1),
-           "W2": (0, 2, 0, -2), "W_out": (None, -1, -1, 0)},
-    "III": {"W_in": (0, 1, 0, -1), "Q": (-0.5, 0, -1, -1), "W1": (-0.5, 1, -1, -2),
-            "W2": (-0.5, 1, -1, -2), "W_out": (None, -1, -1, 0)},
+    "I": {
+        "W_in": (0, 1, 0, -1),
+        "Q": (-1, -1, -1, 0),
+        "W1": (-0.5, 0, -1, -1),
+        "W2": (-0.5, 0, -1, -1),
+        "W_out": (None, -1, -1, 0),
+    },
+    "II": {
+        "W_in": (0, 1, 0, -1),
+        "Q": (-0.5, 0, -1, -1),
+        "W1": (-0.5, 0, -1, -1),
+        "W2": (0, 2, 0, -2),
+        "W_out": (None, -1, -1, 0),
+    },
+    "III": {
+        "W_in": (0, 1, 0, -1),
+        "Q": (-0.5, 0, -1, -1),
+        "W1": (-0.5, 1, -1, -2),
+        "W2": (-0.5, 1, -1, -2),
+        "W_out": (None, -1, -1, 0),
+    },
 }
 MSSP_INIT = {("I", "Q"): None, ("II", "W2"): 0.5}  # MSSP init exponents that differ from μP
 
@@ -65,21 +80,25 @@ def test_exact_values_of_a_few_entries():
     sgd = P.parameterization("mup", "sgd", "II", d).per_layer("lr_mult")
     assert sgd == {"W_in": 256.0, "Q": 16 / 256, "W1": 16 / 256, "W2": 16 * 256, "W_out": 1 / 256}
     adam = P.parameterization("mup", "adam", "II", d)
-    assert adam.per_layer("lr_mult") == {"W_in": 1 / 32, "Q": 1 / 256, "W1": 1 / 256,
-                                         "W2": 1 / 16, "W_out": 1 / 256}
+    assert adam.per_layer("lr_mult") == {
+        "W_in": 1 / 32,
+        "Q": 1 / 256,
+        "W1": 1 / 256,
+        "W2": 1 / 16,
+        "W_out": 1 / 256,
+    }
     assert adam.per_layer("eps_mult")["W2"] == pytest.approx(1 / (256 * 16))
     mssp = P.parameterization("mssp", "adam", "II", d).per_layer("init_std")
     mup = adam.per_layer("init_std")
     assert mssp["W2"] == pytest.approx(mup["W2"] * 4.0)  # √M = 4
-    assert {k: v for k, v in mssp.items() if k != "W2"} == {k: v for k, v in mup.items()
-                                                           if k != "W2"}
+    assert {k: v for k, v in mssp.items() if k != "W2"} == {k: v for k, v in mup.items() if k != "W2"}
     assert P.parameterization("mssp", "sgd", "I", dims_at("I", 64)).per_layer("init_std")["Q"] == 0
 
 
 def test_sp_and_ntp_rules():
     d = dims_at("III", 256)
     sp = P.parameterization("sp", "adam", "III", d)
-    assert sp.per_layer("init_std")["W_out"] == pytest.approx(256 ** -0.5)
+    assert sp.per_layer("init_std")["W_out"] == pytest.approx(256**-0.5)
     assert set(sp.lr_mult) == {1 / 256} and set(sp.eps_mult) == {1.0}
     # NTP: multiplier a = fan_in^-1/2 on unit weights ⇔ SGD lr a², Adam lr a, Adam eps 1/a
     fan = {"W_in": 32, "Q": 256, "W1": 256, "W2": 256, "W_out": 256}
@@ -87,8 +106,8 @@ def test_sp_and_ntp_rules():
     ntp_a = P.parameterization("ntp", "adam", "III", d)
     for layer, f in fan.items():
         assert ntp_s[layer] == pytest.approx(1 / f)
-        assert ntp_a.per_layer("lr_mult")[layer] == pytest.approx(f ** -0.5)
-        assert ntp_a.per_layer("eps_mult")[layer] == pytest.approx(f ** 0.5)
+        assert ntp_a.per_layer("lr_mult")[layer] == pytest.approx(f**-0.5)
+        assert ntp_a.per_layer("eps_mult")[layer] == pytest.approx(f**0.5)
 
 
 def test_ntp_adam_equals_multiplier_form():
@@ -118,8 +137,9 @@ def test_tied_experts_and_zero_layers_at_init():
         assert bool(jnp.all(p[k] == p[k][:1]))
     assert float(jnp.abs(p["W_out"]).max()) == 0.0
     # the same through traced numbers (the vmapped-rules path)
-    nums = P.stack_numbers([P.parameterization(r, "adam", "III", pz.dims and dict(pz.dims))
-                            for r in ("mup", "mssp")])
+    nums = P.stack_numbers(
+        [P.parameterization(r, "adam", "III", pz.dims and dict(pz.dims)) for r in ("mup", "mssp")]
+    )
     ps = jax.jit(jax.vmap(lambda n: P.init_params(pz, 4, jax.random.key(1), numbers=n)))(nums)
     # elementwise, a normal draw times a std: a batch of 2 with a traced std against one run
     # with a compile-time std are two programs, which may round the draw's polynomial or the
@@ -127,12 +147,11 @@ def test_tied_experts_and_zero_layers_at_init():
     np.testing.assert_allclose(ps["W1"][1], p["W1"], rtol=4 * np.finfo(np.float32).eps, atol=0)
     assert not bool(jnp.all(ps["W1"][0] == ps["W1"][0][:1]))
     std = float(jnp.std(ps["W1"][0]))
-    assert std == pytest.approx(32 ** -0.5, rel=0.05)
+    assert std == pytest.approx(32**-0.5, rel=0.05)
 
 
 def _tiny_problem():
-    pz = P.parameterization("mup", "adam", "II", {"d_in": 3, **P.moe_dims("II", 16, m_ratio=4,
-                                                                          n_e_fixed=2)})
+    pz = P.parameterization("mup", "adam", "II", {"d_in": 3, **P.moe_dims("II", 16, m_ratio=4, n_e_fixed=2)})
     p = P.init_params(pz, 2, jax.random.key(0))
     p["W_out"] = 0.1 * jnp.ones_like(p["W_out"])
     rng = np.random.default_rng(1)
@@ -171,7 +190,7 @@ def test_per_label_transform_equals_handwritten_per_layer(opt):
             else:
                 m[k] = 0.9 * m[k] + 0.1 * g[k]
                 v[k] = 0.999 * v[k] + 0.001 * g[k] ** 2
-                mh, vh = m[k] / (1 - 0.9 ** t), v[k] / (1 - 0.999 ** t)
+                mh, vh = m[k] / (1 - 0.9**t), v[k] / (1 - 0.999**t)
                 q[k] = q[k] - lr * lrs[k] * mh / (jnp.sqrt(vh) + eps * epss[k])
     for k in p:  # float32: Adam's division by sqrt(v) + tiny eps amplifies round-off
         np.testing.assert_allclose(p[k], q[k], rtol=2e-5, atol=2e-6, err_msg=k)
@@ -203,20 +222,38 @@ def test_bad_names_raise():
 # base LR | init×, lr_in, lr_out, lr_router, lr_W1, lr_W2 | best val top-5), typed here
 # independently of TUNED_MULTIPLIERS, with the (optimizer, regime, rules) each row is for.
 DIGEST_TUNED = [
-    ("| SGD regime I (`fixed_E_mup_multfree`) | 0.04 | 1, 0.016, 256, 1, 1, 1 | 0.300 |",
-     "sgd", "I", ("mup", "mssp")),
-    ("| SGD regime II μP (`…_stdinit`, 1/N out) | 0.01 | 0.25, 1/256, 2^20, 16, 64, 1/256 | 0.296 |",
-     "sgd", "II", ("mup",)),
-    ("| SGD regime II MSSP (`…_ours`) | 0.01 | 0.25, 1/64, 65536, 4, 1, 1/64 | 0.3135 |",
-     "sgd", "II", ("mssp",)),
-    ("| SGD regime III (no shared, 1/N out) | 0.04 | 1, 1/16, 4, 4096, 1/4, 1/16 | 0.291 |",
-     "sgd", "III", ("mup", "mssp")),
-    ("| Adam regime III (no shared, 1/N out) | 0.16 | 0.25, 1, 4, 1, 4, 1/16 | 0.3265 |",
-     "adam", "III", ("mup", "mssp")),
-    ("| Adam regime II μP (1/N out) | 0.16 | 0.25, 4, 64, 1/4, 1/16, 1/16 | 0.317 |",
-     "adam", "II", ("mup",)),
-    ("| Adam regime II MSSP | 0.16 | 0.25, 4, 4, 4, 1/4, 1/256 | 0.3267 |",
-     "adam", "II", ("mssp",)),
+    (
+        "| SGD regime I (`fixed_E_mup_multfree`) | 0.04 | 1, 0.016, 256, 1, 1, 1 | 0.300 |",
+        "sgd",
+        "I",
+        ("mup", "mssp"),
+    ),
+    (
+        "| SGD regime II μP (`…_stdinit`, 1/N out) | 0.01 | 0.25, 1/256, 2^20, 16, 64, 1/256 | 0.296 |",
+        "sgd",
+        "II",
+        ("mup",),
+    ),
+    (
+        "| SGD regime II MSSP (`…_ours`) | 0.01 | 0.25, 1/64, 65536, 4, 1, 1/64 | 0.3135 |",
+        "sgd",
+        "II",
+        ("mssp",),
+    ),
+    (
+        "| SGD regime III (no shared, 1/N out) | 0.04 | 1, 1/16, 4, 4096, 1/4, 1/16 | 0.291 |",
+        "sgd",
+        "III",
+        ("mup", "mssp"),
+    ),
+    (
+        "| Adam regime III (no shared, 1/N out) | 0.16 | 0.25, 1, 4, 1, 4, 1/16 | 0.3265 |",
+        "adam",
+        "III",
+        ("mup", "mssp"),
+    ),
+    ("| Adam regime II μP (1/N out) | 0.16 | 0.25, 4, 64, 1/4, 1/16, 1/16 | 0.317 |", "adam", "II", ("mup",)),
+    ("| Adam regime II MSSP | 0.16 | 0.25, 4, 4, 4, 1/4, 1/256 | 0.3267 |", "adam", "II", ("mssp",)),
     ("| Adam regime I | 0.16 | 1, 4, 1, 1, 1, 1 | 0.293 |", "adam", "I", ("mup", "mssp")),
 ]
 DIGEST_PATH = "/work/shared/papers/002_08.md"
@@ -237,8 +274,12 @@ def _parse_row(line):
     cols = [c.strip() for c in line.strip().strip("|").split("|")]
     base_lr = _number(cols[1])
     init, lr_in, lr_out, lr_router, lr_w1, lr_w2 = (_number(t) for t in cols[2].split(","))
-    return base_lr, init, {"W_in": lr_in, "W_out": lr_out, "Q": lr_router, "W1": lr_w1,
-                           "W2": lr_w2}, _number(cols[3])
+    return (
+        base_lr,
+        init,
+        {"W_in": lr_in, "W_out": lr_out, "Q": lr_router, "W1": lr_w1, "W2": lr_w2},
+        _number(cols[3]),
+    )
 
 
 def test_tuned_multipliers_are_the_digest_table():
@@ -286,8 +327,7 @@ def test_tuned_update_is_the_hand_computed_sgd_step():
     u, _ = tx.update(g, tx.init(p), p)
     tm = P.tuned_multipliers("mup", "sgd", "II")
     for i, layer in enumerate(P.LAYERS):
-        want = -0.01 * 0.5 * P.parameterization("mup", "sgd", "II", tr.spec_dims(spec)).lr_mult[i] \
-            * tm.lr[i]
+        want = -0.01 * 0.5 * P.parameterization("mup", "sgd", "II", tr.spec_dims(spec)).lr_mult[i] * tm.lr[i]
         np.testing.assert_allclose(u[layer], want, rtol=1e-6, err_msg=layer)  # float32
 
 

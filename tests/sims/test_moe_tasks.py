@@ -16,8 +16,7 @@ def test_tanh_teacher_targets():
     want = np.tanh(t.eval_x @ c["A"]) @ c["b"] / 8.0
     np.testing.assert_allclose(t.eval_y, want, rtol=1e-4, atol=1e-6)
     assert make_task("teacher", d_in=8, d_out=3, seed=5, n_eval=64) is t  # cached, fixed
-    assert not np.allclose(make_task("teacher", d_in=8, d_out=3, seed=6, n_eval=64).eval_y,
-                           t.eval_y)
+    assert not np.allclose(make_task("teacher", d_in=8, d_out=3, seed=6, n_eval=64).eval_y, t.eval_y)
 
 
 def test_moe_teacher_is_the_mlp_moe_forward_with_unit_output_variance():

@@ -23,8 +23,7 @@ STEPS = 60
 
 
 def _np_grad(obj, x):
-    return {0: lambda: x - 2 * np.sin(x), 1: lambda: x**3 - x,
-            2: lambda: np.sinh(x) - 3 * x}[obj]()
+    return {0: lambda: x - 2 * np.sin(x), 1: lambda: x**3 - x, 2: lambda: np.sinh(x) - 3 * x}[obj]()
 
 
 def _np_bg0(algo, obj, budget, params, dim=10):
@@ -53,8 +52,12 @@ def _np_bg0(algo, obj, budget, params, dim=10):
                 d = g + (1 - a) * (d - _np_grad(obj, x_prev))
             step = -eta * d / np.linalg.norm(d)
         x_prev, x = x, x + step
-    return {"mean_grad_norm": np.mean(norms), "final_grad_norm": np.linalg.norm(_np_grad(obj, x)),
-            "final_dist": np.linalg.norm(x - x0), "steps": T}
+    return {
+        "mean_grad_norm": np.mean(norms),
+        "final_grad_norm": np.linalg.norm(_np_grad(obj, x)),
+        "final_dist": np.linalg.norm(x - x0),
+        "steps": T,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -65,22 +68,30 @@ def bg0_run():
 
 def _params(**kw):
     p = dict(bg0.DEFAULT_PARAMS, **kw)
-    return {k: jnp.asarray(v, jnp.int32 if isinstance(bg0.DEFAULT_PARAMS[k], int)
-                           else jnp.float32) for k, v in p.items()}
+    return {
+        k: jnp.asarray(v, jnp.int32 if isinstance(bg0.DEFAULT_PARAMS[k], int) else jnp.float32)
+        for k, v in p.items()
+    }
 
 
-@pytest.mark.parametrize("algo, obj, budget", [
-    (0, 0, STEPS), (1, 1, STEPS), (2, 0, STEPS), (3, 2, STEPS), (4, 0, STEPS), (0, 2, 40),
-])
+@pytest.mark.parametrize(
+    "algo, obj, budget",
+    [
+        (0, 0, STEPS),
+        (1, 1, STEPS),
+        (2, 0, STEPS),
+        (3, 2, STEPS),
+        (4, 0, STEPS),
+        (0, 2, 40),
+    ],
+)
 def test_bg0_matches_numpy_without_noise(bg0_run, algo, obj, budget):
-    kw = dict(algorithm=algo, objective=obj, budget=budget, sigma0=0.0, sigma1=0.0,
-              eta0=2.0, sgd_lr=0.05)
+    kw = dict(algorithm=algo, objective=obj, budget=budget, sigma0=0.0, sigma1=0.0, eta0=2.0, sgd_lr=0.05)
     out = bg0_run(_params(**kw), jax.random.key(0))
     ref = _np_bg0(algo, obj, budget, dict(bg0.DEFAULT_PARAMS, **kw))
     assert int(out["iterations"]) == ref["steps"] and int(out["diverged_step"]) == -1
     for name in ("mean_grad_norm", "final_grad_norm", "final_dist"):
-        np.testing.assert_allclose(float(out[name]), ref[name], rtol=1e-4, atol=1e-5,
-                                   err_msg=name)
+        np.testing.assert_allclose(float(out[name]), ref[name], rtol=1e-4, atol=1e-5, err_msg=name)
 
 
 def test_bg0_travel_bound_and_oracle_accounting_with_noise(bg0_run):
@@ -89,8 +100,7 @@ def test_bg0_travel_bound_and_oracle_accounting_with_noise(bg0_run):
     budget, and STORM spends exactly B0 + 2(T - 1)."""
     for algo in range(4):
         for seed in range(2):
-            out = bg0_run(_params(algorithm=algo, noise=1, sigma1=5.0, eta0=3.0),
-                          jax.random.key(seed))
+            out = bg0_run(_params(algorithm=algo, noise=1, sigma1=5.0, eta0=3.0), jax.random.key(seed))
             assert int(out["diverged_step"]) == -1
             assert float(out["travel_ratio"]) <= 1.0 + 1e-6
             T, b0 = bg0.horizon(algo, STEPS)
@@ -110,13 +120,18 @@ def _np_heavy(algo, obj, T, dim=10, radius=1.0, p=1.5, c=1.0):
     x_star = np.zeros(dim)
     x_star[0] = radius
     x = np.full(dim, radius) if obj == 2 else np.zeros(dim)
-    grad = {0: lambda y: np.sign(y - x_star),
-            1: lambda y: np.clip(y - x_star, -1, 1),
-            2: lambda y: 2 * y / (1 + y**2) ** 2 - 0.3 * np.sin(3 * y)}[obj]
-    value = {0: lambda y: np.abs(y - x_star).sum(),
-             1: lambda y: np.where(np.abs(y - x_star) <= 1, 0.5 * (y - x_star) ** 2,
-                                   np.abs(y - x_star) - 0.5).sum(),
-             2: lambda y: (y**2 / (1 + y**2) + 0.1 * np.cos(3 * y)).sum() - 0.1 * dim}[obj]
+    grad = {
+        0: lambda y: np.sign(y - x_star),
+        1: lambda y: np.clip(y - x_star, -1, 1),
+        2: lambda y: 2 * y / (1 + y**2) ** 2 - 0.3 * np.sin(3 * y),
+    }[obj]
+    value = {
+        0: lambda y: np.abs(y - x_star).sum(),
+        1: lambda y: np.where(
+            np.abs(y - x_star) <= 1, 0.5 * (y - x_star) ** 2, np.abs(y - x_star) - 0.5
+        ).sum(),
+        2: lambda y: (y**2 / (1 + y**2) + 0.1 * np.cos(3 * y)).sum() - 0.1 * dim,
+    }[obj]
     eta = c * T ** (-1 / p)
     r = ht.mirror_exponent(dim) if algo == 1 else 2.0
     s = r / (r - 1)
@@ -129,18 +144,18 @@ def _np_heavy(algo, obj, T, dim=10, radius=1.0, p=1.5, c=1.0):
     return {"avg_gap": value(np.mean(xs, 0)), "final_gap": value(x), "mean_sq_grad": np.mean(g2)}
 
 
-@pytest.mark.parametrize("algo, obj, horizon", [(0, 0, STEPS), (1, 0, STEPS), (1, 1, 40),
-                                                 (0, 2, STEPS)])
+@pytest.mark.parametrize("algo, obj, horizon", [(0, 0, STEPS), (1, 0, STEPS), (1, 1, 40), (0, 2, STEPS)])
 def test_heavy_tail_matches_numpy_without_noise(algo, obj, horizon):
     run = _heavy_run()
     p = dict(ht.DEFAULT_PARAMS, algorithm=algo, objective=obj, horizon=horizon, sigma=0.0)
-    p = {k: jnp.asarray(v, jnp.int32 if k in ("algorithm", "objective", "horizon")
-                        else jnp.float32) for k, v in p.items()}
+    p = {
+        k: jnp.asarray(v, jnp.int32 if k in ("algorithm", "objective", "horizon") else jnp.float32)
+        for k, v in p.items()
+    }
     out = run(p, jax.random.key(0))
     ref = _np_heavy(algo, obj, horizon)
     for name in ("avg_gap", "final_gap", "mean_sq_grad"):
-        np.testing.assert_allclose(float(out[name]), ref[name], rtol=1e-4, atol=1e-5,
-                                   err_msg=name)
+        np.testing.assert_allclose(float(out[name]), ref[name], rtol=1e-4, atol=1e-5, err_msg=name)
 
 
 _HEAVY = {}
@@ -157,8 +172,10 @@ def test_heavy_tail_noise_is_heavy_and_runs_stay_finite():
     """With p = 1.25 (tail index 1.45) the largest noise coordinate over 60 x 10 draws is
     typically far beyond a Gaussian's; the run stays finite."""
     run = _heavy_run()
-    p = {k: jnp.asarray(v, jnp.int32 if k in ("algorithm", "objective", "horizon")
-                        else jnp.float32) for k, v in dict(ht.DEFAULT_PARAMS, p=1.25).items()}
+    p = {
+        k: jnp.asarray(v, jnp.int32 if k in ("algorithm", "objective", "horizon") else jnp.float32)
+        for k, v in dict(ht.DEFAULT_PARAMS, p=1.25).items()
+    }
     big = [float(run(p, jax.random.key(s))["max_abs_noise"]) for s in range(4)]
     # P(max of 600 Lomax(1.45) draws < 20) = (1 - 21^-1.45)^600 ~ 1e-7.
     assert min(big) > 20.0

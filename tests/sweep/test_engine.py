@@ -17,8 +17,20 @@ from jax import monitoring
 
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.sweep import (
-    Space, SpaceError, categorical, clear_compile_cache, compute_timings, lane_key_data, lane_key_table, log,
-    make_key, open_results, static, sweep, values, zipped,
+    Space,
+    SpaceError,
+    categorical,
+    clear_compile_cache,
+    compute_timings,
+    lane_key_data,
+    lane_key_table,
+    log,
+    make_key,
+    open_results,
+    static,
+    sweep,
+    values,
+    zipped,
 )
 
 
@@ -87,11 +99,15 @@ def test_lane_equals_the_same_config_run_alone():
 
 
 def test_adding_a_config_or_reordering_axes_leaves_other_lanes_unchanged():
-    spaces = [Space(lr=values(0.1, 0.2), scale=values(1.0), seeds=2),
-              Space(lr=values(0.3, 0.1, 0.2, 0.05), scale=values(1.0, 0.5), seeds=3),
-              Space(scale=values(1.0), lr=values(0.2, 0.1), seeds=2)]
-    for chunk, check in [(4, np.testing.assert_array_equal),
-                         (None, lambda a, b: np.testing.assert_allclose(a, b, rtol=RTOL))]:
+    spaces = [
+        Space(lr=values(0.1, 0.2), scale=values(1.0), seeds=2),
+        Space(lr=values(0.3, 0.1, 0.2, 0.05), scale=values(1.0, 0.5), seeds=3),
+        Space(scale=values(1.0), lr=values(0.2, 0.1), seeds=2),
+    ]
+    for chunk, check in [
+        (4, np.testing.assert_array_equal),
+        (None, lambda a, b: np.testing.assert_allclose(a, b, rtol=RTOL)),
+    ]:
         # chunk=4: every sweep runs batches of 4 lanes, the same program, so the lanes
         # (keys from config and seed, at other positions in other chunks) are bitwise
         # equal. By default the chunk holds all lanes (4, 24 and 4): another batch shape,
@@ -191,8 +207,12 @@ def test_store_writes_results_and_manifest_and_resumes(tmp_path):
     want = first.manifest["timings"]["run_s"] + third.manifest["timings"]["run_s"]
     assert comp["timings"]["run_s"] == pytest.approx(want)
     assert compute_timings(again.manifest)["calls"] == 1
-    assert sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, chunk=2, quiet=True
-                 ).manifest["history"][0]["chunks_run"] == 6  # in memory: this call only
+    assert (
+        sweep(run, Spec(), space, PARAMS, metric_dims=DIMS, chunk=2, quiet=True).manifest["history"][0][
+            "chunks_run"
+        ]
+        == 6
+    )  # in memory: this call only
 
 
 SCRIPT = textwrap.dedent("""
@@ -280,8 +300,9 @@ def key_run(spec, params, key):
 
 
 def _key_sweep(space, params=None, **kw):
-    return sweep(key_run, Spec(), space, params or {"lr": 0.1, "scale": 1.0, "opt": OPT},
-                 quiet=True, **kw).dataset
+    return sweep(
+        key_run, Spec(), space, params or {"lr": 0.1, "scale": 1.0, "opt": OPT}, quiet=True, **kw
+    ).dataset
 
 
 def test_paired_axes_share_keys_and_draws_unpaired_ones_do_not():
@@ -317,8 +338,9 @@ def test_paired_lanes_are_unchanged_by_adding_a_value():
     for lr in (0.1, 0.2):
         kd = lane_key_data({"scale": 0.5}, 1)
         alone = single({"lr": jnp.float32(lr), "scale": jnp.float32(0.5)}, jnp.asarray(kd))
-        np.testing.assert_allclose(base["loss"].sel(lr=lr, scale=0.5, seed=1).values,
-                                   np.asarray(alone["loss"]), rtol=RTOL)
+        np.testing.assert_allclose(
+            base["loss"].sel(lr=lr, scale=0.5, seed=1).values, np.asarray(alone["loss"]), rtol=RTOL
+        )
 
 
 def test_paired_chunks_of_other_values_are_recomputed_not_served(tmp_path):
@@ -343,8 +365,14 @@ def code_run(spec, params, key):
 
 def test_categorical_axis_hands_the_run_codes_and_the_results_labels(tmp_path):
     params = {"lr": 0.1, "opt": OPT}
-    res = sweep(code_run, Spec(), Space(opt=values("muon", "adam"), lr=values(0.1, 0.2), seeds=2),
-                params, run_dir=tmp_path, quiet=True)
+    res = sweep(
+        code_run,
+        Spec(),
+        Space(opt=values("muon", "adam"), lr=values(0.1, 0.2), seeds=2),
+        params,
+        run_dir=tmp_path,
+        quiet=True,
+    )
     ds = res.dataset
     assert ds["code"].dtype == np.int32
     for label, y in (("muon", 9.0), ("adam", 6.0)):
@@ -355,20 +383,30 @@ def test_categorical_axis_hands_the_run_codes_and_the_results_labels(tmp_path):
     assert (back["code"].sel(opt="adam") == 0).all()
     assert res.manifest["params"]["opt"] == {"labels": ["adam", "sgd", "muon"], "default": "adam"}
     # the key hashes the label: reordering the labels moves no lane's key
-    swapped = sweep(code_run, Spec(), Space(lr=values(0.2, 0.1), opt=values("adam", "muon", "sgd"),
-                                            seeds=2), params, quiet=True).dataset
+    swapped = sweep(
+        code_run,
+        Spec(),
+        Space(lr=values(0.2, 0.1), opt=values("adam", "muon", "sgd"), seeds=2),
+        params,
+        quiet=True,
+    ).dataset
     np.testing.assert_array_equal(
         swapped["kd"].sel(opt=["muon", "adam"], lr=[0.1, 0.2]).transpose(*ds["kd"].dims).values,
-        ds["kd"].values)
+        ds["kd"].values,
+    )
     want = lane_key_data({"opt": "adam", "lr": 0.2}, 1)
-    np.testing.assert_array_equal(ds["kd"].sel(opt="adam", lr=0.2, seed=1).values,
-                                  np.asarray(jax.random.key_data(make_key(jnp.asarray(want)))))
+    np.testing.assert_array_equal(
+        ds["kd"].sel(opt="adam", lr=0.2, seed=1).values,
+        np.asarray(jax.random.key_data(make_key(jnp.asarray(want)))),
+    )
     # unswept, it is the default's code; zipped, labels become a member coordinate
-    plain = sweep(code_run, Spec(), Space(lr=values(0.1)), {"lr": 0.1, "opt": OPT.with_default("muon")},
-                  quiet=True)
+    plain = sweep(
+        code_run, Spec(), Space(lr=values(0.1)), {"lr": 0.1, "opt": OPT.with_default("muon")}, quiet=True
+    )
     assert int(plain.dataset["code"].item()) == 2
-    zds = sweep(code_run, Spec(), Space(p=zipped(opt=["sgd", "muon"], lr=[0.1, 0.2])), params,
-                quiet=True).dataset
+    zds = sweep(
+        code_run, Spec(), Space(p=zipped(opt=["sgd", "muon"], lr=[0.1, 0.2])), params, quiet=True
+    ).dataset
     assert zds["opt"].values.tolist() == ["sgd", "muon"] and zds["code"].values.ravel().tolist() == [1, 2]
 
 
@@ -387,10 +425,21 @@ def test_label_mistakes_fail_before_compiling():
 
 
 def test_lane_key_table_equals_lane_key_data_lane_for_lane():
-    configs = [{"lr": np.float64(lr), "opt": opt, "flag": flag, "n": n, "shape": (2, 3),
-                'q"uoted': "ü\"\\", "nan": float("nan")}
-               for lr in np.geomspace(1e-4, 3.0, 5) for opt in ("adam", np.str_("sgd"))
-               for flag in (True, np.bool_(False)) for n in (3, np.int64(-7))]
+    configs = [
+        {
+            "lr": np.float64(lr),
+            "opt": opt,
+            "flag": flag,
+            "n": n,
+            "shape": (2, 3),
+            'q"uoted': 'ü"\\',
+            "nan": float("nan"),
+        }
+        for lr in np.geomspace(1e-4, 3.0, 5)
+        for opt in ("adam", np.str_("sgd"))
+        for flag in (True, np.bool_(False))
+        for n in (3, np.int64(-7))
+    ]
     configs += [{}, {"lr": 0.1}, {"lr": np.float32(0.1)}]  # float32 0.1 is another value
     for seeds, base in ((1, 0), (3, 7)):
         want = np.stack([lane_key_data(c, s, base) for c in configs for s in range(seeds)])
@@ -410,26 +459,51 @@ def wide_run(spec, params, key):
     """Metrics of a size set by a static axis (groups align by an outer join), an integer
     metric, a categorical code, and divergence for a large lr."""
     x, losses, div = guarded_scan(
-        lambda x, t: (x * (1 + params["lr"]) + 0.1 * jax.random.normal(jax.random.fold_in(key, t), x.shape),
-                      jnp.sum(x * x)),
-        jnp.ones(spec.dim), jnp.arange(spec.steps))
-    return {"x": x, "loss": losses, "count": jnp.sum(x > 0).astype(jnp.int32), "code": params["opt"],
-            "diverged_step": div}
+        lambda x, t: (
+            x * (1 + params["lr"]) + 0.1 * jax.random.normal(jax.random.fold_in(key, t), x.shape),
+            jnp.sum(x * x),
+        ),
+        jnp.ones(spec.dim),
+        jnp.arange(spec.steps),
+    )
+    return {
+        "x": x,
+        "loss": losses,
+        "count": jnp.sum(x > 0).astype(jnp.int32),
+        "code": params["opt"],
+        "diverged_step": div,
+    }
 
 
 def _wide(tmp, lrs=(0.1, 1e30), labels=("sgd", "muon"), **kw):
-    space = Space(lr=values(*lrs), opt=values(*labels), dim=static(2, 3),
-                  p=zipped(scale=[1.0, 2.0], w=[3, 4]), seeds=2, paired=("lr",))
-    return sweep(wide_run, WideSpec(), space, {"lr": 0.1, "opt": OPT, "scale": 1.0, "w": 0},
-                 metric_dims={"x": ("i",), "loss": ("step",)}, run_dir=tmp, quiet=True, **kw)
+    space = Space(
+        lr=values(*lrs),
+        opt=values(*labels),
+        dim=static(2, 3),
+        p=zipped(scale=[1.0, 2.0], w=[3, 4]),
+        seeds=2,
+        paired=("lr",),
+    )
+    return sweep(
+        wide_run,
+        WideSpec(),
+        space,
+        {"lr": 0.1, "opt": OPT, "scale": 1.0, "w": 0},
+        metric_dims={"x": ("i",), "loss": ("step",)},
+        run_dir=tmp,
+        quiet=True,
+        **kw,
+    )
 
 
 def _on_disk(path):
     ds = xr.open_dataset(path, engine="h5netcdf").load()
     ds.close()
     # repr: a NaN fill value equals itself
-    return ds, {k: repr(sorted((e, v) for e, v in var.encoding.items() if e != "source"))
-                for k, var in ds.variables.items()}
+    return ds, {
+        k: repr(sorted((e, v) for e, v in var.encoding.items() if e != "source"))
+        for k, var in ds.variables.items()
+    }
 
 
 @pytest.fixture
@@ -474,8 +548,9 @@ def test_results_of_another_layout_are_written_by_xarray(tmp_path, netcdf_writes
         return {"pos": jax.random.normal(key, (spec.dim,)) > 0}
 
     for i, lrs in enumerate([(0.1, 0.2), (0.3, 0.4)]):
-        res = sweep(flags, Spec(), Space(lr=values(*lrs), seeds=2), PARAMS, run_dir=tmp_path / f"f{i}",
-                    quiet=True)
+        res = sweep(
+            flags, Spec(), Space(lr=values(*lrs), seeds=2), PARAMS, run_dir=tmp_path / f"f{i}", quiet=True
+        )
         back = open_results(tmp_path / f"f{i}")
         assert back["pos"].dtype == bool
         xr.testing.assert_identical(back, res.dataset)

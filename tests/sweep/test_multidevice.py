@@ -98,8 +98,13 @@ def _job(tmp_path):
 def _one(job, run_dir, chunk, devices=1):
     """One process on ``devices`` forced CPU devices; returns its stdout."""
     env = _env(XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}") if devices > 1 else _env()
-    return subprocess.run([sys.executable, job, str(run_dir), "0", "1", "0", "fast", str(chunk)],
-                          env=env, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        [sys.executable, job, str(run_dir), "0", "1", "0", "fast", str(chunk)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 def _values(run_dir):
@@ -128,9 +133,11 @@ def _assert_roundoff(a, b):
 
 def test_device_count_bitwise_at_the_same_per_device_batch_else_within_roundoff(tmp_path):
     job = _job(tmp_path)
-    out = {"one_c2": _one(job, tmp_path / "one_c2", chunk=2),
-           "eight_c16": _one(job, tmp_path / "eight_c16", chunk=16, devices=8),
-           "one_c16": _one(job, tmp_path / "one_c16", chunk=16)}
+    out = {
+        "one_c2": _one(job, tmp_path / "one_c2", chunk=2),
+        "eight_c16": _one(job, tmp_path / "eight_c16", chunk=16, devices=8),
+        "one_c16": _one(job, tmp_path / "one_c16", chunk=16),
+    }
     # 30 lanes per static group in chunks of 16: the last chunk is padded by 2 lanes,
     # and no padding lane reaches the results or the status counts
     assert "DEVICES 1 1 60 60 CHUNK 2" in out["one_c2"] and "DEVICES 1 1 60 60 CHUNK 16" in out["one_c16"]
@@ -161,9 +168,16 @@ def test_device_count_bitwise_at_the_same_per_device_batch_else_within_roundoff(
 
 def _two_processes(job, run_dir, chunk, slow="fast", kill_after_parts=None):
     port = str(_free_port())
-    procs = [subprocess.Popen([sys.executable, job, str(run_dir), port, "2", str(i), slow, str(chunk)],
-                              env=_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-             for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, job, str(run_dir), port, "2", str(i), slow, str(chunk)],
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        for i in range(2)
+    ]
     if kill_after_parts is not None:
         deadline = time.time() + 180
         chunks = run_dir / "chunks"

@@ -39,7 +39,7 @@ SIM = textwrap.dedent('''
         return {{"y": SCALE * params["a"] + 0.01 * jax.random.normal(key, (spec.n,))}}
 ''')
 
-EXP = textwrap.dedent('''
+EXP = textwrap.dedent("""
     from jaxtheory import Experiment, Paper, Preset
     from jaxtheory.sweep import Space, values
 
@@ -50,9 +50,9 @@ EXP = textwrap.dedent('''
         params={"a": 0.0}, metric_dims={"y": ("i",)},
         presets={"smoke": Preset(Space(a=values(1.0, 2.0, 3.0), seeds=2))},
     )
-''')
+""")
 
-JOB = textwrap.dedent('''
+JOB = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, sys.argv[1])
     from jaxtheory.sweep import Space, sweep, values
@@ -70,14 +70,19 @@ JOB = textwrap.dedent('''
         "plain": {k: plain.manifest[k] for k in ("chunks_run", "chunks_resumed", "fingerprint", "git")},
         "plain_y": plain.dataset["y"].values.tolist(),
     }))
-''')
+""")
 
 N_CHUNKS = 3  # 3 configs x 2 seeds in chunks of 2 lanes
 
 
 def _git(cwd, *args):
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-                          cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 def _write_package(src, scale):
@@ -90,9 +95,18 @@ def _write_package(src, scale):
 
 def _job(tmp_path):
     env = dict(os.environ, JAX_PLATFORMS="cpu", OMP_NUM_THREADS="1")
-    r = subprocess.run([sys.executable, str(tmp_path / "job.py"), str(tmp_path / "src"),
-                        str(tmp_path / "runs"), str(tmp_path / "plain")],
-                       env=env, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(tmp_path / "job.py"),
+            str(tmp_path / "src"),
+            str(tmp_path / "runs"),
+            str(tmp_path / "plain"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -147,9 +161,11 @@ def test_edited_simulator_is_recomputed_and_an_unchanged_rerun_resumes(tmp_path)
     m = store.read_json(tmp_path / "plain" / "manifest.json")
     hist = m["history"]
     assert [h["chunks_run"] for h in hist] == [N_CHUNKS, N_CHUNKS, 0]
-    assert [h["fingerprint"] for h in hist] == [first["plain"]["fingerprint"],
-                                                second["plain"]["fingerprint"],
-                                                second["plain"]["fingerprint"]]
+    assert [h["fingerprint"] for h in hist] == [
+        first["plain"]["fingerprint"],
+        second["plain"]["fingerprint"],
+        second["plain"]["fingerprint"],
+    ]
     assert [h["git"] for h in hist] == [{"revision": rev, "dirty": d} for d in (False, True, True)]
     assert "tinypkg.tinysim" in m["code"]["modules"] and "jaxtheory.sweep.engine" in m["code"]["modules"]
     assert m["code"]["environment"]["jax"] == jax.__version__
@@ -165,6 +181,7 @@ def test_edited_simulator_is_recomputed_and_an_unchanged_rerun_resumes(tmp_path)
 
 
 # -- the fingerprint itself ----------------------------------------------------------
+
 
 def _tree(root):
     """A package with a simulator importing a submodule (absolutely and relatively), and
@@ -197,8 +214,14 @@ def _tree(root):
 def test_closure_follows_imports_inside_the_package_and_nothing_else(tmp_path):
     _tree(tmp_path)
     names = list(module_closure(tmp_path / "fakepkg" / "sim.py"))
-    assert names == ["fakepkg", "fakepkg.rel", "fakepkg.sim", "fakepkg.sub", "fakepkg.sub.helper",
-                     "fakepkg.sub.lazy"]
+    assert names == [
+        "fakepkg",
+        "fakepkg.rel",
+        "fakepkg.sim",
+        "fakepkg.sub",
+        "fakepkg.sub.helper",
+        "fakepkg.sub.lazy",
+    ]
     # a script outside any package: its helper module beside it is followed
     assert list(module_closure(tmp_path / "script.py")) == ["script", "script_helper"]
     # jaxtheory is followed from anywhere, as far as the script's imports reach
@@ -207,14 +230,17 @@ def test_closure_follows_imports_inside_the_package_and_nothing_else(tmp_path):
     assert not [n for n in names if n.startswith("jaxtheory.sims.moe")]
 
 
-@pytest.mark.parametrize("edit, changes", [
-    ("fakepkg/sub/helper.py", True),   # imported through `from fakepkg.sub.helper import K`
-    ("fakepkg/sub/lazy.py", True),     # imported inside the run function
-    ("fakepkg/rel.py", True),          # imported relatively
-    ("fakepkg/sub/__init__.py", True),  # runs on importing fakepkg.sub.helper
-    ("fakepkg/sim.py", True),
-    ("fakepkg/unrelated.py", False),   # imported by nobody
-])
+@pytest.mark.parametrize(
+    "edit, changes",
+    [
+        ("fakepkg/sub/helper.py", True),  # imported through `from fakepkg.sub.helper import K`
+        ("fakepkg/sub/lazy.py", True),  # imported inside the run function
+        ("fakepkg/rel.py", True),  # imported relatively
+        ("fakepkg/sub/__init__.py", True),  # runs on importing fakepkg.sub.helper
+        ("fakepkg/sim.py", True),
+        ("fakepkg/unrelated.py", False),  # imported by nobody
+    ],
+)
 def test_fingerprint_changes_exactly_when_imported_code_changes(tmp_path, edit, changes):
     _tree(tmp_path)
     sim = tmp_path / "fakepkg" / "sim.py"
@@ -231,8 +257,14 @@ def test_fingerprint_of_jaxtheory_modules():
     files = module_closure(quadratic.run)
     # the simulator, the packages above it, and what it imports (transitively) are in;
     # simulators it does not import are out
-    for name in ("jaxtheory", "jaxtheory.sims", "jaxtheory.sims.quadratic", "jaxtheory.divergence",
-                 "jaxtheory.sweep.engine", "jaxtheory.sweep.provenance"):
+    for name in (
+        "jaxtheory",
+        "jaxtheory.sims",
+        "jaxtheory.sims.quadratic",
+        "jaxtheory.divergence",
+        "jaxtheory.sweep.engine",
+        "jaxtheory.sweep.provenance",
+    ):
         assert name in files, name
     assert not [n for n in files if n.startswith(("jaxtheory.sims.moe", "jaxtheory.report"))]
     # the same code in another place has the same fingerprint: paths do not enter it
@@ -260,6 +292,7 @@ def test_a_function_without_a_source_file_is_fingerprinted_by_its_code():
 
 # -- chunks of other code are not resumed (one or several processes' parts) ----------
 
+
 def _run(spec, params, key):
     return {"y": params["a"] * jax.numpy.ones(2)}
 
@@ -268,8 +301,7 @@ SPACE = Space(a=values(1.0, 2.0), seeds=2)
 
 
 def _sweep(run_dir, fingerprint):
-    return sweep(_run, None, SPACE, {"a": 0.0}, run_dir=run_dir, chunk=2, quiet=True,
-                 fingerprint=fingerprint)
+    return sweep(_run, None, SPACE, {"a": 0.0}, run_dir=run_dir, chunk=2, quiet=True, fingerprint=fingerprint)
 
 
 def test_an_explicit_fingerprint_decides_what_resumes(tmp_path):
@@ -298,11 +330,14 @@ def _split_parts(run_dir, codes):
             store.save_chunk(path.with_name(path.name.replace("_p000", f"_p{p:03d}")), half)
 
 
-@pytest.mark.parametrize("codes, recomputed", [
-    (("aaaa", "aaaa"), 0),   # two processes' parts of this code: resumed
-    (("aaaa", "old0"), 2),   # one part of other code: the chunk is incomplete
-    (("aaaa", None), 2),     # a part written before fingerprints
-])
+@pytest.mark.parametrize(
+    "codes, recomputed",
+    [
+        (("aaaa", "aaaa"), 0),  # two processes' parts of this code: resumed
+        (("aaaa", "old0"), 2),  # one part of other code: the chunk is incomplete
+        (("aaaa", None), 2),  # a part written before fingerprints
+    ],
+)
 def test_parts_of_other_code_are_not_used(tmp_path, codes, recomputed):
     first = _sweep(tmp_path, "aaaa")
     _split_parts(tmp_path, codes)
@@ -314,8 +349,11 @@ def test_parts_of_other_code_are_not_used(tmp_path, codes, recomputed):
 
 
 def test_git_fields_outside_a_checkout_and_without_git(tmp_path, monkeypatch):
-    outside = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True) \
-        if shutil.which("git") else None
+    outside = (
+        subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True)
+        if shutil.which("git")
+        else None
+    )
     if outside is None or outside.returncode != 0:  # tmp_path is not inside a git checkout
         assert store.git_revision(tmp_path) == {"revision": None, "dirty": None}
     monkeypatch.setenv("PATH", str(tmp_path))  # no git on PATH

@@ -49,8 +49,12 @@ def test_random_axes_are_seeded_and_in_range():
 
 
 def test_flattening_static_dynamic_zipped_and_seeds():
-    space = Space(lr=log(0.01, 0.1, num=2), pair=zipped(momentum=[0.0, 0.9], noise=[1.0, 2.0]),
-                  dim=static(2, 4), seeds=3)
+    space = Space(
+        lr=log(0.01, 0.1, num=2),
+        pair=zipped(momentum=[0.0, 0.9], noise=[1.0, 2.0]),
+        dim=static(2, 4),
+        seeds=3,
+    )
     b = space.bind(Spec(), PARAMS)
     assert list(b.static_axes) == ["dim"]
     assert b.static_groups() == [{"dim": 2}, {"dim": 4}]
@@ -124,9 +128,14 @@ def test_parse_axis():
     assert parse_axis("seeds=8") == ("seeds", 8)
     np.testing.assert_allclose(parse_axis("lr=log(1e-3, 1e-1, 3)")[1].resolve(), [1e-3, 1e-2, 1e-1])
     assert len(parse_axis("lr=loguniform(1e-3,1e-1,5,7)")[1].resolve()) == 5
-    for bad, msg in [("lr", "expected AXIS=VALUES"), ("lr=", "empty value"),
-                     ("lr=__import__('os')", "cannot parse value"), ("lr=log(0,1,3)", "positive bounds"),
-                     ("seeds=-1", "seeds must be a positive integer"), ("lr=log(1,2)", "takes 3..3")]:
+    for bad, msg in [
+        ("lr", "expected AXIS=VALUES"),
+        ("lr=", "empty value"),
+        ("lr=__import__('os')", "cannot parse value"),
+        ("lr=log(0,1,3)", "positive bounds"),
+        ("seeds=-1", "seeds must be a positive integer"),
+        ("lr=log(1,2)", "takes 3..3"),
+    ]:
         with pytest.raises(SpaceError, match=msg.replace("(", r"\(")):
             parse_axis(bad)
 
@@ -152,8 +161,9 @@ names = st.sampled_from(["lr", "momentum", "noise", "beta", "eps"])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(good=st.dictionaries(names, good_axis, max_size=3), bad_name=names, bad=bad_axis,
-       seeds=st.integers(-3, 4))
+@given(
+    good=st.dictionaries(names, good_axis, max_size=3), bad_name=names, bad=bad_axis, seeds=st.integers(-3, 4)
+)
 def test_fuzz_malformed_spaces_always_raise_naming_the_fault(good, bad_name, bad, seeds):
     axes = dict(good)
     axes[bad_name] = bad
@@ -183,13 +193,21 @@ def test_fuzz_counts_are_recorded():
 
 # -- paired axes and categorical parameters ------------------------------------------
 
+
 def test_paired_axes_leave_the_key_config_and_enter_the_description():
-    space = Space(lr=log(0.01, 0.1, num=2), pair=zipped(momentum=[0.0, 0.9], noise=[1.0, 2.0]),
-                  seeds=2, paired=("lr", "pair"))
+    space = Space(
+        lr=log(0.01, 0.1, num=2),
+        pair=zipped(momentum=[0.0, 0.9], noise=[1.0, 2.0]),
+        seeds=2,
+        paired=("lr", "pair"),
+    )
     cfg = {"lr": 0.01, "momentum": 0.9, "noise": 2.0, "dim": 4}
     assert space.key_config(cfg) == {"dim": 4}  # a zipped group's name pairs all its members
-    assert Space(lr=[0.1], pair=zipped(momentum=[0.0], noise=[1.0]),
-                 paired="momentum").key_config(cfg) == {"lr": 0.01, "noise": 2.0, "dim": 4}
+    assert Space(lr=[0.1], pair=zipped(momentum=[0.0], noise=[1.0]), paired="momentum").key_config(cfg) == {
+        "lr": 0.01,
+        "noise": 2.0,
+        "dim": 4,
+    }
     assert space.describe()["paired"] == ["lr", "pair"]
     assert "paired" not in Space(lr=[0.1]).describe()  # unpaired spaces describe as before
     assert space.describe() != Space(lr=log(0.01, 0.1, num=2), seeds=2, pair=space.axes["pair"]).describe()
@@ -200,17 +218,22 @@ def test_replace_keeps_the_pairing_unless_told():
     space = Space(lr=[0.1, 0.2], momentum=[0.0], seeds=2, paired=("lr",))
     more = space.replace(lr=values(0.1, 0.2, 0.4), seeds=4)
     assert more.paired == ("lr",) and more.seeds == 4 and len(more.axes["lr"]) == 3
-    assert space.replace(paired=()).paired == () and space.replace(paired=("momentum",)).paired == ("momentum",)
+    assert space.replace(paired=()).paired == () and space.replace(paired=("momentum",)).paired == (
+        "momentum",
+    )
 
 
-@pytest.mark.parametrize("make,message", [
-    (lambda: Space(lr=[0.1], paired=("lrr",)), "paired names 'lrr', which is not an axis of this space"),
-    (lambda: Space(lr=[0.1], paired=("seed",)), "paired names 'seed'"),
-    (lambda: Space(lr=[0.1], paired=("lr", "lr")), "paired names an axis twice"),
-    (lambda: Space(lr=[0.1], paired=3), "paired must be a tuple of axis names"),
-    (lambda: Space(lr=[0.1], paired=(3,)), "paired names 3"),
-    (lambda: Space(lr=[0.1], paired=("lr",)).replace(paired=("momentum",)), "paired names 'momentum'"),
-])
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: Space(lr=[0.1], paired=("lrr",)), "paired names 'lrr', which is not an axis of this space"),
+        (lambda: Space(lr=[0.1], paired=("seed",)), "paired names 'seed'"),
+        (lambda: Space(lr=[0.1], paired=("lr", "lr")), "paired names an axis twice"),
+        (lambda: Space(lr=[0.1], paired=3), "paired must be a tuple of axis names"),
+        (lambda: Space(lr=[0.1], paired=(3,)), "paired names 3"),
+        (lambda: Space(lr=[0.1], paired=("lr",)).replace(paired=("momentum",)), "paired names 'momentum'"),
+    ],
+)
 def test_bad_pairing_fails_with_a_clear_message(make, message):
     with pytest.raises(SpaceError) as e:
         make()
@@ -227,17 +250,23 @@ def test_categorical_declares_codes_by_label():
     assert categorical(["a", "b"]).labels == ("a", "b")
 
 
-@pytest.mark.parametrize("make,message", [
-    (lambda: categorical(), "needs at least one label"),
-    (lambda: categorical("adam", "adam"), "categorical labels repeat"),
-    (lambda: categorical("adam", 1), "labels must be non-empty strings, got 1"),
-    (lambda: categorical("adam", ""), "labels must be non-empty strings"),
-    (lambda: categorical("adam", "sgd", default="rmsprop"), "default 'rmsprop' is not one of its labels"),
-    (lambda: categorical("adam", "sgd").with_default("rmsprop"), "unknown label 'rmsprop'"),
-    (lambda: categorical("adam", "sgd").with_default(1), "is one of its labels (adam, sgd), got 1"),
-    (lambda: categorical("adam", "sgd").code("rmsprop"), "unknown label 'rmsprop'; the labels are adam, sgd"),
-    (lambda: categorical("adam", "sgd").label(2), "code 2 is out of range"),
-])
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: categorical(), "needs at least one label"),
+        (lambda: categorical("adam", "adam"), "categorical labels repeat"),
+        (lambda: categorical("adam", 1), "labels must be non-empty strings, got 1"),
+        (lambda: categorical("adam", ""), "labels must be non-empty strings"),
+        (lambda: categorical("adam", "sgd", default="rmsprop"), "default 'rmsprop' is not one of its labels"),
+        (lambda: categorical("adam", "sgd").with_default("rmsprop"), "unknown label 'rmsprop'"),
+        (lambda: categorical("adam", "sgd").with_default(1), "is one of its labels (adam, sgd), got 1"),
+        (
+            lambda: categorical("adam", "sgd").code("rmsprop"),
+            "unknown label 'rmsprop'; the labels are adam, sgd",
+        ),
+        (lambda: categorical("adam", "sgd").label(2), "code 2 is out of range"),
+    ],
+)
 def test_bad_categorical_fails_with_a_clear_message(make, message):
     with pytest.raises(SpaceError) as e:
         make()
@@ -250,8 +279,9 @@ def test_categorical_switch_orders_branches_by_label():
 
     opt = categorical("double", "negate", "square")
     branches = {"square": lambda x: x * x, "negate": lambda x: -x, "double": lambda x: 2 * x}
-    out = jax.vmap(lambda c, x: opt.switch(c, branches, x))(jnp.asarray(opt.codes(["negate", "square", "double"])),
-                                                          jnp.asarray([3.0, 3.0, 3.0]))
+    out = jax.vmap(lambda c, x: opt.switch(c, branches, x))(
+        jnp.asarray(opt.codes(["negate", "square", "double"])), jnp.asarray([3.0, 3.0, 3.0])
+    )
     np.testing.assert_array_equal(np.asarray(out), [-3.0, 9.0, 6.0])
     with pytest.raises(SpaceError, match="missing square"):
         opt.switch(0, {"double": abs, "negate": abs}, 1.0)
@@ -266,9 +296,13 @@ def test_labels_bind_only_to_categorical_parameters():
     assert b.dynamic_table()["opt"].tolist() == ["sgd", "adam"]  # labels: the keys hash them
     z = Space(p=zipped(opt=["sgd", "adam"], lr=[0.1, 0.2])).bind(Spec(), params)
     assert z.dynamic_table()["opt"].tolist() == ["sgd", "adam"]
-    with pytest.raises(SpaceError, match="axis 'opt': unknown label 'rmsprop'; parameter 'opt' takes adam, sgd"):
+    with pytest.raises(
+        SpaceError, match="axis 'opt': unknown label 'rmsprop'; parameter 'opt' takes adam, sgd"
+    ):
         Space(opt=values("adam", "rmsprop")).bind(Spec(), params)
-    with pytest.raises(SpaceError, match=r"parameter 'opt' is categorical; give its labels \(adam, sgd\), not 0"):
+    with pytest.raises(
+        SpaceError, match=r"parameter 'opt' is categorical; give its labels \(adam, sgd\), not 0"
+    ):
         Space(opt=values(0, 1)).bind(Spec(), params)
     with pytest.raises(SpaceError, match="axis 'opt': unknown label 'x'"):
         Space(p=zipped(opt=["x"], lr=[0.1])).bind(Spec(), params)
@@ -289,12 +323,19 @@ def test_experiment_resolve_keeps_pairing_and_reads_a_label_default():
 
     opt = categorical("adam", "sgd")
     exp = Experiment(
-        name="t", paper=Paper("t"), run=lambda spec, params, key: {}, spec=Spec(),
+        name="t",
+        paper=Paper("t"),
+        run=lambda spec, params, key: {},
+        spec=Spec(),
         params={"lr": 0.1, "opt": opt},
-        presets={"smoke": Preset(Space(lr=[0.1, 0.2], seeds=2, paired=("lr",)), params={"opt": "sgd"}),
-                 "bad": Preset(Space(lr=[0.1]), params={"opt": "rmsprop"})})
-    _, params, space = exp.resolve("smoke", {"lr": log(0.01, 1.0, num=3), "opt": values("sgd", "adam"),
-                                             "seeds": 4})
+        presets={
+            "smoke": Preset(Space(lr=[0.1, 0.2], seeds=2, paired=("lr",)), params={"opt": "sgd"}),
+            "bad": Preset(Space(lr=[0.1]), params={"opt": "rmsprop"}),
+        },
+    )
+    _, params, space = exp.resolve(
+        "smoke", {"lr": log(0.01, 1.0, num=3), "opt": values("sgd", "adam"), "seeds": 4}
+    )
     assert params["opt"] == opt.with_default("sgd") and params["lr"] == 0.1
     assert space.paired == ("lr",) and space.seeds == 4 and list(space.axes) == ["lr", "opt"]
     with pytest.raises(SpaceError, match="unknown label 'rmsprop'"):

@@ -76,9 +76,10 @@ def test_tuning_aggregates_over_seeds_first_per_cell():
     noise = 0.1 * rng.standard_normal((8, 2, 3))
     y = means[None] + noise - noise.mean(0, keepdims=True)  # exact seed-means
     y[0, 0, 2] = 0.0
-    y[:, 0, 2] += (2.0 - y[:, 0, 2].mean())
-    da = xr.DataArray(y, dims=["seed", "algorithm", "step"],
-                      coords={"algorithm": ["a", "b"], "step": [0, 1, 2]})
+    y[:, 0, 2] += 2.0 - y[:, 0, 2].mean()
+    da = xr.DataArray(
+        y, dims=["seed", "algorithm", "step"], coords={"algorithm": ["a", "b"], "step": [0, 1, 2]}
+    )
     tuned = E._tuned(da)
     assert "step" not in tuned.dims
     np.testing.assert_array_equal(tuned.sel(algorithm="a").values, y[:, 0, 1])

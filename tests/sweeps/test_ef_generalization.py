@@ -27,8 +27,13 @@ def test_smoke_runs_and_claims_evaluate(smoke):
     assert smoke.run_dir is not None and (smoke.run_dir / "results.nc").exists()
     claims = json.loads((smoke.run_dir / "claims.json").read_text())
     names = [c["name"] for c in claims]
-    assert names == ["compression-gap-slope", "ef-gap-within-5pct",
-                     "matched-alpha-indifference", "diloco-ef-rate", "diloco-ef-matches-diloco"]
+    assert names == [
+        "compression-gap-slope",
+        "ef-gap-within-5pct",
+        "matched-alpha-indifference",
+        "diloco-ef-rate",
+        "diloco-ef-matches-diloco",
+    ]
     for c in claims:
         assert "error" not in c, c
         assert c["verdict"] in VERDICTS and c["source"] in SOURCES

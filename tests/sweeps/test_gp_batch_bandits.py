@@ -57,40 +57,58 @@ def _fake_gp_results(q_factor):
     dims = ("q", "noise_var", "init_evals", "fn_seed", "seed", "eval")
     cov = 0.9545 + 0.005 * rng.standard_normal((3, 2, 3, F, 1, N))
     ds = xr.Dataset(
-        {"cum_regret": (dims, np.cumsum(inst, -1)),
-         "simple_regret": (dims, 0.1 * np.broadcast_to(n ** -0.5, inst.shape)),
-         "random_simple_regret": (dims, np.broadcast_to(n ** -0.3, inst.shape)),
-         "random_regret": (dims[:-1], np.full(inst.shape[:-1], 2.0)),
-         "coverage_round": (dims[:-1] + ("round",), cov)},
-        coords={"q": qs, "noise_var": noises, "init_evals": inits, "fn_seed": np.arange(F),
-                "seed": [0], "eval": n, "round": n})
+        {
+            "cum_regret": (dims, np.cumsum(inst, -1)),
+            "simple_regret": (dims, 0.1 * np.broadcast_to(n**-0.5, inst.shape)),
+            "random_simple_regret": (dims, np.broadcast_to(n**-0.3, inst.shape)),
+            "random_regret": (dims[:-1], np.full(inst.shape[:-1], 2.0)),
+            "coverage_round": (dims[:-1] + ("round",), cov),
+        },
+        coords={
+            "q": qs,
+            "noise_var": noises,
+            "init_evals": inits,
+            "fn_seed": np.arange(F),
+            "seed": [0],
+            "eval": n,
+            "round": n,
+        },
+    )
     return exp, spec, ds
 
 
 def test_gp_claims_on_an_additive_burn_in():
     exp, spec, ds = _fake_gp_results(lambda q: 1.0)
     res = _verdicts(exp, ds, spec)
-    for name in ("no-multiplicative-q-factor", "no-q-trend", "additive-gap-bounded",
-                 "us-phase-costs-regret", "us-phase-at-L-equals-Q", "noiseless-late-increment",
-                 "noiseless-growth-exponent", "noisy-growth-exponent", "beats-random-search",
-                 "simple-regret-beats-random", "posterior-calibration"):
+    for name in (
+        "no-multiplicative-q-factor",
+        "no-q-trend",
+        "additive-gap-bounded",
+        "us-phase-costs-regret",
+        "us-phase-at-L-equals-Q",
+        "noiseless-late-increment",
+        "noiseless-growth-exponent",
+        "noisy-growth-exponent",
+        "beats-random-search",
+        "simple-regret-beats-random",
+        "posterior-calibration",
+    ):
         assert res[name].verdict == "pass", (name, res[name])
     assert res["beats-random-search-after-burn-in"].verdict == "not-applicable"
     # the late increments are Q-independent up to the 5% jitter: ratios near 1
     assert all(abs(v - 1.0) < 0.1 for v in res["no-multiplicative-q-factor"].measured.values())
     # US cases: L >= 2Q is every (Q, L) but Q = 16, L = 16, which is the L = Q claim's only case
     assert set(res["us-phase-costs-regret"].measured) == {
-        f"case=Q={q},σ²={s2:g},L={L}" for q in (1, 4, 16) for s2 in (0.0, 0.1) for L in (16, 32)
-        if L >= 2 * q}
-    assert set(res["us-phase-at-L-equals-Q"].measured) == {"case=Q=16,σ²=0,L=16",
-                                                           "case=Q=16,σ²=0.1,L=16"}
+        f"case=Q={q},σ²={s2:g},L={L}" for q in (1, 4, 16) for s2 in (0.0, 0.1) for L in (16, 32) if L >= 2 * q
+    }
+    assert set(res["us-phase-at-L-equals-Q"].measured) == {"case=Q=16,σ²=0,L=16", "case=Q=16,σ²=0.1,L=16"}
     # beats random search is judged at every N >= 2Q
     assert len(res["beats-random-search"].cells) == 2 * sum(128 - 2 * q + 1 for q in (1, 4, 16))
     _draw_all(exp, ds, spec)
 
 
 def test_gp_claims_on_a_multiplicative_q_factor():
-    exp, spec, ds = _fake_gp_results(lambda q: q ** 0.5)
+    exp, spec, ds = _fake_gp_results(lambda q: q**0.5)
     res = _verdicts(exp, ds, spec)
     assert res["no-multiplicative-q-factor"].verdict == "fail"
     assert res["no-multiplicative-q-factor"].measured["q=16"] == pytest.approx(4.0, rel=0.1)
@@ -122,11 +140,23 @@ def _fake_test_function_results(better=True, seeds=10):
     if not better:
         inst[:, :, :, 0] += 2.0  # worse than random search (2 per evaluation)
     ds = xr.Dataset(
-        {"simple_regret": (dims, sr), "random_simple_regret": (dims, rs),
-         "cum_regret": (dims, np.cumsum(inst, -1)), "random_regret": (dims[:-1], np.full(shape[:-1], 2.0))},
-        coords={"function": [0, 1], "objective": ("function", ["branin", "hartmann3"]),
-                "dim": ("function", [2, 3]), "q": [1, 4], "noise_var": [0.0, 0.01],
-                "init_evals": [0, 8], "seed": np.arange(seeds), "eval": np.arange(1, 17)})
+        {
+            "simple_regret": (dims, sr),
+            "random_simple_regret": (dims, rs),
+            "cum_regret": (dims, np.cumsum(inst, -1)),
+            "random_regret": (dims[:-1], np.full(shape[:-1], 2.0)),
+        },
+        coords={
+            "function": [0, 1],
+            "objective": ("function", ["branin", "hartmann3"]),
+            "dim": ("function", [2, 3]),
+            "q": [1, 4],
+            "noise_var": [0.0, 0.01],
+            "init_evals": [0, 8],
+            "seed": np.arange(seeds),
+            "eval": np.arange(1, 17),
+        },
+    )
     return exp, dataclasses.replace(spec, budget=16), ds
 
 
@@ -135,15 +165,25 @@ def test_test_function_claims_on_a_fabricated_results_set():
     res = _verdicts(exp, ds, spec)
     assert res["simple-regret-beats-random"].verdict == "pass"
     assert set(res["simple-regret-beats-random"].measured) == {
-        f"case={f},bts,Q={q},σ²={s2:g}" for f in ("branin", "hartmann3") for q in (1, 4) for s2 in (0.0, 0.01)}
+        f"case={f},bts,Q={q},σ²={s2:g}" for f in ("branin", "hartmann3") for q in (1, 4) for s2 in (0.0, 0.01)
+    }
     assert res["us-phase-costs-regret"].verdict == "pass"
     assert res["beats-random-search-after-burn-in"].verdict == "pass"  # 0.5 per evaluation < 2
     # burn-in 2d: branin (d = 2) from N = 5 (Q = 1) or 8 (Q = 4), hartmann3 (d = 3) from N = 7 or 8
     cells = res["beats-random-search-after-burn-in"].cells
     assert len(cells) == 2 * ((16 - 5 + 1) + (16 - 8 + 1) + (16 - 7 + 1) + (16 - 8 + 1))
-    for name in ("prototype-values", "no-multiplicative-q-factor", "no-q-trend", "additive-gap-bounded",
-                 "noiseless-late-increment", "noiseless-growth-exponent", "noisy-growth-exponent",
-                 "beats-random-search", "posterior-calibration", "us-phase-at-L-equals-Q"):
+    for name in (
+        "prototype-values",
+        "no-multiplicative-q-factor",
+        "no-q-trend",
+        "additive-gap-bounded",
+        "noiseless-late-increment",
+        "noiseless-growth-exponent",
+        "noisy-growth-exponent",
+        "beats-random-search",
+        "posterior-calibration",
+        "us-phase-at-L-equals-Q",
+    ):
         assert res[name].verdict == "not-applicable", (name, res[name])
     _, _, worse = _fake_test_function_results(better=False)
     res = _verdicts(exp, worse, spec)
@@ -175,8 +215,9 @@ def test_smoke_preset_runs_and_claims_evaluate(tmp_path):
     # argmaxes of prior draws from the same lane key, before any data, on the same
     # function); only float32 round-off between vmapped programs may differ
     r1 = ds["regret"].sel(init_evals=0).isel(eval=slice(0, 16))
-    np.testing.assert_allclose(r1.sel(noise_var=0.0).sel(q=16).values,
-                               r1.sel(noise_var=0.1).sel(q=16).values, atol=1e-5)
+    np.testing.assert_allclose(
+        r1.sel(noise_var=0.0).sel(q=16).values, r1.sel(noise_var=0.1).sel(q=16).values, atol=1e-5
+    )
     _draw_all(exp, ds, run.spec)
 
 
@@ -185,13 +226,24 @@ def test_test_functions_preset_runs(tmp_path):
     from jaxtheory.sweep import static, values, zipped
 
     exp = get_experiment("gp-batch-bandits")
-    run = exp.sweep("test-functions", out=None, quiet=True, overrides={
-        "function": zipped(objective=static("branin"), dim=static(2), lengthscale=static(0.4)),
-        "q": static(1, 4), "noise_var": values(0.01), "init_evals": values(0, 8), "seeds": 8})
+    run = exp.sweep(
+        "test-functions",
+        out=None,
+        quiet=True,
+        overrides={
+            "function": zipped(objective=static("branin"), dim=static(2), lengthscale=static(0.4)),
+            "q": static(1, 4),
+            "noise_var": values(0.01),
+            "init_evals": values(0, 8),
+            "seeds": 8,
+        },
+    )
     assert int((run.results["status"] != 0).sum()) == 0
     by = {c.name: c for c in run.claims}
     for c in run.claims:
         assert c.error is None, (c.name, c.error)
-    assert by["simple-regret-beats-random"].verdict in ("pass", "inconclusive"), by["simple-regret-beats-random"]
+    assert by["simple-regret-beats-random"].verdict in ("pass", "inconclusive"), by[
+        "simple-regret-beats-random"
+    ]
     assert by["prototype-values"].verdict == "not-applicable"
     _draw_all(exp, run.results, run.spec)

@@ -39,8 +39,9 @@ def test_smoke_runs_and_claims_evaluate(smoke):
     assert by["no-divergence-heavy-tails"].measured == 0
     # one slope per (algorithm, p < 2), each with an interval from 64 seeds
     rate = by["convex-rate"]
-    assert sorted(rate.measured) == [f"algorithm={a},p={p}" for a in ("sgd", "smd")
-                                     for p in ("1.25", "1.5", "1.75")]
+    assert sorted(rate.measured) == [
+        f"algorithm={a},p={p}" for a in ("sgd", "smd") for p in ("1.25", "1.5", "1.75")
+    ]
     assert all(np.isfinite(v) for v in rate.measured.values()) and rate.n == 64
     for label, (lo, hi) in rate.interval.items():
         assert lo < rate.measured[label] < hi

@@ -12,9 +12,9 @@ from sweeps.linreg_compute_frontier import ALGOS, EXPERIMENT, Spec, frontier, sl
 
 def test_frontier_matches_loop_reference():
     rng = np.random.default_rng(0)
-    risk = rng.lognormal(size=(5, 7))            # (lr, compute)
-    risk[1, 2] = np.nan                          # a diverged run is ignored
-    risk[:, 4] = np.nan                          # every lr diverged: NaN
+    risk = rng.lognormal(size=(5, 7))  # (lr, compute)
+    risk[1, 2] = np.nan  # a diverged run is ignored
+    risk[:, 4] = np.nan  # every lr diverged: NaN
     ref = np.empty(7)
     for j in range(7):
         col = [risk[i, j] for i in range(5) if not np.isnan(risk[i, j])]
@@ -29,12 +29,14 @@ def test_slopes_recover_a_planted_frontier_exponent():
     steps = np.unique(np.geomspace(1, 512, 20).astype(int))
     a, b = np.array([1.5, 2.0]), np.array([1.5, 2.0])
     lr = np.array([0.5, 1.0])
-    expo = -(b[None, :] - 1) / a[:, None]                                   # (a, b)
-    c = np.array([2.0, 1.0])                                                # per lr
+    expo = -(b[None, :] - 1) / a[:, None]  # (a, b)
+    c = np.array([2.0, 1.0])  # per lr
     risk = c[None, None, None, :, None] * steps[None, None, None, None, :] ** expo[:, :, None, None, None]
     risk = np.broadcast_to(risk, (2, 2, len(ALGOS), 2, steps.size)).copy()
-    ds = xr.Dataset({"risk": (("a", "b", "algo", "lr", "step"), risk)},
-                    coords={"a": a, "b": b, "algo": list(ALGOS), "lr": lr, "step": steps})
+    ds = xr.Dataset(
+        {"risk": (("a", "b", "algo", "lr", "step"), risk)},
+        coords={"a": a, "b": b, "algo": list(ALGOS), "lr": lr, "step": steps},
+    )
     fitted = slopes(ds, Spec(steps=512, batch=4))
     for i, ai in enumerate(a):
         for j, bj in enumerate(b):

@@ -29,17 +29,23 @@ def _deep_linear_ds(best):
     p = np.full(loss.shape, np.nan)
     p[..., 2, :] = 1.8
     dims = ("seed", "depth", "lr", "method")
-    coords = {"depth": [1, 5][:depths], "lr": list(sdl.LR_GRID[:lrs]),
-              "method": ["adam", "muon", "smuon"], "step": np.arange(steps)}
-    return xr.Dataset({"best_loss": (dims, best), "loss": (dims + ("step",), loss),
-                       "p_mean": (dims + ("step",), p)}, coords=coords)
+    coords = {
+        "depth": [1, 5][:depths],
+        "lr": list(sdl.LR_GRID[:lrs]),
+        "method": ["adam", "muon", "smuon"],
+        "step": np.arange(steps),
+    }
+    return xr.Dataset(
+        {"best_loss": (dims, best), "loss": (dims + ("step",), loss), "p_mean": (dims + ("step",), p)},
+        coords=coords,
+    )
 
 
 def test_deep_linear_ratios_use_each_methods_tuned_lr_and_the_better_baseline():
     rng = np.random.default_rng(0)
     best = rng.uniform(1.0, 1.1, size=(8, 2, 3, 3))
-    best[:, :, 0, 0] = 1e-3                      # Adam best at lr[0]
-    best[:, :, 1, 1] = 2e-2                      # Muon best at lr[1]
+    best[:, :, 0, 0] = 1e-3  # Adam best at lr[0]
+    best[:, :, 1, 1] = 2e-2  # Muon best at lr[1]
     best[:, :, 2, 2] = np.linspace(0.9e-2, 1.1e-2, 8)[:, None]  # SMuon best at lr[2]
     ds = _deep_linear_ds(best)
     vs_muon = sdl._vs_muon(ds, None)
@@ -50,8 +56,12 @@ def test_deep_linear_ratios_use_each_methods_tuned_lr_and_the_better_baseline():
     assert sdl._has_deep(ds.sel(depth=[1]), None) is not None and sdl._has_deep(ds, None) is None
     spec = types.SimpleNamespace(steps=4, interval=2)
     v = {c.name: c.evaluate(ds, spec).verdict for c in sdl.EXPERIMENT.claims}
-    assert v == {"smuon-ahead-of-muon": "pass", "smuon-within-2x-of-best-baseline": "fail",
-                 "smuon-matches-muon-when-deep": "pass", "p-star-at-depth-1": "pass"}
+    assert v == {
+        "smuon-ahead-of-muon": "pass",
+        "smuon-within-2x-of-best-baseline": "fail",
+        "smuon-matches-muon-when-deep": "pass",
+        "p-star-at-depth-1": "pass",
+    }
 
 
 def test_p_star_region_is_the_range_widened_by_one_grid_step():
@@ -66,12 +76,20 @@ def test_p_star_region_is_the_range_widened_by_one_grid_step():
 
 def test_completion_gauge_measures():
     fin = np.ones((2, 2, 2, 2, 3))  # seed, kappa, lr, method (muon, imuon), gauge
-    fin[..., 0, :] = [1.0, 2.0, 4.0]        # Muon: spread (4 - 1) / 1 = 3
-    fin[1, 1, 1, 1, :] = [1.0, 1.01, 1.0]   # iMuon: one lane spreads by 1%
-    ds = xr.Dataset({"final_error": (("seed", "kappa", "lr", "method", "gauge"), fin),
-                     "min_sigma": (("seed", "kappa", "lr", "method", "gauge"), fin * 0.1)},
-                    coords={"method": ["muon", "imuon"], "gauge": [0.1, 1.0, 10.0],
-                            "kappa": [1.0, 10.0], "lr": [0.1, 0.3]})
+    fin[..., 0, :] = [1.0, 2.0, 4.0]  # Muon: spread (4 - 1) / 1 = 3
+    fin[1, 1, 1, 1, :] = [1.0, 1.01, 1.0]  # iMuon: one lane spreads by 1%
+    ds = xr.Dataset(
+        {
+            "final_error": (("seed", "kappa", "lr", "method", "gauge"), fin),
+            "min_sigma": (("seed", "kappa", "lr", "method", "gauge"), fin * 0.1),
+        },
+        coords={
+            "method": ["muon", "imuon"],
+            "gauge": [0.1, 1.0, 10.0],
+            "kappa": [1.0, 10.0],
+            "lr": [0.1, 0.3],
+        },
+    )
     assert ic._imuon_gauge(ds, None) == pytest.approx(0.01)
     lanes = ic._muon_gauge(ds, None)
     assert lanes.dims == ("lane",) and lanes.size == 8 and np.allclose(lanes, 3.0)

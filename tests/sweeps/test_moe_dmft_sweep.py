@@ -29,10 +29,14 @@ def _fake(gap_of_width, seeds=32, steps=21, residual=1e-6, dmft_noise=1e-5):
     res[0] = residual
     its = np.where(np.isnan(res), np.nan, 12.0)
     ds = xr.Dataset(
-        {"loss": (("width", "seed", "step"), loss),
-         "residual": (("width", "seed"), res), "iterations": (("width", "seed"), its),
-         "status": (("width", "seed"), np.zeros((len(WIDTHS), seeds), np.int8))},
-        coords={"width": WIDTHS, "seed": np.arange(seeds), "step": t})
+        {
+            "loss": (("width", "seed", "step"), loss),
+            "residual": (("width", "seed"), res),
+            "iterations": (("width", "seed"), its),
+            "status": (("width", "seed"), np.zeros((len(WIDTHS), seeds), np.int8)),
+        },
+        coords={"width": WIDTHS, "seed": np.arange(seeds), "step": t},
+    )
     ds.attrs["manifest"] = json.dumps({"params": dict(D.DEFAULT_PARAMS)})
     return ds
 
@@ -44,14 +48,16 @@ def _verdicts(ds):
 def test_claims_pass_on_inverse_sqrt_gaps():
     v = _verdicts(_fake(lambda n: 0.05 / np.sqrt(n)))
     assert all(c.error is None for c in v.values())
-    assert all(c.verdict == "pass" for c in v.values()), {k: (c.measured, c.interval)
-                                                          for k, c in v.items()}
+    assert all(c.verdict == "pass" for c in v.values()), {k: (c.measured, c.interval) for k, c in v.items()}
     assert v["gap-exponent"].measured == pytest.approx(-0.5, abs=0.05)
     lo, hi = v["gap-exponent"].interval
     assert lo <= v["gap-exponent"].measured <= hi and hi - lo < 0.1
     assert {c.name: c.source for c in EXPERIMENT.claims} == {
-        "dmft-fixed-point": "derived", "gap-decreases-with-width": "lit",
-        "gap-exponent": "proposed", "dmft-reference-precise": "sanity"}
+        "dmft-fixed-point": "derived",
+        "gap-decreases-with-width": "lit",
+        "gap-exponent": "proposed",
+        "dmft-reference-precise": "sanity",
+    }
 
 
 def test_claims_fail_on_a_gap_that_does_not_vanish_or_an_unconverged_solve():
@@ -59,17 +65,19 @@ def test_claims_fail_on_a_gap_that_does_not_vanish_or_an_unconverged_solve():
     assert v["gap-exponent"].verdict == "fail" and abs(v["gap-exponent"].measured) < 0.1
     assert v["dmft-fixed-point"].verdict == "fail"
     assert v["dmft-fixed-point"].measured == pytest.approx(1e-3 / D.DEFAULT_PARAMS["tol"])
-    v = _verdicts(_fake(lambda n: 0.05 / np.sqrt(n), dmft_noise=2e-3))   # noisy reference
+    v = _verdicts(_fake(lambda n: 0.05 / np.sqrt(n), dmft_noise=2e-3))  # noisy reference
     assert v["dmft-reference-precise"].verdict == "fail"
     v = _verdicts(_fake(lambda n: 0.05 / np.sqrt(n) if n < 1000 else 0.05 / np.sqrt(128)))
-    assert v["gap-decreases-with-width"].verdict == "fail"   # the gap grows from 256 to 1024
+    assert v["gap-decreases-with-width"].verdict == "fail"  # the gap grows from 256 to 1024
     assert v["gap-decreases-with-width"].cells["pair=256→1024"] == "fail"
 
 
 def test_an_exponent_at_the_bound_is_inconclusive():
-    v = _verdicts(_fake(lambda n: 0.05 * n ** E.EXPONENT_BOUND))
-    assert v["gap-exponent"].verdict == "inconclusive", (v["gap-exponent"].measured,
-                                                        v["gap-exponent"].interval)
+    v = _verdicts(_fake(lambda n: 0.05 * n**E.EXPONENT_BOUND))
+    assert v["gap-exponent"].verdict == "inconclusive", (
+        v["gap-exponent"].measured,
+        v["gap-exponent"].interval,
+    )
 
 
 def test_gaps_recover_the_injected_sizes():

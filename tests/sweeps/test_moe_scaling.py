@@ -25,8 +25,15 @@ DRAWS = 2
 SNAPSHOT = Path(__file__).parents[1] / "verdicts" / "moe-scaling.smoke.json"
 
 
-def synthetic(mssp_best=(2, 2, 2, 3), mup_best=(1, 2, 3, 4), mssp_update_slope=0.0,
-              mup_update_slope=0.0, loss_noise=1e-4, regimes=("I", "II", "III"), seed=0):
+def synthetic(
+    mssp_best=(2, 2, 2, 3),
+    mup_best=(1, 2, 3, 4),
+    mssp_update_slope=0.0,
+    mup_update_slope=0.0,
+    loss_noise=1e-4,
+    regimes=("I", "II", "III"),
+    seed=0,
+):
     """Results with exact exponents: μP h_agg0 ∝ N^-1/2, MSSP ∝ N^0; loss bowls in log LR
     with the given best LR index per width, 0.1/(1 + i) deep at width i."""
     rng = np.random.default_rng(seed)
@@ -35,7 +42,7 @@ def synthetic(mssp_best=(2, 2, 2, 3), mup_best=(1, 2, 3, 4), mssp_update_slope=0
     W = WIDTHS[:, None, None, None, None, None].astype(float)
     noise = 1 + 0.01 * rng.standard_normal(shape)
     h0 = W ** np.array([-0.5, 0.0]) * noise
-    z0 = np.where(np.arange(2) == 0, (W ** -0.5) * noise, 0.0)
+    z0 = np.where(np.arange(2) == 0, (W**-0.5) * noise, 0.0)
     more = 1 + 0.01 * rng.standard_normal(shape + (DRAWS - 1,))  # the lanes' other init draws
     h0d = np.concatenate([h0[..., None], h0[..., None] * more], -1)
     z0d = np.concatenate([z0[..., None], z0[..., None] * more], -1)
@@ -45,20 +52,37 @@ def synthetic(mssp_best=(2, 2, 2, 3), mup_best=(1, 2, 3, 4), mssp_update_slope=0
             bowl = 0.1 / (1 + i) + 0.01 * (np.arange(len(LRS)) - b) ** 2
             final[i, :, :, :, :, r] = bowl[None, None, :, None]
     final = final * (1 + loss_noise * rng.standard_normal(shape))
-    upd = (W ** np.array([mup_update_slope, mssp_update_slope]))[..., None] \
-        * np.ones(len(LAYERS)) * noise[..., None]
+    upd = (
+        (W ** np.array([mup_update_slope, mssp_update_slope]))[..., None]
+        * np.ones(len(LAYERS))
+        * noise[..., None]
+    )
     dims = ("width", "regime", "optimizer", "lr_scale", "seed", "rule")
-    coords = {"width": WIDTHS, "regime": regs, "optimizer": opts, "lr_scale": LRS,
-              "seed": np.arange(SEEDS), "rule": rules, "layer": list(LAYERS),
-              "term": list(AGG_TERMS), "draw": np.arange(DRAWS)}
-    return xr.Dataset({
-        "rms_h_agg0": (dims, h0), "rms_z0": (dims, z0), "final_loss": (dims, final),
-        "rms_h_agg0_draws": ((*dims, "draw"), h0d), "rms_z0_draws": ((*dims, "draw"), z0d),
-        "rcc_effective": ((*dims, "layer"), upd.copy()),
-        "rcc_propagating": ((*dims, "layer"), upd.copy()),
-        "rms_dh_agg": (dims, upd[..., 0].copy()),
-        "agg_terms": ((*dims, "term"), np.ones(shape + (4,))),
-    }, coords=coords)
+    coords = {
+        "width": WIDTHS,
+        "regime": regs,
+        "optimizer": opts,
+        "lr_scale": LRS,
+        "seed": np.arange(SEEDS),
+        "rule": rules,
+        "layer": list(LAYERS),
+        "term": list(AGG_TERMS),
+        "draw": np.arange(DRAWS),
+    }
+    return xr.Dataset(
+        {
+            "rms_h_agg0": (dims, h0),
+            "rms_z0": (dims, z0),
+            "final_loss": (dims, final),
+            "rms_h_agg0_draws": ((*dims, "draw"), h0d),
+            "rms_z0_draws": ((*dims, "draw"), z0d),
+            "rcc_effective": ((*dims, "layer"), upd.copy()),
+            "rcc_propagating": ((*dims, "layer"), upd.copy()),
+            "rms_dh_agg": (dims, upd[..., 0].copy()),
+            "agg_terms": ((*dims, "term"), np.ones(shape + (4,))),
+        },
+        coords=coords,
+    )
 
 
 def claims(ds):
@@ -81,14 +105,16 @@ def test_claims_pass_on_data_with_the_papers_properties():
     assert res["mup-regime-III-no-transfer"].measured["optimizer=adam"] == 3
     # μP at its width-32 best LR: 0.1, 0.06, 0.073, 0.115 -> the largest rise is 0.042
     assert res["mup-regime-III-non-monotone"].measured["optimizer=adam"] == pytest.approx(
-        0.1 / 4 + 0.09 - 0.1 / 3 - 0.04, rel=1e-2)
+        0.1 / 4 + 0.09 - 0.1 / 3 - 0.04, rel=1e-2
+    )
     # W_out's and W_in's propagating updates are not exactly zero in this synthetic data
     assert res["mssp-update-exponents"].n == SEEDS
 
 
 def test_claims_fail_when_the_property_is_broken():
-    res = claims(synthetic(mssp_best=(0, 1, 2, 4), mup_best=(2, 2, 2, 2),
-                           mssp_update_slope=0.3, mup_update_slope=0.3))
+    res = claims(
+        synthetic(mssp_best=(0, 1, 2, 4), mup_best=(2, 2, 2, 2), mssp_update_slope=0.3, mup_update_slope=0.3)
+    )
     assert res["mssp-lr-transfer"].verdict == "fail"  # MSSP optimum drifts by 4 points
     assert res["mssp-lr-transfer"].measured["regime=I,optimizer=adam"] == 4
     assert res["mssp-update-exponents"].verdict == "fail"
@@ -135,8 +161,12 @@ def test_a_slope_on_the_boundary_is_inconclusive():
 
 def test_regime_claims_are_not_applicable_without_the_regime():
     res = claims(synthetic(regimes=("I",)))
-    for name in ("init-aggregate-mup-II", "init-aggregate-mssp-III", "mup-regime-III-no-transfer",
-                 "mup-regime-III-non-monotone"):
+    for name in (
+        "init-aggregate-mup-II",
+        "init-aggregate-mssp-III",
+        "mup-regime-III-no-transfer",
+        "mup-regime-III-non-monotone",
+    ):
         assert res[name].verdict == "not-applicable", name
     assert res["router-logits-regime-I"].verdict == "pass"
 
@@ -145,8 +175,12 @@ def test_init_draws_pool_seeds_and_draws_and_paired_lrs_count_once():
     ds = synthetic()
     d = ms._draws(ds["rms_h_agg0_draws"].sel(rule="mup", regime="II"))
     assert d.sizes["sample"] == len(LRS) * SEEDS * DRAWS  # unpaired: every lane its own init
-    same = ds["rms_h_agg0_draws"].isel(lr_scale=0).expand_dims(lr_scale=LRS).transpose(
-        *ds["rms_h_agg0_draws"].dims)
+    same = (
+        ds["rms_h_agg0_draws"]
+        .isel(lr_scale=0)
+        .expand_dims(lr_scale=LRS)
+        .transpose(*ds["rms_h_agg0_draws"].dims)
+    )
     d = ms._draws(same.sel(rule="mup", regime="II"))
     assert d.sizes["sample"] == SEEDS * DRAWS  # paired learning rates share their init
 

@@ -88,7 +88,8 @@ def test_claim_cells_follow_the_design_rules(smoke):
     assert len(_claim(smoke, "tas-targeted-wrong").measured) == 3 * 3
     # GLRT overconfidence: only the c = 2σ cell (σ = 0.5), at δ = 0.05
     assert list(_claim(smoke, "glrt-overconfident").measured) == [
-        "uniform_glrt/K=4/gap=0.5/sigma=0.5/U=1.5/delta=0.05"]
+        "uniform_glrt/K=4/gap=0.5/sigma=0.5/U=1.5/delta=0.05"
+    ]
     # the censored count the sanity claim reports is an independent count of the cells
     # the E[τ] claims use: here ISM-practical (never censored in smoke) ...
     counts = _claim(smoke, "tau-censored").measured
@@ -102,10 +103,10 @@ def test_claim_cells_follow_the_design_rules(smoke):
 def test_censored_cells_open_the_interval_on_the_side_the_bound_cannot_close(smoke):
     ds = smoke.results.copy(deep=True)
     a = list(ds["policy"].values).index("ism_practical")  # K = 4
-    c = int(np.argmin(ds["gap"].values))                   # smallest gap: largest E[Z²]/Δ²
+    c = int(np.argmin(ds["gap"].values))  # smallest gap: largest E[Z²]/Δ²
     before = m._gap_slope(ds, None)
     censored = ds["censored"].values.copy()
-    censored[a, list(ds["env"].values).index("none"), c, 0, 0] = True   # one episode, δ = 0.05
+    censored[a, list(ds["env"].values).index("none"), c, 0, 0] = True  # one episode, δ = 0.05
     ds["censored"] = (ds["censored"].dims, censored)
     after = m._gap_slope(ds, None)
     key = "K=4/sigma=1/U=1.5/delta=0.05"
@@ -119,7 +120,9 @@ def test_censored_cells_open_the_interval_on_the_side_the_bound_cannot_close(smo
     # a ratio falling with a censored mean is bounded from above only; unknown sign: both
     e = analysis.Estimate(1.0, 0.9, 1.1, 64, "bootstrap")
     assert (m._open(e, [1, -1], [False, True]).low, m._open(e, [1, -1], [False, True]).high) == (
-        -math.inf, 1.1)
+        -math.inf,
+        1.1,
+    )
     assert (m._open(e, [0], [True]).low, m._open(e, [0], [True]).high) == (-math.inf, math.inf)
     assert m._open(e, [1, -1], [False, False]) == e
 

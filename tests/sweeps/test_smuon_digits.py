@@ -76,15 +76,20 @@ def test_adamw_lane_matches_handwritten_optax_loop():
 
 
 def test_claim_measures_tune_each_optimizer_on_seed_mean_accuracy():
-    acc = np.full((8, 2, 3), 0.5)                  # seed, optimizer, lr
+    acc = np.full((8, 2, 3), 0.5)  # seed, optimizer, lr
     acc[:, 0, 1] = 0.95
     acc[:, 1, 2] = np.linspace(0.90, 0.96, 8)
-    acc[0, 1, 0] = 1.0                             # one seed alone prefers lr[0]: not chosen
+    acc[0, 1, 0] = 1.0  # one seed alone prefers lr[0]: not chosen
     loss = np.where(acc > 0.8, 0.05, 1.0)
     dims = ("seed", "optimizer", "lr")
-    ds = xr.Dataset({"final_test_acc": (dims, acc), "final_train_loss": (dims, loss),
-                     "init_loss": (dims, np.full(acc.shape, 2.0))},
-                    coords={"optimizer": ["adamw", "muon"], "lr": [0.01, 0.1, 1.0]})
+    ds = xr.Dataset(
+        {
+            "final_test_acc": (dims, acc),
+            "final_train_loss": (dims, loss),
+            "init_loss": (dims, np.full(acc.shape, 2.0)),
+        },
+        coords={"optimizer": ["adamw", "muon"], "lr": [0.01, 0.1, 1.0]},
+    )
     best = _best_acc(ds, None)
     np.testing.assert_allclose(best.sel(optimizer="muon").values, acc[:, 1, 2])
     assert best["lr"].values.tolist() == [0.1, 1.0]

@@ -169,9 +169,7 @@ def shift(adversary: str, t, probs, mu, params, u) -> jax.Array:
     elif adversary in ADVERSARIES:
         s = _raw_shift(adversary, t_f, probs, mu, params, u, c)
     else:
-        raise ValueError(
-            f"unknown adversary {adversary!r}; expected one of {ADVERSARIES} or 'param'"
-        )
+        raise ValueError(f"unknown adversary {adversary!r}; expected one of {ADVERSARIES} or 'param'")
     lo, hi = feasible_shift_interval(mu, U)
     return jnp.clip(s, lo, hi)
 

@@ -123,8 +123,14 @@ def _xlogx_excess(t):
     """
     small = jnp.abs(t) < 1e-2
     ts = jnp.where(small, t, 0.0)
-    series = ts * ts * (1 / 2 + ts * (-1 / 6 + ts * (1 / 12 + ts * (-1 / 20 + ts * (1 / 30 + ts * (
-        -1 / 42 + ts * (1 / 56)))))))
+    series = (
+        ts
+        * ts
+        * (
+            1 / 2
+            + ts * (-1 / 6 + ts * (1 / 12 + ts * (-1 / 20 + ts * (1 / 30 + ts * (-1 / 42 + ts * (1 / 56))))))
+        )
+    )
     tl = jnp.where(small, 1.0, t)
     direct = (1.0 + tl) * jnp.log1p(tl) - tl
     return jnp.where(small, series, direct)

@@ -77,8 +77,9 @@ class BAISpec:
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; expected one of {POLICIES}")
         if self.adversary not in ADVERSARIES + ("param",):
-            raise ValueError(f"unknown adversary {self.adversary!r}; expected one of "
-                             f"{ADVERSARIES} or 'param'")
+            raise ValueError(
+                f"unknown adversary {self.adversary!r}; expected one of {ADVERSARIES} or 'param'"
+            )
         if self.instance not in INSTANCES:
             raise ValueError(f"unknown instance {self.instance!r}; expected {INSTANCES}")
         if self.n_arms < 2:
@@ -110,8 +111,7 @@ def default_params(**overrides) -> dict[str, float]:
         >>> default_params(delta=0.01)["delta"]
         0.01
     """
-    p = {"gap": 0.5, "delta": 0.05, "sigma": 1.0, "U": 1.5, "c": -1.0, "period": 4.0,
-         "env": 0}
+    p = {"gap": 0.5, "delta": 0.05, "sigma": 1.0, "U": 1.5, "c": -1.0, "period": 4.0, "env": 0}
     unknown = set(overrides) - set(p)
     if unknown:
         raise ValueError(f"unknown params {sorted(unknown)}; expected {sorted(p)}")
@@ -139,8 +139,7 @@ class Carry(NamedTuple):
 
 def _cast_params(params):
     f = jnp.result_type(float)
-    return {k: (jnp.asarray(v) if k == "env" else jnp.asarray(v, f))
-            for k, v in params.items()}
+    return {k: (jnp.asarray(v) if k == "env" else jnp.asarray(v, f)) for k, v in params.items()}
 
 
 def _delta_vector(spec: BAISpec, params) -> jax.Array:
@@ -278,8 +277,9 @@ def _chunk(spec: BAISpec, params, key, carry: Carry) -> Carry:
         pstate = jax.tree.map(lambda a, b: jnp.where(live, a, b), new, c.pstate)
         fire = live & stop & ~c.done
         t_new = c.t + live.astype(jnp.int32)
-        return Carry(pstate, t_new, c.done | fire, jnp.where(fire, rec, c.rec),
-                     jnp.where(fire, t_new, c.tau)), None
+        return Carry(
+            pstate, t_new, c.done | fire, jnp.where(fire, rec, c.rec), jnp.where(fire, t_new, c.tau)
+        ), None
 
     def block(c: Carry, d):
         c = c._replace(pstate=policy.refresh(c.pstate, params))
@@ -316,9 +316,7 @@ def _metrics(spec: BAISpec, carry: Carry) -> dict[str, jax.Array]:
 
 def _run_single(spec: BAISpec, params, key) -> dict[str, jax.Array]:
     carry = _init(spec, params)
-    carry = jax.lax.while_loop(
-        lambda c: _live(spec, c), lambda c: _chunk(spec, params, key, c), carry
-    )
+    carry = jax.lax.while_loop(lambda c: _live(spec, c), lambda c: _chunk(spec, params, key, c), carry)
     return _metrics(spec, carry)
 
 
@@ -358,9 +356,9 @@ def run(spec: BAISpec, params, key) -> dict[str, jax.Array]:
     """
     if _per_delta(spec):
         one = dataclasses.replace(spec, deltas=())
-        outs = jax.vmap(
-            lambda d: _run_single(one, {**params, "delta": d}, key)
-        )(jnp.asarray(spec.deltas, jnp.result_type(float)))
+        outs = jax.vmap(lambda d: _run_single(one, {**params, "delta": d}, key))(
+            jnp.asarray(spec.deltas, jnp.result_type(float))
+        )
         outs["frac_best"] = outs["frac_best"][-1]
         return outs
     return _run_single(spec, params, key)
@@ -416,8 +414,10 @@ def simulate(
     """
     if _per_delta(spec):
         one = dataclasses.replace(spec, deltas=())
-        outs = [simulate(one, {**params, "delta": d}, key, n_episodes, min_batch=min_batch,
-                         compact_at=compact_at) for d in spec.deltas]
+        outs = [
+            simulate(one, {**params, "delta": d}, key, n_episodes, min_batch=min_batch, compact_at=compact_at)
+            for d in spec.deltas
+        ]
         res = {k: np.stack([o[k] for o in outs], axis=-1) for k in outs[0] if k != "pulls"}
         res["frac_best"] = outs[-1]["frac_best"]
         res["pulls"] = np.asarray(sum(int(o["pulls"]) for o in outs))

@@ -63,12 +63,7 @@ def ism_log_term(t, delta, n_arms: int, extra_log_k: float = 0.0):
     """
     t = jnp.maximum(jnp.asarray(t, jnp.result_type(float)), 1.0)
     k = float(n_arms)
-    return (
-        jnp.log(jnp.pi**2 / 3.0)
-        + (2.0 + extra_log_k) * jnp.log(k)
-        + 3.0 * jnp.log(t)
-        - jnp.log(delta)
-    )
+    return jnp.log(jnp.pi**2 / 3.0) + (2.0 + extra_log_k) * jnp.log(k) + 3.0 * jnp.log(t) - jnp.log(delta)
 
 
 def ism_theory_threshold(t, n_ab, delta, n_arms: int, U, sigma):

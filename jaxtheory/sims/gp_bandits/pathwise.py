@@ -51,9 +51,22 @@ import jax.numpy as jnp
 
 from jaxtheory.sims.gp_bandits.kernels import KERNELS, kernel_matrix
 
-__all__ = ["SPECTRAL_DOF", "rff_normals_per_feature", "RFFPrior", "rff_prior", "rff_eval",
-           "PathState", "init_path_state", "path_add_point", "path_add_value", "path_posterior",
-           "PathSample", "pathwise_sample", "path_eval", "maximize_on_cube"]
+__all__ = [
+    "SPECTRAL_DOF",
+    "rff_normals_per_feature",
+    "RFFPrior",
+    "rff_prior",
+    "rff_eval",
+    "PathState",
+    "init_path_state",
+    "path_add_point",
+    "path_add_value",
+    "path_posterior",
+    "PathSample",
+    "pathwise_sample",
+    "path_eval",
+    "maximize_on_cube",
+]
 
 #: Degrees of freedom :math:`2\nu` of each kernel's Student-t spectral density (``None``: Gaussian).
 SPECTRAL_DOF = {"se": None, "matern12": 1, "matern32": 3, "matern52": 5}
@@ -123,7 +136,7 @@ def rff_prior(kernel: str, normals) -> RFFPrior:
         raise ValueError(f"unknown kernel {kernel!r}; expected one of {KERNELS}")
     normals = jnp.asarray(normals)
     d = normals.shape[-1] - _CHI - 2
-    z, chi, w = normals[..., :d], normals[..., d:d + _CHI], normals[..., d + _CHI:]
+    z, chi, w = normals[..., :d], normals[..., d : d + _CHI], normals[..., d + _CHI :]
     dof = SPECTRAL_DOF[kernel]
     if dof is None:
         return RFFPrior(z, w)
@@ -194,9 +207,13 @@ def init_path_state(buffer: int, dim: int, dtype=jnp.float32) -> PathState:
         >>> int(init_path_state(3, 1).used.sum())
         0
     """
-    return PathState(X=jnp.zeros((buffer, dim), dtype), L=jnp.eye(buffer, dtype=dtype),
-                     alpha=jnp.zeros((buffer,), dtype), y=jnp.zeros((buffer,), dtype),
-                     used=jnp.zeros((buffer,), bool))
+    return PathState(
+        X=jnp.zeros((buffer, dim), dtype),
+        L=jnp.eye(buffer, dtype=dtype),
+        alpha=jnp.zeros((buffer,), dtype),
+        y=jnp.zeros((buffer,), dtype),
+        used=jnp.zeros((buffer,), bool),
+    )
 
 
 def _kx(state: PathState, x, kernel, lengthscale, variance):
@@ -238,8 +255,11 @@ def path_add_point(state: PathState, slot, x, kernel: str, lengthscale, variance
     d2 = variance + noise - l @ l
     d = jnp.sqrt(jnp.maximum(d2, 0.5 * noise))
     onehot = jnp.arange(state.L.shape[0]) == slot
-    return state._replace(X=state.X.at[slot].set(x), L=state.L.at[slot].set(jnp.where(onehot, d, l)),
-                          used=state.used.at[slot].set(True))
+    return state._replace(
+        X=state.X.at[slot].set(x),
+        L=state.L.at[slot].set(jnp.where(onehot, d, l)),
+        used=state.used.at[slot].set(True),
+    )
 
 
 def path_add_value(state: PathState, slot, y) -> PathState:
@@ -291,8 +311,7 @@ def path_posterior(state: PathState, x, kernel: str, lengthscale, variance):
         >>> m.tolist(), v.tolist()
         ([0.0, 0.0, 0.0], [2.0, 2.0, 2.0])
     """
-    A = jax.scipy.linalg.solve_triangular(state.L, _kx(state, x, kernel, lengthscale, variance),
-                                          lower=True)
+    A = jax.scipy.linalg.solve_triangular(state.L, _kx(state, x, kernel, lengthscale, variance), lower=True)
     return A.T @ state.alpha, jnp.maximum(variance - jnp.sum(A * A, axis=0), 0.0)
 
 
@@ -373,12 +392,15 @@ def path_eval(sample: PathSample, x, kernel: str, lengthscale, variance):
         [1.0, 0.6065]
     """
     x = jnp.asarray(x)
-    return (rff_eval(sample.prior, x, lengthscale, variance)
-            + kernel_matrix(kernel, x, sample.X, lengthscale, variance) @ sample.c)
+    return (
+        rff_eval(sample.prior, x, lengthscale, variance)
+        + kernel_matrix(kernel, x, sample.X, lengthscale, variance) @ sample.c
+    )
 
 
-def maximize_on_cube(fn, cands, mask=None, *, starts: int = 4, steps: int = 10, step0=0.1,
-                     decay: float = 0.7):
+def maximize_on_cube(
+    fn, cands, mask=None, *, starts: int = 4, steps: int = 10, step0=0.1, decay: float = 0.7
+):
     """Maximize a pointwise function over :math:`[0,1]^d`: candidates, then projected ascent.
 
     Evaluates ``fn`` on the candidates, starts from the ``starts`` best, and takes
@@ -418,7 +440,7 @@ def maximize_on_cube(fn, cands, mask=None, *, starts: int = 4, steps: int = 10, 
         x, bx, bv = carry
         g = grad(x)
         gn = jnp.sqrt(jnp.sum(g * g, axis=-1, keepdims=True))
-        x = jnp.clip(x + step0 * decay ** s * g / jnp.maximum(gn, 1e-30), 0.0, 1.0)
+        x = jnp.clip(x + step0 * decay**s * g / jnp.maximum(gn, 1e-30), 0.0, 1.0)
         v = fn(x)
         better = v > bv
         return (x, jnp.where(better[:, None], x, bx), jnp.where(better, v, bv)), None

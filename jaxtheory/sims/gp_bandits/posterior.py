@@ -55,8 +55,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["GPState", "init_state", "add_point", "add_value", "observe", "matheron_sample",
-           "dense_posterior"]
+__all__ = ["GPState", "init_state", "add_point", "add_value", "observe", "matheron_sample", "dense_posterior"]
 
 
 class GPState(NamedTuple):

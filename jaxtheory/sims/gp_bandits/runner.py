@@ -68,14 +68,33 @@ import numpy as np
 
 from jaxtheory.sims.gp_bandits.kernels import KERNELS, kernel_matrix, kernel_row
 from jaxtheory.sims.gp_bandits.objectives import TEST_FUNCTIONS, candidates
-from jaxtheory.sims.gp_bandits.pathwise import (init_path_state, maximize_on_cube, path_add_point,
-                                                 path_add_value, path_eval, path_posterior,
-                                                 pathwise_sample, rff_normals_per_feature, rff_prior)
+from jaxtheory.sims.gp_bandits.pathwise import (
+    init_path_state,
+    maximize_on_cube,
+    path_add_point,
+    path_add_value,
+    path_eval,
+    path_posterior,
+    pathwise_sample,
+    rff_normals_per_feature,
+    rff_prior,
+)
 from jaxtheory.sims.gp_bandits.posterior import add_point, add_value, init_state, matheron_sample
 
-__all__ = ["GPBanditSpec", "DEFAULT_PARAMS", "POLICIES", "BETAS", "DOMAINS", "OBJECTIVE_ROOT",
-           "REFERENCE_POINTS", "beta_t", "lane_normals", "random_search_simple_regret",
-           "test_function_moments", "run"]
+__all__ = [
+    "GPBanditSpec",
+    "DEFAULT_PARAMS",
+    "POLICIES",
+    "BETAS",
+    "DOMAINS",
+    "OBJECTIVE_ROOT",
+    "REFERENCE_POINTS",
+    "beta_t",
+    "lane_normals",
+    "random_search_simple_regret",
+    "test_function_moments",
+    "run",
+]
 
 #: Policy names accepted by :class:`GPBanditSpec`.
 POLICIES = ("bts", "bucb", "ucb", "random")
@@ -91,14 +110,14 @@ OBJECTIVE_ROOT = 20_020_602
 
 #: Defaults of every parameter :func:`run` reads (all may be vmapped).
 DEFAULT_PARAMS = {
-    "noise_var": 0.01,   # σ² of the observations (0 = noiseless)
+    "noise_var": 0.01,  # σ² of the observations (0 = noiseless)
     "lengthscale": 0.1,  # kernel lengthscale ℓ
-    "variance": 1.0,     # kernel signal variance v
-    "init_evals": 0,     # evaluations of uncertainty sampling before the policy
-    "beta_scale": 0.2,   # multiplier of the theory β for spec.beta == "scaled"
-    "beta_const": 4.0,   # β for spec.beta == "constant"
-    "delta": 0.1,        # confidence δ of the theory β
-    "fn_seed": -1,       # >= 0: shared objective instance; < 0: objective from the lane key
+    "variance": 1.0,  # kernel signal variance v
+    "init_evals": 0,  # evaluations of uncertainty sampling before the policy
+    "beta_scale": 0.2,  # multiplier of the theory β for spec.beta == "scaled"
+    "beta_const": 4.0,  # β for spec.beta == "constant"
+    "delta": 0.1,  # confidence δ of the theory β
+    "fn_seed": -1,  # >= 0: shared objective instance; < 0: objective from the lane key
 }
 
 
@@ -169,8 +188,9 @@ class GPBanditSpec:
             raise ValueError(f"unknown beta rule {self.beta!r}; expected one of {BETAS}")
         if self.objective != "gp":
             if self.objective not in TEST_FUNCTIONS:
-                raise ValueError(f"unknown objective {self.objective!r}; expected 'gp' or one "
-                                 f"of {tuple(TEST_FUNCTIONS)}")
+                raise ValueError(
+                    f"unknown objective {self.objective!r}; expected 'gp' or one of {tuple(TEST_FUNCTIONS)}"
+                )
             if TEST_FUNCTIONS[self.objective][1] != self.dim:
                 raise ValueError(f"{self.objective} needs dim={TEST_FUNCTIONS[self.objective][1]}")
         if self.q < 1 or self.budget < self.q or self.budget % self.q:
@@ -183,11 +203,14 @@ class GPBanditSpec:
             raise ValueError(f"unknown domain {self.domain!r}; expected one of {DOMAINS}")
         if self.domain == "continuous":
             if self.objective == "gp":
-                raise ValueError("domain='continuous' needs a test-function objective "
-                                 f"(one of {tuple(TEST_FUNCTIONS)}), not 'gp'")
+                raise ValueError(
+                    "domain='continuous' needs a test-function objective "
+                    f"(one of {tuple(TEST_FUNCTIONS)}), not 'gp'"
+                )
             if not 1 <= self.ascent_starts <= self.n or self.features < 1 or self.ascent_steps < 0:
-                raise ValueError("continuous domain: need 1 <= ascent_starts <= n, features >= 1 "
-                                 "and ascent_steps >= 0")
+                raise ValueError(
+                    "continuous domain: need 1 <= ascent_starts <= n, features >= 1 and ascent_steps >= 0"
+                )
 
     @property
     def rounds(self) -> int:
@@ -217,8 +240,9 @@ def beta_t(rule: str, e, n_candidates: int, params: dict):
         >>> round(float(beta_t("theory", 1, 100, p)), 4), float(beta_t("constant", 7, 100, p))
         (14.8109, 4.0)
     """
-    theory = 2.0 * jnp.log(n_candidates * jnp.asarray(e, jnp.float32) ** 2 * np.pi ** 2
-                           / (6.0 * params["delta"]))
+    theory = 2.0 * jnp.log(
+        n_candidates * jnp.asarray(e, jnp.float32) ** 2 * np.pi**2 / (6.0 * params["delta"])
+    )
     if rule == "theory":
         return theory
     if rule == "scaled":
@@ -266,7 +290,8 @@ def lane_normals(key, fn_seed, rounds: int, q: int, n: int, buffer: int, dtype=j
     block = jax.random.normal(key, (n + rounds * q * width,), dtype)
     fn_seed = jnp.asarray(fn_seed, jnp.int32)
     shared = jax.random.normal(
-        jax.random.fold_in(jax.random.key(OBJECTIVE_ROOT), jnp.maximum(fn_seed, 0)), (n,), dtype)
+        jax.random.fold_in(jax.random.key(OBJECTIVE_ROOT), jnp.maximum(fn_seed, 0)), (n,), dtype
+    )
     obj = jnp.where(fn_seed >= 0, shared, block[:n])
     return obj, block[n:].reshape(rounds, q, width)
 
@@ -324,8 +349,7 @@ def test_function_moments(name: str) -> tuple[float, float, float]:
     """
     fn, dim, _, _ = TEST_FUNCTIONS[name]
     with jax.ensure_compile_time_eval():
-        v = np.asarray(fn(jnp.asarray(candidates("sobol", REFERENCE_POINTS, dim), jnp.float32)),
-                       np.float64)
+        v = np.asarray(fn(jnp.asarray(candidates("sobol", REFERENCE_POINTS, dim), jnp.float32)), np.float64)
     return float(v.mean()), float(v.std()), float(v.max())
 
 
@@ -354,8 +378,8 @@ def _run_continuous(spec: GPBanditSpec, params: dict, key) -> dict:
     if not jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
         key = jax.random.wrap_key_data(jnp.asarray(key, jnp.uint32))
     block = jax.random.normal(key, (T * Q * width + N * d,), dt)
-    z_rounds = block[:T * Q * width].reshape(T, Q, width)
-    u_random = jax.scipy.special.ndtr(block[T * Q * width:].reshape(N, d))
+    z_rounds = block[: T * Q * width].reshape(T, Q, width)
+    u_random = jax.scipy.special.ndtr(block[T * Q * width :].reshape(N, d))
     X_cov = jnp.asarray(candidates("sobol", 512, d), dt)
     kname = spec.kernel
 
@@ -365,13 +389,13 @@ def _run_continuous(spec: GPBanditSpec, params: dict, key) -> dict:
         def pick(st, q):
             e = t * Q + q
             zq = zt[q]
-            cands = jax.scipy.special.ndtr(zq[M * nf + N:M * nf + N + C * d].reshape(C, d))
+            cands = jax.scipy.special.ndtr(zq[M * nf + N : M * nf + N + C * d].reshape(C, d))
             if spec.policy == "random":
                 x = cands[0]
             else:
                 if spec.policy == "bts":
-                    prior = rff_prior(kname, zq[:M * nf].reshape(M, nf))
-                    g = pathwise_sample(st0_round, prior, zq[M * nf:M * nf + N], ls, amp, s2)
+                    prior = rff_prior(kname, zq[: M * nf].reshape(M, nf))
+                    g = pathwise_sample(st0_round, prior, zq[M * nf : M * nf + N], ls, amp, s2)
                     acq = lambda X: path_eval(g, X, kname, ls, amp)  # noqa: E731
                 else:
                     sb = jnp.sqrt(beta_t(spec.beta, e + 1, C, p).astype(dt))
@@ -386,8 +410,9 @@ def _run_continuous(spec: GPBanditSpec, params: dict, key) -> dict:
 
                 allc = jnp.concatenate([cands, st.X], axis=0)
                 mask = jnp.concatenate([jnp.ones((C,), bool), st.used])
-                x, _ = maximize_on_cube(objective, allc, mask, starts=spec.ascent_starts,
-                                        steps=spec.ascent_steps, step0=0.5 * ls)
+                x, _ = maximize_on_cube(
+                    objective, allc, mask, starts=spec.ascent_starts, steps=spec.ascent_steps, step0=0.5 * ls
+                )
             v_before = path_posterior(st, x[None], kname, ls, amp)[1][0]
             st = path_add_point(st, e, x, kname, ls, amp, s2)
             return st, (x, v_before)
@@ -418,8 +443,8 @@ def _run_continuous(spec: GPBanditSpec, params: dict, key) -> dict:
         "simple_regret": simple,
         "info_gain": jnp.cumsum(0.5 * jnp.log1p(vb / s2)),
         "random_simple_regret": f_dom - jax.lax.cummax(f(u_random)),
-        "cum_regret_round": cum[Q - 1::Q],
-        "simple_regret_round": simple[Q - 1::Q],
+        "cum_regret_round": cum[Q - 1 :: Q],
+        "simple_regret_round": simple[Q - 1 :: Q],
         "coverage_round": outs["coverage"],
         "random_regret": f_dom,  # the standardized mean over the reference set is 0
         "f_max": f_dom,
@@ -503,7 +528,7 @@ def run(spec: GPBanditSpec, params: dict, key) -> dict:
 
     def one_round(st, tz):
         t, zt = tz
-        xi, eps, z = zt[:, :n], zt[:, n:n + N], zt[:, -1]
+        xi, eps, z = zt[:, :n], zt[:, n : n + N], zt[:, -1]
         if spec.policy == "bts":
             G = matheron_sample(st, S, xi, eps, noise)
 
@@ -554,14 +579,20 @@ def run(spec: GPBanditSpec, params: dict, key) -> dict:
         "simple_regret": simple,
         "info_gain": ig,
         "random_simple_regret": random_search_simple_regret(f, jnp.arange(1, N + 1)),
-        "cum_regret_round": cum[Q - 1::Q],
-        "simple_regret_round": simple[Q - 1::Q],
+        "cum_regret_round": cum[Q - 1 :: Q],
+        "simple_regret_round": simple[Q - 1 :: Q],
         "coverage_round": outs["coverage"],
         "random_regret": f_star - jnp.mean(f),
         "f_max": f_star,
         "f_max_domain": f_dom.astype(dt),
     }
     if spec.record_trace:
-        res.update(x_index=st.idx, y_obs=st.y, used=st.used.astype(jnp.int8),
-                   post_mean=outs["mean"], post_var=outs["var"], f_values=f)
+        res.update(
+            x_index=st.idx,
+            y_obs=st.y,
+            used=st.used.astype(jnp.int8),
+            post_mean=outs["mean"],
+            post_var=outs["var"],
+            f_values=f,
+        )
     return res

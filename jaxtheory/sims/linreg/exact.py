@@ -96,9 +96,19 @@ MOMENTA = ("none", "heavy_ball", "nesterov")
 
 #: Default parameters of the exact-recursion :func:`run`.
 EXACT_DEFAULT_PARAMS = {
-    "lr": 0.5, "alpha": 0.5, "mu": 0.0, "beta": 0.0, "sigma2": 0.0,
-    "a": 1.5, "b": 1.5, "gamma": 0.5, "kappa": 100.0, "frac": 0.5,
-    "k": 1, "workers": 1, "batch": 1,
+    "lr": 0.5,
+    "alpha": 0.5,
+    "mu": 0.0,
+    "beta": 0.0,
+    "sigma2": 0.0,
+    "a": 1.5,
+    "b": 1.5,
+    "gamma": 0.5,
+    "kappa": 100.0,
+    "frac": 0.5,
+    "k": 1,
+    "workers": 1,
+    "batch": 1,
 }
 
 
@@ -166,9 +176,9 @@ def moment_step(kind: str, h, lr, mom, nvar, A, X, M):
         q = 1 - lr * h
         return q * q * A + lr * lr * nvar, X, M
     G = h * h * A + nvar
-    gm = mom * h * X + G                      # E[g m']
-    M2 = mom * mom * M + mom * h * X + gm      # beta^2 M + 2 beta h X + G
-    em = h * A + mom * X                       # E[e m']
+    gm = mom * h * X + G  # E[g m']
+    M2 = mom * mom * M + mom * h * X + gm  # beta^2 M + 2 beta h X + G
+    em = h * A + mom * X  # E[e m']
     if kind == "heavy_ball":
         return A - 2 * lr * em + lr * lr * M2, em - lr * M2, M2
     if kind == "nesterov":
@@ -285,11 +295,21 @@ def run(spec: ExactSpec, params, key=None) -> dict:
         return (d, c, s, A, X, M, pe, pm, ell, ptr, buf, lbuf), risk
 
     nan_buf = jnp.full(log_at.shape, jnp.nan, dtype)
-    init = (d0, zeros, zeros, d0, zeros, zeros, jnp.ones_like(lam), zeros, ell0,
-            jnp.int32(0), nan_buf, nan_buf)
-    final, _, div = guarded_scan(
-        step, init, jnp.arange(spec.steps), watch=lambda c, y: (c[:9], y)
+    init = (
+        d0,
+        zeros,
+        zeros,
+        d0,
+        zeros,
+        zeros,
+        jnp.ones_like(lam),
+        zeros,
+        ell0,
+        jnp.int32(0),
+        nan_buf,
+        nan_buf,
     )
+    final, _, div = guarded_scan(step, init, jnp.arange(spec.steps), watch=lambda c, y: (c[:9], y))
     d, A, ell = final[0], final[3], final[8]
     slow = d if two_phase else A
     flog = ell + jnp.log(0.5 * jnp.sum(lam * slow))

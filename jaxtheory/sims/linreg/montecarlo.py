@@ -47,8 +47,16 @@ __all__ = ["MonteCarloSpec", "MC_DEFAULT_PARAMS", "make_optimizer", "run"]
 
 #: Default parameters of the Monte Carlo :func:`run`.
 MC_DEFAULT_PARAMS = {
-    "lr": 0.5, "alpha": 0.5, "mu": 0.0, "beta": 0.0, "sigma2": 0.0,
-    "a": 1.5, "b": 1.5, "gamma": 0.5, "kappa": 100.0, "frac": 0.5,
+    "lr": 0.5,
+    "alpha": 0.5,
+    "mu": 0.0,
+    "beta": 0.0,
+    "sigma2": 0.0,
+    "a": 1.5,
+    "b": 1.5,
+    "gamma": 0.5,
+    "kappa": 100.0,
+    "frac": 0.5,
 }
 
 
@@ -120,8 +128,14 @@ def make_optimizer(spec: MonteCarloSpec, params) -> optax.GradientTransformation
     outer_mom = None if spec.outer == "none" else params["mu"]
     nest = spec.outer == "nesterov"
     if spec.algorithm == "lookahead":
-        return lookahead(inner, spec.sync_period, params["alpha"], momentum=outer_mom,
-                         nesterov=nest, reset_inner_state=True)
+        return lookahead(
+            inner,
+            spec.sync_period,
+            params["alpha"],
+            momentum=outer_mom,
+            nesterov=nest,
+            reset_inner_state=True,
+        )
     outer = optax.sgd(params["alpha"], momentum=outer_mom, nesterov=nest)
     return diloco(inner, outer, spec.sync_period, spec.workers, reset_inner_state=True)
 
@@ -189,7 +203,7 @@ def run(spec: MonteCarloSpec, params, key: jax.Array) -> dict:
     s = slow(e, state)
     out = {
         "risk": buf,
-        "final_risk": jnp.where(div >= 0, jnp.nan, 0.5 * jnp.sum(lam * s ** 2)),
+        "final_risk": jnp.where(div >= 0, jnp.nan, 0.5 * jnp.sum(lam * s**2)),
         "diverged_step": div,
     }
     if spec.return_params:

@@ -41,6 +41,7 @@ def _FT():
     """The default float dtype (float64 inside ``jax.enable_x64``)."""
     return jnp.result_type(float)
 
+
 __all__ = ["SPECTRA", "spectrum", "target_energy", "problem", "log_grid"]
 
 #: Spectrum families of :func:`spectrum`.

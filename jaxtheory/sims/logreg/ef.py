@@ -365,8 +365,7 @@ def run_diloco(spec: EFGenSpec, params: dict, key: jax.Array) -> dict:
                     g = jax.vmap(_sample_grad)(w, xb, yb)
                     upd, s_new = opt.update(g, s, w)
                     w_new = optax.apply_updates(w, upd)
-                    new.append(jax.tree.map(lambda a, b: jnp.where(live, a, b),
-                                            (w_new, s_new), (w, s)))
+                    new.append(jax.tree.map(lambda a, b: jnp.where(live, a, b), (w_new, s_new), (w, s)))
                 return tuple(new), None
 
             carry0 = tuple((w0, opt.init(w0)) for opt in opts)

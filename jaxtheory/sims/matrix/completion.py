@@ -156,10 +156,15 @@ def run(spec: CompletionSpec, params: dict, key: jax.Array) -> dict:
             return (b, a, halvings + k, smin), (err, mse, d.decrease)
 
         init = (b0, a0, jnp.int32(0), jnp.asarray(jnp.inf, dtype))
-        (_, _, halvings, smin), (err, mse, dual) = jax.lax.scan(step, init,
-                                                                jnp.arange(spec.steps))
-        return {"rel_error": err, "train_mse": mse, "dual_norm": dual, "final_error": err[-1],
-                "min_sigma": smin, "halvings": halvings}
+        (_, _, halvings, smin), (err, mse, dual) = jax.lax.scan(step, init, jnp.arange(spec.steps))
+        return {
+            "rel_error": err,
+            "train_mse": mse,
+            "dual_norm": dual,
+            "final_error": err[-1],
+            "min_sigma": smin,
+            "halvings": halvings,
+        }
 
     alphas = jnp.asarray(spec.gauges, dtype)
     outs = [jax.vmap(lambda al, nm=METHODS[meth]: one(*nm, al))(alphas) for meth in spec.methods]

@@ -66,10 +66,18 @@ def _optimizer(spec, params, method):
         return muon(lr, beta=0.95)
     if method == "smuon":
         return optax.chain(
-            scale_by_schatten_p(0.95, nesterov=True, moment="none", p_min=1.02, p_max=10.0,
-                                p_method=spec.p_method, interval=spec.interval,
-                                sv_momentum=params["sv_momentum"]),
-            optax.scale_by_learning_rate(lr))
+            scale_by_schatten_p(
+                0.95,
+                nesterov=True,
+                moment="none",
+                p_min=1.02,
+                p_max=10.0,
+                p_method=spec.p_method,
+                interval=spec.interval,
+                sv_momentum=params["sv_momentum"],
+            ),
+            optax.scale_by_learning_rate(lr),
+        )
     raise ValueError(f"unknown method {method!r}")
 
 
@@ -103,8 +111,7 @@ def run(spec: DeepLinearSpec, params: dict, key: jax.Array) -> dict:
     x = jax.random.normal(kx, (spec.n_samples, d))
     y = x @ w_star
     bound = 1.0 / jnp.sqrt(d)
-    ws = [jax.random.uniform(k, (d, d), minval=-bound, maxval=bound)
-          for k in jax.random.split(kw, depth)]
+    ws = [jax.random.uniform(k, (d, d), minval=-bound, maxval=bound) for k in jax.random.split(kw, depth)]
 
     def forward(ws):
         h, inputs = x, []
@@ -133,8 +140,7 @@ def run(spec: DeepLinearSpec, params: dict, key: jax.Array) -> dict:
 
         _, (losses, p_mean) = jax.lax.scan(step, (ws, opt.init(ws)), None, length=spec.steps)
         finite = jnp.where(jnp.isfinite(losses), losses, jnp.inf)
-        return {"loss": losses, "final_loss": losses[-1], "best_loss": jnp.min(finite),
-                "p_mean": p_mean}
+        return {"loss": losses, "final_loss": losses[-1], "best_loss": jnp.min(finite), "p_mean": p_mean}
 
     outs = [one(m) for m in spec.methods]
     return {k: jnp.stack([o[k] for o in outs]) for k in outs[0]}

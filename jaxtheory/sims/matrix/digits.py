@@ -147,10 +147,12 @@ def init_params(spec: DigitsSpec, key: jax.Array) -> dict:
     k1, k2, k3, k4 = jax.random.split(key, 4)
     b_in, b_h = 1.0 / np.sqrt(N_FEATURES), 1.0 / np.sqrt(spec.hidden)
     u = jax.random.uniform
-    return {"w1": u(k1, (N_FEATURES, spec.hidden), minval=-b_in, maxval=b_in),
-            "b1": u(k2, (spec.hidden,), minval=-b_in, maxval=b_in),
-            "w2": u(k3, (spec.hidden, N_CLASSES), minval=-b_h, maxval=b_h),
-            "b2": u(k4, (N_CLASSES,), minval=-b_h, maxval=b_h)}
+    return {
+        "w1": u(k1, (N_FEATURES, spec.hidden), minval=-b_in, maxval=b_in),
+        "b1": u(k2, (spec.hidden,), minval=-b_in, maxval=b_in),
+        "w2": u(k3, (spec.hidden, N_CLASSES), minval=-b_h, maxval=b_h),
+        "b2": u(k4, (N_CLASSES,), minval=-b_h, maxval=b_h),
+    }
 
 
 def _forward(p, x):
@@ -192,10 +194,8 @@ def make_optimizer(spec: DigitsSpec, params: dict) -> optax.GradientTransformati
         return muon(lr, beta=0.95, weight_decay=wd)
     if name == "schatten":
         if spec.schatten_p is None:
-            return schatten_p(lr, weight_decay=wd, moment="none", p_method="exact",
-                              interval=spec.interval)
-        return schatten_p(lr, weight_decay=wd, moment="none", p_method=None,
-                          p_init=float(spec.schatten_p))
+            return schatten_p(lr, weight_decay=wd, moment="none", p_method="exact", interval=spec.interval)
+        return schatten_p(lr, weight_decay=wd, moment="none", p_method=None, p_init=float(spec.schatten_p))
     if name == "muadam":
         return muadam(lr, weight_decay=wd)
     raise ValueError(f"unknown optimizer {name!r}; use one of {OPTIMIZERS}")
@@ -239,8 +239,7 @@ def run(spec: DigitsSpec, params: dict, key: jax.Array) -> dict:
         if full:
             xb, yb = xtr, ytr
         else:
-            idx = jax.random.randint(jax.random.fold_in(k_batch, t), (spec.batch_size,),
-                                     0, n_train)
+            idx = jax.random.randint(jax.random.fold_in(k_batch, t), (spec.batch_size,), 0, n_train)
             xb, yb = xtr[idx], ytr[idx]
         (_, acts), g = grad(p, xb, yb)
         if spec.optimizer == "schatten":
@@ -250,8 +249,14 @@ def run(spec: DigitsSpec, params: dict, key: jax.Array) -> dict:
         p = optax.apply_updates(p, upd)
         return (p, state), (loss_fn(p, xtr, ytr)[0], accuracy(p, xte, yte))
 
-    _, (losses, accs), div = guarded_scan(step, (p0, opt.init(p0)), jnp.arange(spec.steps),
-                                          watch=lambda c, y: (c[0], y[0]))
-    return {"train_loss": losses[log_at], "test_acc": accs[log_at],
-            "init_loss": loss_fn(p0, xtr, ytr)[0], "final_train_loss": losses[-1],
-            "final_test_acc": accs[-1], "diverged_step": div}
+    _, (losses, accs), div = guarded_scan(
+        step, (p0, opt.init(p0)), jnp.arange(spec.steps), watch=lambda c, y: (c[0], y[0])
+    )
+    return {
+        "train_loss": losses[log_at],
+        "test_acc": accs[log_at],
+        "init_loss": loss_fn(p0, xtr, ytr)[0],
+        "final_train_loss": losses[-1],
+        "final_test_acc": accs[-1],
+        "diverged_step": div,
+    }

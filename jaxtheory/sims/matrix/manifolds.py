@@ -134,7 +134,7 @@ def _run_one(spec, params, key, method):
     elif spec.manifold == "spd":
         lam = jnp.asarray(params["kappa"], dtype) ** (jnp.arange(n, dtype=dtype) / max(n - 1, 1))
         s = (q * lam) @ q.T
-        s_isqrt = (q * lam ** -0.5) @ q.T
+        s_isqrt = (q * lam**-0.5) @ q.T
         f = lambda x: jnp.trace(jnp.linalg.solve(x, s)) + jnp.linalg.slogdet(x)[1]
         x0 = jnp.eye(n, dtype=dtype)
 

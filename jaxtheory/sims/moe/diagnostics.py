@@ -39,8 +39,7 @@ import jax.numpy as jnp
 
 from jaxtheory.sims.moe.param import LAYERS
 
-__all__ = ["AGG_TERMS", "rms", "gate_entropy", "refined_coord_check",
-           "aggregate_decomposition"]
+__all__ = ["AGG_TERMS", "rms", "gate_entropy", "refined_coord_check", "aggregate_decomposition"]
 
 #: Names of the four terms of :func:`aggregate_decomposition`, in order.
 AGG_TERMS = ("base", "gate", "expert", "cross")
@@ -74,9 +73,13 @@ def gate_entropy(gates: jax.Array) -> jax.Array:
 
 def _layer_io(inter):
     """Per layer: (input at this state, output the next layer sees)."""
-    return {"W_in": (inter["x"], inter["h"]), "Q": (inter["h"], inter["z"]),
-            "W1": (inter["h"], inter["e"]), "W2": (inter["e"], inter["h_agg"]),
-            "W_out": (inter["h_agg"], inter["f"])}
+    return {
+        "W_in": (inter["x"], inter["h"]),
+        "Q": (inter["h"], inter["z"]),
+        "W1": (inter["h"], inter["e"]),
+        "W2": (inter["e"], inter["h_agg"]),
+        "W_out": (inter["h_agg"], inter["f"]),
+    }
 
 
 def _apply(layer, W, a, gates):
@@ -119,8 +122,7 @@ def refined_coord_check(p0: dict, pt: dict, inter0: dict, intert: dict) -> dict:
         eff.append(rms(_apply(layer, pt[layer] - p0[layer], at, gt)))
         prop.append(rms(_apply(layer, p0[layer], at - a0, gt)))
         act.append(rms(iot[layer][1]))
-    return {"effective": jnp.stack(eff), "propagating": jnp.stack(prop),
-            "activation": jnp.stack(act)}
+    return {"effective": jnp.stack(eff), "propagating": jnp.stack(prop), "activation": jnp.stack(act)}
 
 
 def aggregate_decomposition(inter0: dict, intert: dict) -> jax.Array:

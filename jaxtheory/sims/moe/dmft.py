@@ -242,7 +242,7 @@ def make_data(spec: MoEDMFTSpec):
         >>> X.shape, y.shape, Kx.shape
         ((4, 3), (4,), (4, 4))
     """
-    rng = np.random.default_rng(spec.data_seed)   # numpy: constants under jit, no PRNG to compile
+    rng = np.random.default_rng(spec.data_seed)  # numpy: constants under jit, no PRNG to compile
     X = rng.standard_normal((spec.num_points, spec.dim))
     v = rng.standard_normal(spec.dim)
     dt = _float()
@@ -309,8 +309,20 @@ def draw_sites(key, Kx, experts: int, sites: int):
 
 
 @_jitted("act", "centered", "closed_loop")
-def evolve(u, a0, z0, Kx, y, delta, eta, gamma0, act: str = "tanh", *,
-           centered: bool = True, closed_loop: bool = False):
+def evolve(
+    u,
+    a0,
+    z0,
+    Kx,
+    y,
+    delta,
+    eta,
+    gamma0,
+    act: str = "tanh",
+    *,
+    centered: bool = True,
+    closed_loop: bool = False,
+):
     """Evolve the single sites and the router for T GD steps given the error trajectory.
 
     One step (all sites of expert :math:`m` at once, :math:`r = \\frac{\\eta\\gamma_0}{P}
@@ -367,7 +379,7 @@ def evolve(u, a0, z0, Kx, y, delta, eta, gamma0, act: str = "tanh", *,
         h, a, z = carry
         f, e, g = output(h, a, z)
         D = y - f if closed_loop else d_t
-        r = c * D[None, :] * g                                   # (M, P)
+        r = c * D[None, :] * g  # (M, P)
         a_new = a + jnp.sum(phi(h) * r[:, :, None], axis=1)
         h_new = h + jnp.einsum("pq,mqs->mps", Kx, a[:, None, :] * dphi(h) * r[:, :, None])
         z_new = z + c * (D[None, :] * g * (1.0 - g) * e) @ Kx
@@ -427,7 +439,7 @@ def solve(spec: MoEDMFTSpec, params: dict, key):
         return A @ d, d
 
     _, delta0 = jax.lax.scan(lazy, y, None, length=spec.steps)
-    ynorm = jnp.sqrt(jnp.mean(y ** 2))
+    ynorm = jnp.sqrt(jnp.mean(y**2))
 
     def body(c):
         k, delta, _, _, _, _ = c
@@ -440,7 +452,7 @@ def solve(spec: MoEDMFTSpec, params: dict, key):
         # projected back; this leaves the fixed point alone and stops an open-loop pass
         # along a wrong Δ (fields growing without bound, e.g. linear experts) from
         # overflowing the next one
-        norm = jnp.sqrt(jnp.sum(nxt ** 2, axis=1, keepdims=True))
+        norm = jnp.sqrt(jnp.sum(nxt**2, axis=1, keepdims=True))
         nxt = nxt * jnp.minimum(1.0, _RADIUS * ynorm * np.sqrt(spec.num_points) / (norm + 1e-30))
         return k + 1, nxt, res, f, z, div
 
@@ -455,8 +467,14 @@ def solve(spec: MoEDMFTSpec, params: dict, key):
     loss = _loss(y, f)
     loss = jnp.where(div >= 0, jnp.where(jnp.arange(spec.steps + 1) >= div, jnp.nan, loss), loss)
     spread = jnp.sqrt(jnp.mean((z - z.mean(axis=1, keepdims=True)) ** 2, axis=(1, 2)))
-    return {"loss": loss, "final_loss": loss[-1], "residual": res, "iterations": k,
-            "router_spread": spread.max(), "diverged_step": div}
+    return {
+        "loss": loss,
+        "final_loss": loss[-1],
+        "residual": res,
+        "iterations": k,
+        "router_spread": spread.max(),
+        "diverged_step": div,
+    }
 
 
 def network_init(spec: MoEDMFTSpec, key, X, router_std):
@@ -522,8 +540,8 @@ def network_run(spec: MoEDMFTSpec, params: dict, key, init=None):
     phi, _ = activation(spec.activation)
     p0 = network_init(spec, key, X, params["router_std"]) if init is None else init
     eta, gamma0 = params["eta"], params["gamma0"]
-    lr_hidden = eta * gamma0 ** 2 * spec.width
-    lrs = {"w": lr_hidden, "a": lr_hidden, "q": eta * gamma0 ** 2}
+    lr_hidden = eta * gamma0**2 * spec.width
+    lrs = {"w": lr_hidden, "a": lr_hidden, "q": eta * gamma0**2}
 
     def loss_fn(p):
         return 0.5 * jnp.mean((y - _net_forward(p, X, gamma0, phi)) ** 2)
@@ -540,8 +558,7 @@ def network_run(spec: MoEDMFTSpec, params: dict, key, init=None):
     loss = jnp.concatenate([losses, loss_fn(p)[None]])
     loss = jnp.where(div >= 0, jnp.where(jnp.arange(spec.steps + 1) >= div, jnp.nan, loss), loss)
     spread = jnp.sqrt(jnp.mean((zs - zs.mean(axis=1, keepdims=True)) ** 2, axis=(1, 2)))
-    return {"loss": loss, "final_loss": loss[-1], "router_spread": spread.max(),
-            "diverged_step": div}
+    return {"loss": loss, "final_loss": loss[-1], "router_spread": spread.max(), "diverged_step": div}
 
 
 def run(spec: MoEDMFTSpec, params: dict, key):
@@ -594,7 +611,7 @@ def initial_ntk(Kx, z0, act: str = "tanh", order: int = 40):
         [[0.5, 0.0], [0.0, 0.5]]
     """
     phi, dphi = activation(act)
-    t, w = np.polynomial.hermite_e.hermegauss(order)   # weight exp(-t²/2)
+    t, w = np.polynomial.hermite_e.hermegauss(order)  # weight exp(-t²/2)
     w = w / w.sum()
     T1, T2 = (jnp.asarray(v, Kx.dtype) for v in np.meshgrid(t, t, indexing="ij"))
     W = jnp.asarray(np.outer(w, w), Kx.dtype)
@@ -603,7 +620,7 @@ def initial_ntk(Kx, z0, act: str = "tanh", order: int = 40):
     s1b = jnp.broadcast_to(s1, Kx.shape)
     rho = Kx / jnp.clip(s1 * s1.T, 1e-30)
     # u_mu = s_mu t1, u_nu = s_nu (rho t1 + sqrt(1-rho^2) t2)
-    c = jnp.sqrt(jnp.clip(1.0 - rho ** 2, 0.0))
+    c = jnp.sqrt(jnp.clip(1.0 - rho**2, 0.0))
     U1 = s1b[..., None, None] * T1
     U2 = s1b.T[..., None, None] * (rho[..., None, None] * T1 + c[..., None, None] * T2)
     Phi = jnp.sum(W * phi(U1) * phi(U2), axis=(-2, -1))
@@ -691,11 +708,11 @@ def linear_dmft(Kx, y, z0, eta, gamma0, steps: int, cov0=None):
         g = 1.0 / (1.0 + np.exp(-z))
         f = np.sum(g * e, axis=0) / gamma0
         D = y - f
-        losses.append(0.5 * np.mean(D ** 2))
+        losses.append(0.5 * np.mean(D**2))
         r = c * D[None, :] * g
         A = np.zeros((M, P + 1, P + 1))
         A[:, :P, :P] = np.eye(P)
-        A[:, :P, P] = r @ Kx          # Kx symmetric: (Kx r)_nu
+        A[:, :P, P] = r @ Kx  # Kx symmetric: (Kx r)_nu
         A[:, P, :P] = r
         A[:, P, P] = 1.0
         C = A @ C @ np.swapaxes(A, 1, 2)

@@ -120,35 +120,36 @@ _ONE = _m()
 #: (multipliers of the base learning rate) and ``adam_eps`` (multiplier of the base ε).
 MUP_TABLE: dict = {
     "I": {
-        "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-1), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5),
-                 "W_out": ZERO},
+        "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-1), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5), "W_out": ZERO},
         "sgd_lr": {"W_in": _m(N=1), "Q": _m(N=-1), "W1": _ONE, "W2": _ONE, "W_out": _m(N=-1)},
-        "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1),
-                    "W_out": _m(N=-1)},
+        "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1), "W_out": _m(N=-1)},
         # the digest gives the exponent n^-1 for W1/W2 (formula not printed): 1/N is used.
-        "adam_eps": {"W_in": _m(N=-1), "Q": _ONE, "W1": _m(N=-1), "W2": _m(N=-1),
-                     "W_out": _ONE},
+        "adam_eps": {"W_in": _m(N=-1), "Q": _ONE, "W1": _m(N=-1), "W2": _m(N=-1), "W_out": _ONE},
     },
     "II": {
-        "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-0.5), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5),
-                 "W_out": ZERO},
-        "sgd_lr": {"W_in": _m(N=1), "Q": _m(M=1, N=-1), "W1": _m(M=1, N=-1), "W2": _m(M=1, N=1),
-                   "W_out": _m(N=-1)},
-        "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1),
-                    "W_out": _m(N=-1)},
-        "adam_eps": {"W_in": _m(N=-1), "Q": _m(M=-1), "W1": _m(M=-1), "W2": _m(N=-1, M=-1),
-                     "W_out": _ONE},
+        "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-0.5), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5), "W_out": ZERO},
+        "sgd_lr": {
+            "W_in": _m(N=1),
+            "Q": _m(M=1, N=-1),
+            "W1": _m(M=1, N=-1),
+            "W2": _m(M=1, N=1),
+            "W_out": _m(N=-1),
+        },
+        "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1), "W_out": _m(N=-1)},
+        "adam_eps": {"W_in": _m(N=-1), "Q": _m(M=-1), "W1": _m(M=-1), "W2": _m(N=-1, M=-1), "W_out": _ONE},
     },
     "III": {
-        "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-0.5), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5),
-                 "W_out": ZERO},
+        "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-0.5), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5), "W_out": ZERO},
         # router SGD LR: the digest gives n^0 (formula not printed): M/N as in regime II.
-        "sgd_lr": {"W_in": _m(N=1), "Q": _m(M=1, N=-1), "W1": _m(M=1), "W2": _m(M=1),
-                   "W_out": _m(N=-1)},
-        "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1),
-                    "W_out": _m(N=-1)},
-        "adam_eps": {"W_in": _m(N=-1), "Q": _m(M=-1), "W1": _m(N=-1, M=-1), "W2": _m(N=-1, M=-1),
-                     "W_out": _ONE},
+        "sgd_lr": {"W_in": _m(N=1), "Q": _m(M=1, N=-1), "W1": _m(M=1), "W2": _m(M=1), "W_out": _m(N=-1)},
+        "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1), "W_out": _m(N=-1)},
+        "adam_eps": {
+            "W_in": _m(N=-1),
+            "Q": _m(M=-1),
+            "W1": _m(N=-1, M=-1),
+            "W2": _m(N=-1, M=-1),
+            "W_out": _ONE,
+        },
     },
 }
 
@@ -195,16 +196,35 @@ class TunedMultipliers:
 
 def _row(config, key, base_lr, init, lr_in, lr_out, lr_router, lr_w1, lr_w2, top5):
     # the digest's column order (init×, lr_in, lr_out, lr_router, lr_W1, lr_W2) -> LAYERS
-    return TunedMultipliers(config, key, base_lr, init, (lr_in, lr_router, lr_w1, lr_w2, lr_out),
-                            top5)
+    return TunedMultipliers(config, key, base_lr, init, (lr_in, lr_router, lr_w1, lr_w2, lr_out), top5)
 
 
 _SGD_I = _row("fixed_E_mup_multfree", "soft", 0.04, 1.0, 0.016, 256.0, 1.0, 1.0, 1.0, 0.300)
-_SGD_III = _row("mup_stdinit_allscaling_multfree", "soft_no_shared_ll1overN", 0.04, 1.0,
-                1 / 16, 4.0, 4096.0, 1 / 4, 1 / 16, 0.291)
+_SGD_III = _row(
+    "mup_stdinit_allscaling_multfree",
+    "soft_no_shared_ll1overN",
+    0.04,
+    1.0,
+    1 / 16,
+    4.0,
+    4096.0,
+    1 / 4,
+    1 / 16,
+    0.291,
+)
 _ADAM_I = _row("fixed_E_mup_adam", "soft", 0.16, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 0.293)
-_ADAM_III = _row("mup_adam_allscaling_stdinit_ours", "soft_no_shared_ll1overN", 0.16, 0.25,
-                 1.0, 4.0, 1.0, 4.0, 1 / 16, 0.3265)
+_ADAM_III = _row(
+    "mup_adam_allscaling_stdinit_ours",
+    "soft_no_shared_ll1overN",
+    0.16,
+    0.25,
+    1.0,
+    4.0,
+    1.0,
+    4.0,
+    1 / 16,
+    0.3265,
+)
 
 #: The authors' tuned base-width multipliers, digest 002_08 §3 (arXiv 2605.14200; their
 #: ``tuned_multipliers.py``, best accuracy at the base width with soft routing):
@@ -218,18 +238,31 @@ _ADAM_III = _row("mup_adam_allscaling_stdinit_ours", "soft_no_shared_ll1overN", 
 TUNED_MULTIPLIERS: dict = {
     ("sgd", "I", "mup"): _SGD_I,
     ("sgd", "I", "mssp"): _SGD_I,
-    ("sgd", "II", "mup"): _row("mup_bottleneck_stdinit", "soft_ll1overN", 0.01, 0.25, 1 / 256,
-                               2.0 ** 20, 16.0, 64.0, 1 / 256, 0.296),
-    ("sgd", "II", "mssp"): _row("mup_bottleneck_ours", "soft", 0.01, 0.25, 1 / 64, 65536.0, 4.0,
-                                1.0, 1 / 64, 0.3135),
+    ("sgd", "II", "mup"): _row(
+        "mup_bottleneck_stdinit", "soft_ll1overN", 0.01, 0.25, 1 / 256, 2.0**20, 16.0, 64.0, 1 / 256, 0.296
+    ),
+    ("sgd", "II", "mssp"): _row(
+        "mup_bottleneck_ours", "soft", 0.01, 0.25, 1 / 64, 65536.0, 4.0, 1.0, 1 / 64, 0.3135
+    ),
     ("sgd", "III", "mup"): _SGD_III,
     ("sgd", "III", "mssp"): _SGD_III,
     ("adam", "I", "mup"): _ADAM_I,
     ("adam", "I", "mssp"): _ADAM_I,
-    ("adam", "II", "mup"): _row("mup_bottleneck_adam_stdinit_multfree", "soft_ll1overN", 0.16,
-                                0.25, 4.0, 64.0, 1 / 4, 1 / 16, 1 / 16, 0.317),
-    ("adam", "II", "mssp"): _row("mup_bottleneck_adam_multfree", "soft", 0.16, 0.25, 4.0, 4.0,
-                                 4.0, 1 / 4, 1 / 256, 0.3267),
+    ("adam", "II", "mup"): _row(
+        "mup_bottleneck_adam_stdinit_multfree",
+        "soft_ll1overN",
+        0.16,
+        0.25,
+        4.0,
+        64.0,
+        1 / 4,
+        1 / 16,
+        1 / 16,
+        0.317,
+    ),
+    ("adam", "II", "mssp"): _row(
+        "mup_bottleneck_adam_multfree", "soft", 0.16, 0.25, 4.0, 4.0, 4.0, 1 / 4, 1 / 256, 0.3267
+    ),
     ("adam", "III", "mup"): _ADAM_III,
     ("adam", "III", "mssp"): _ADAM_III,
 }
@@ -253,9 +286,11 @@ def tuned_multipliers(rule: str, optimizer: str, regime: str) -> TunedMultiplier
     """
     key = (optimizer, regime, rule)
     if key not in TUNED_MULTIPLIERS:
-        raise ValueError(f"no tuned multipliers for rule {rule!r}, optimizer {optimizer!r}, "
-                         f"regime {regime!r}: the authors tuned 'mup' and 'mssp' with "
-                         f"{OPTIMIZERS} in {REGIMES}")
+        raise ValueError(
+            f"no tuned multipliers for rule {rule!r}, optimizer {optimizer!r}, "
+            f"regime {regime!r}: the authors tuned 'mup' and 'mssp' with "
+            f"{OPTIMIZERS} in {REGIMES}"
+        )
     return TUNED_MULTIPLIERS[key]
 
 
@@ -319,16 +354,22 @@ def layer_rules(rule: str, optimizer: str, regime: str) -> dict[str, LayerRule]:
             if rule == "mssp":
                 init = MSSP_CHANGES[regime]["init"].get(layer, init)
             lr = t[f"{optimizer}_lr"][layer]
-            eps = t["adam_eps"][layer] if (optimizer == "adam" and rule != "mup_global_eps") \
-                else _ONE
+            eps = t["adam_eps"][layer] if (optimizer == "adam" and rule != "mup_global_eps") else _ONE
         if optimizer == "sgd":
             eps = _ONE
         out[layer] = LayerRule(init, lr, eps)
     return out
 
 
-def moe_dims(regime: str, width: int, *, m_ratio: int = 8, m_fixed: int = 4,
-             n_e_fixed: int = 8, top_k: int | None = None) -> dict[str, int]:
+def moe_dims(
+    regime: str,
+    width: int,
+    *,
+    m_ratio: int = 8,
+    m_fixed: int = 4,
+    n_e_fixed: int = 8,
+    top_k: int | None = None,
+) -> dict[str, int]:
     """The MoE dimensions of a regime at width :math:`N` (digest 002_08 §5a smoke rules).
 
     Regime I: :math:`M = m_{fixed}`, :math:`N_e = N`; regime II: :math:`M = N/m_{ratio}`,
@@ -410,8 +451,13 @@ class Parameterization:
     def numbers(self) -> RuleNumbers:
         """The per-layer numbers as float32 arrays (see :class:`RuleNumbers`)."""
         f = lambda v: jnp.asarray(v, jnp.float32)  # noqa: E731
-        return RuleNumbers(f(self.init_std), f(self.lr_mult), f(self.eps_mult),
-                           f(1.0 if self.tie_experts else 0.0), f(self.base_lr))
+        return RuleNumbers(
+            f(self.init_std),
+            f(self.lr_mult),
+            f(self.eps_mult),
+            f(1.0 if self.tie_experts else 0.0),
+            f(self.base_lr),
+        )
 
 
 class RuleNumbers(NamedTuple):
@@ -448,8 +494,9 @@ def stack_numbers(pzs) -> RuleNumbers:
     return jax.tree.map(lambda *a: jnp.stack(a), *[pz.numbers() for pz in pzs])
 
 
-def parameterization(rule: str, optimizer: str, regime: str, dims: Mapping[str, int], *,
-                     tuned: bool = False) -> Parameterization:
+def parameterization(
+    rule: str, optimizer: str, regime: str, dims: Mapping[str, int], *, tuned: bool = False
+) -> Parameterization:
     """Evaluate :func:`layer_rules` at concrete dimensions (arXiv 2605.14200).
 
     With ``tuned=True`` the authors' tuned base-width multipliers
@@ -487,9 +534,18 @@ def parameterization(rule: str, optimizer: str, regime: str, dims: Mapping[str, 
         lr = [v * c for v, c in zip(lr, tm.lr)]
         base_lr = tm.base_lr
     return Parameterization(
-        rule, optimizer, regime, tuple(sorted(dims.items())), tuple(init), tuple(lr),
+        rule,
+        optimizer,
+        regime,
+        tuple(sorted(dims.items())),
+        tuple(init),
+        tuple(lr),
         tuple(_eval(rules[l].eps, dims) for l in LAYERS),
-        bool(tie), 0.0 if regime == "I" else 1.0, float(base_lr), bool(tuned))
+        bool(tie),
+        0.0 if regime == "I" else 1.0,
+        float(base_lr),
+        bool(tuned),
+    )
 
 
 def param_shapes(pz: Parameterization, d_out: int) -> dict[str, tuple[int, ...]]:
@@ -501,12 +557,12 @@ def param_shapes(pz: Parameterization, d_out: int) -> dict[str, tuple[int, ...]]
         (2, 16, 16)
     """
     d_in, N, N_e, M = (pz.dim(k) for k in ("d_in", "N", "N_e", "M"))
-    return {"W_in": (d_in, N), "Q": (N, M), "W1": (M, N, N_e), "W2": (M, N_e, N),
-            "W_out": (N, d_out)}
+    return {"W_in": (d_in, N), "Q": (N, M), "W1": (M, N, N_e), "W2": (M, N_e, N), "W_out": (N, d_out)}
 
 
-def init_params(pz: Parameterization, d_out: int, key: jax.Array, dtype=jnp.float32, *,
-                numbers: RuleNumbers | None = None) -> dict[str, jax.Array]:
+def init_params(
+    pz: Parameterization, d_out: int, key: jax.Array, dtype=jnp.float32, *, numbers: RuleNumbers | None = None
+) -> dict[str, jax.Array]:
     """Draw the MoE's parameters: :math:`W = \\sigma_\\ell\\,\\xi`, :math:`\\xi_{ij}\\sim N(0,1)`.
 
     Per-layer std :math:`\\sigma_\\ell` from ``pz`` (0: zero init); with
@@ -539,7 +595,7 @@ def init_params(pz: Parameterization, d_out: int, key: jax.Array, dtype=jnp.floa
     out = {}
     for i, layer in enumerate(LAYERS):
         shape = shapes[layer]
-        w = flat[offsets[i]:offsets[i + 1]].reshape(shape)
+        w = flat[offsets[i] : offsets[i + 1]].reshape(shape)
         if layer in ("W1", "W2"):
             if numbers is None:
                 if pz.tie_experts:
@@ -587,9 +643,14 @@ def _adam(eps):
     return optax.scale_by_adam(b1=0.9, b2=0.999, eps=eps)
 
 
-def moe_optimizer(pz: Parameterization, learning_rate, *, eps=1e-8,
-                  base: Callable[[object], optax.GradientTransformation] | None = None,
-                  numbers: RuleNumbers | None = None) -> optax.GradientTransformation:
+def moe_optimizer(
+    pz: Parameterization,
+    learning_rate,
+    *,
+    eps=1e-8,
+    base: Callable[[object], optax.GradientTransformation] | None = None,
+    numbers: RuleNumbers | None = None,
+) -> optax.GradientTransformation:
     """The per-layer optimizer of a parameterization around a base optimizer.
 
     .. math::

@@ -67,12 +67,14 @@ def _teacher_fn(kind: str, c: dict):
     if kind == "teacher":
         return lambda x: jnp.tanh(x @ c["A"]) @ c["b"] / 8.0
     if kind == "teacher_moe":
+
         def f(x):
             h = jax.nn.gelu(x @ c["W_in"], approximate=False)
             g = jax.nn.sigmoid(h @ c["Q"])
             e = jax.nn.gelu(jnp.einsum("bn,mne->bme", h, c["W1"]), approximate=False)
             o = jnp.einsum("bme,men->bmn", e, c["W2"])
             return jnp.einsum("bm,bmn->bn", g, o) @ c["W_out"] * c["scale"]
+
         return f
     raise ValueError(f"no teacher for task {kind!r}")
 
@@ -93,15 +95,20 @@ def _make(kind: str, d_in: int, d_out: int, seed: int, n_eval: int) -> Task:
         consts = {"x": x[train], "y": onehot[train]}
         return Task(kind, consts, x[test], onehot[test], y[test].astype(np.int32))
     if kind == "teacher":
-        consts = {"A": rng.normal(0, 1 / np.sqrt(d_in), (d_in, _TEACHER_WIDTH)),
-                  "b": rng.normal(0, 1, (_TEACHER_WIDTH, d_out))}
+        consts = {
+            "A": rng.normal(0, 1 / np.sqrt(d_in), (d_in, _TEACHER_WIDTH)),
+            "b": rng.normal(0, 1, (_TEACHER_WIDTH, d_out)),
+        }
     elif kind == "teacher_moe":
         n, m, ne = _TEACHER_WIDTH, 4, 16
-        consts = {"W_in": rng.normal(0, 1 / np.sqrt(d_in), (d_in, n)),
-                  "Q": rng.normal(0, 1 / np.sqrt(n), (n, m)),
-                  "W1": rng.normal(0, 1 / np.sqrt(n), (m, n, ne)),
-                  "W2": rng.normal(0, 1 / np.sqrt(ne), (m, ne, n)),
-                  "W_out": rng.normal(0, 1 / np.sqrt(n), (n, d_out)), "scale": 1.0}
+        consts = {
+            "W_in": rng.normal(0, 1 / np.sqrt(d_in), (d_in, n)),
+            "Q": rng.normal(0, 1 / np.sqrt(n), (n, m)),
+            "W1": rng.normal(0, 1 / np.sqrt(n), (m, n, ne)),
+            "W2": rng.normal(0, 1 / np.sqrt(ne), (m, ne, n)),
+            "W_out": rng.normal(0, 1 / np.sqrt(n), (n, d_out)),
+            "scale": 1.0,
+        }
     else:
         raise ValueError(f"unknown task {kind!r}; use one of {TASKS}")
     consts = {k: np.asarray(v, np.float32) for k, v in consts.items()}
@@ -114,8 +121,7 @@ def _make(kind: str, d_in: int, d_out: int, seed: int, n_eval: int) -> Task:
     return Task(kind, consts, ex, ey, None)
 
 
-def make_task(kind: str, d_in: int = 32, d_out: int = 4, seed: int = 0, n_eval: int = 512
-              ) -> Task:
+def make_task(kind: str, d_in: int = 32, d_out: int = 4, seed: int = 0, n_eval: int = 512) -> Task:
     """Build (and cache) a task's constants and its fixed evaluation set.
 
     Args:

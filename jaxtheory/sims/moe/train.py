@@ -20,25 +20,52 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxtheory.sims.moe.diagnostics import (aggregate_decomposition, gate_entropy,
-                                            refined_coord_check, rms)
+from jaxtheory.sims.moe.diagnostics import aggregate_decomposition, gate_entropy, refined_coord_check, rms
 from jaxtheory.sims.moe.model import MoEMLP, moe_forward
-from jaxtheory.sims.moe.param import (Parameterization, init_params, moe_dims, moe_optimizer,
-                                      parameterization, stack_numbers)
+from jaxtheory.sims.moe.param import (
+    Parameterization,
+    init_params,
+    moe_dims,
+    moe_optimizer,
+    parameterization,
+    stack_numbers,
+)
 from jaxtheory.sims.moe.tasks import make_task, sample_batch, task_dims
 
-__all__ = ["DEFAULT_PARAMS", "METRIC_DIMS", "MoESpec", "log_steps", "spec_dims",
-           "spec_parameterization", "spec_model", "mse", "run"]
+__all__ = [
+    "DEFAULT_PARAMS",
+    "METRIC_DIMS",
+    "MoESpec",
+    "log_steps",
+    "spec_dims",
+    "spec_parameterization",
+    "spec_model",
+    "mse",
+    "run",
+]
 
 #: Default of every parameter :func:`run` reads: learning-rate scale and base Adam ε.
 DEFAULT_PARAMS = {"lr_scale": 1.0, "eps": 1e-8}
 _OWN_DIMS = {
-    "loss": ("step",), "init_loss": (), "final_loss": (), "final_acc": (),
-    "rms_h_agg0": (), "rms_z0": (), "gate_entropy0": (), "act_rms0": ("layer",),
-    "rms_h_agg0_draws": ("draw",), "rms_z0_draws": ("draw",),
-    "rms_h_agg": (), "rms_dh_agg": (), "rms_z": (), "gate_entropy": (),
-    "agg_terms": ("term",), "rcc_effective": ("layer",), "rcc_propagating": ("layer",),
-    "act_rms": ("layer",), "expert_spread": (),
+    "loss": ("step",),
+    "init_loss": (),
+    "final_loss": (),
+    "final_acc": (),
+    "rms_h_agg0": (),
+    "rms_z0": (),
+    "gate_entropy0": (),
+    "act_rms0": ("layer",),
+    "rms_h_agg0_draws": ("draw",),
+    "rms_z0_draws": ("draw",),
+    "rms_h_agg": (),
+    "rms_dh_agg": (),
+    "rms_z": (),
+    "gate_entropy": (),
+    "agg_terms": ("term",),
+    "rcc_effective": ("layer",),
+    "rcc_propagating": ("layer",),
+    "act_rms": ("layer",),
+    "expert_spread": (),
 }
 #: Each metric's own dimensions (for the sweep engine's ``metric_dims``): a leading
 #: ``rule`` dimension (the rules of ``MoESpec.rules``), then the metric's own.
@@ -118,9 +145,18 @@ def spec_dims(spec: MoESpec) -> dict[str, int]:
         {'d_in': 32, 'd_out': 4, 'N': 64, 'N_e': 8, 'M': 8, 'K': 8}
     """
     d_in, d_out = task_dims(spec.task, spec.d_in, spec.d_out)
-    return {"d_in": d_in, "d_out": d_out,
-            **moe_dims(spec.regime, spec.width, m_ratio=spec.m_ratio, m_fixed=spec.m_fixed,
-                       n_e_fixed=spec.n_e_fixed, top_k=spec.top_k)}
+    return {
+        "d_in": d_in,
+        "d_out": d_out,
+        **moe_dims(
+            spec.regime,
+            spec.width,
+            m_ratio=spec.m_ratio,
+            m_fixed=spec.m_fixed,
+            n_e_fixed=spec.n_e_fixed,
+            top_k=spec.top_k,
+        ),
+    }
 
 
 def spec_parameterization(spec: MoESpec, rule: str | None = None) -> Parameterization:
@@ -131,8 +167,9 @@ def spec_parameterization(spec: MoESpec, rule: str | None = None) -> Parameteriz
         >>> spec_parameterization(MoESpec(regime="III"), "mssp").tie_experts
         True
     """
-    return parameterization(rule or spec.rules[0], spec.optimizer, spec.regime, spec_dims(spec),
-                            tuned=spec.tuned)
+    return parameterization(
+        rule or spec.rules[0], spec.optimizer, spec.regime, spec_dims(spec), tuned=spec.tuned
+    )
 
 
 def spec_model(spec: MoESpec) -> MoEMLP:
@@ -144,9 +181,15 @@ def spec_model(spec: MoESpec) -> MoEMLP:
     """
     d = spec_dims(spec)
     pz = spec_parameterization(spec)
-    return MoEMLP(N=d["N"], M=d["M"], N_e=d["N_e"], d_out=d["d_out"],
-                  K=None if spec.top_k is None else d["K"], alpha=pz.alpha,
-                  activation=spec.activation)
+    return MoEMLP(
+        N=d["N"],
+        M=d["M"],
+        N_e=d["N_e"],
+        d_out=d["d_out"],
+        K=None if spec.top_k is None else d["K"],
+        alpha=pz.alpha,
+        activation=spec.activation,
+    )
 
 
 def mse(f: jax.Array, y: jax.Array) -> jax.Array:
@@ -235,8 +278,7 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
         _, i0 = moe_forward(model, p0, probe)
         more = (jnp.zeros((0,)), jnp.zeros((0,)))
         if spec.init_draws > 1:  # sequential (lax.map): one extra init in memory at a time
-            more = jax.lax.map(init_rms, jax.random.split(jax.random.fold_in(k_init, 1),
-                                                          spec.init_draws - 1))
+            more = jax.lax.map(init_rms, jax.random.split(jax.random.fold_in(k_init, 1), spec.init_draws - 1))
         _, it = moe_forward(model, pt, probe)
         rcc = refined_coord_check(p0, pt, i0, it)
         extra = {}
@@ -245,18 +287,25 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
         w1 = pt["W1"]
         spread = rms(w1 - w1.mean(0, keepdims=True)) / jnp.maximum(rms(w1), 1e-30)
         return {
-            "loss": losses[at], "init_loss": loss_fn(p0, ex, ey), "final_loss": final_loss,
+            "loss": losses[at],
+            "init_loss": loss_fn(p0, ex, ey),
+            "final_loss": final_loss,
             **extra,
-            "rms_h_agg0": rms(i0["h_agg"]), "rms_z0": rms(i0["z"]),
+            "rms_h_agg0": rms(i0["h_agg"]),
+            "rms_z0": rms(i0["z"]),
             "rms_h_agg0_draws": jnp.concatenate([rms(i0["h_agg"])[None], more[0]]),
             "rms_z0_draws": jnp.concatenate([rms(i0["z"])[None], more[1]]),
             "gate_entropy0": gate_entropy(i0["gates"]),
             "act_rms0": refined_coord_check(p0, p0, i0, i0)["activation"],
-            "rms_h_agg": rms(it["h_agg"]), "rms_dh_agg": rms(it["h_agg"] - i0["h_agg"]),
-            "rms_z": rms(it["z"]), "gate_entropy": gate_entropy(it["gates"]),
+            "rms_h_agg": rms(it["h_agg"]),
+            "rms_dh_agg": rms(it["h_agg"] - i0["h_agg"]),
+            "rms_z": rms(it["z"]),
+            "gate_entropy": gate_entropy(it["gates"]),
             "agg_terms": aggregate_decomposition(i0, it),
-            "rcc_effective": rcc["effective"], "rcc_propagating": rcc["propagating"],
-            "act_rms": rcc["activation"], "expert_spread": spread,
+            "rcc_effective": rcc["effective"],
+            "rcc_propagating": rcc["propagating"],
+            "act_rms": rcc["activation"],
+            "expert_spread": spread,
         }, losses
 
     out, losses = jax.vmap(one_rule)(stack_numbers(pzs))

@@ -195,6 +195,7 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
     def sample(y, k):
         draws = [m.sample(y, x0, k) for m in models]
         return jnp.select([noise_code == 0, noise_code == 1], draws[:2], draws[2])
+
     x_star = jnp.select([obj == 0, obj == 1], list(MINIMIZERS[:2]), MINIMIZERS[2])
     x0 = jnp.full((spec.dim,), 1.0, jnp.float32) * (x_star + params["offset"])
     g_x0 = grad(x0)
@@ -216,9 +217,7 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
         # STORM's initial estimate: a batch of B0 samples at x0 (see module docstring).
         g_first = g_x0 + (g - g_x0) * inv_sqrt_b0
         u_nsgdm, s_nsgdm_new = nsgdm.update(g, s_nsgdm)
-        u_storm, s_storm_new = storm.update(
-            jnp.where(t == 0, g_first, g), s_storm, x, prev_grad=g_prev
-        )
+        u_storm, s_storm_new = storm.update(jnp.where(t == 0, g_first, g), s_storm, x, prev_grad=g_prev)
         u = jnp.where(is_sgd, -eta * g, jnp.where(is_storm, u_storm, u_nsgdm))
         active = t < T
         # Kahan-compensated displacement: delta + u, the lost low bits kept in comp.
@@ -228,16 +227,30 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
         dist = jnp.sqrt(jnp.sum(new_delta**2))
         ratio = dist / (eta * (t + 1).astype(jnp.float32))
         gnorm = jnp.sqrt(jnp.sum(true[0] ** 2))
-        new = (new_delta, new_comp, delta, s_nsgdm_new, s_storm_new, sum_g + gnorm,
-               jnp.maximum(max_ratio, ratio), jnp.maximum(max_dist, dist))
+        new = (
+            new_delta,
+            new_comp,
+            delta,
+            s_nsgdm_new,
+            s_storm_new,
+            sum_g + gnorm,
+            jnp.maximum(max_ratio, ratio),
+            jnp.maximum(max_dist, dist),
+        )
         carry = jax.tree.map(lambda a, b: jnp.where(active, a, b), new, carry)
         return carry, None
 
-    init = (zeros, zeros, zeros, nsgdm.init(zeros), storm.init(zeros), jnp.float32(0),
-            jnp.float32(0), jnp.float32(0))
-    (delta, _, _, _, _, sum_g, max_ratio, max_dist), _, div = guarded_scan(
-        step, init, jnp.arange(spec.steps)
+    init = (
+        zeros,
+        zeros,
+        zeros,
+        nsgdm.init(zeros),
+        storm.init(zeros),
+        jnp.float32(0),
+        jnp.float32(0),
+        jnp.float32(0),
     )
+    (delta, _, _, _, _, sum_g, max_ratio, max_dist), _, div = guarded_scan(step, init, jnp.arange(spec.steps))
     x = x0 + delta
     ok = div < 0
     guard = lambda v: jnp.where(ok, v, jnp.float32(jnp.nan))  # noqa: E731
