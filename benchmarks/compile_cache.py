@@ -26,17 +26,17 @@ replaces its ``## compile_cache`` section of ``benchmarks/RESULTS.md``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## compile_cache"
 
@@ -95,16 +95,6 @@ TINY = {
 }
 
 
-def machine() -> str:
-    try:
-        load = f"; load average {os.getloadavg()[0]:.1f} at the start (machine shared with other work)"
-    except OSError:  # pragma: no cover
-        load = ""
-    import jax
-
-    return f"{platform.machine()} {os.cpu_count()} cores, {jax.devices()[0].platform}, jax {jax.__version__}{load}"
-
-
 def _child(workload, out: Path, calls: int, env: dict) -> dict:
     name, preset, overrides = workload
     ov = dict(overrides)
@@ -157,11 +147,8 @@ def bench(workload) -> tuple[list[tuple[str, dict, float | None]], int, int]:
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tiny", action="store_true", help="a small sweep; never writes RESULTS.md")
-    ap.add_argument("--no-record", action="store_true", help="do not write RESULTS.md")
-    a = ap.parse_args(argv)
-    lines = [machine()]
+    a = C.parser(__doc__, tiny="a small sweep; never writes RESULTS.md").parse_args(argv)
+    lines = [C.machine()]
     out = {}
     for label, w in (TINY if a.tiny else WORKLOADS).items():
         rows, n_files, size = bench(w)
@@ -183,25 +170,17 @@ def main(argv=None) -> dict:
             f"lowering, which give the cache key, and loading), {gap - warm_cache['compile_s']:.2f} s "
             "other first-call work of a fresh process"
         )
-    text = "\n".join(lines)
-    print(text)
-    if not a.tiny and not a.no_record:
-        _record(text)
+    print("\n".join(lines))
+    if C.should_record(a):
+        C.record(
+            SECTION[3:],
+            lines,
+            intro="JAX's persistent compilation cache (`jaxtheory.compile_cache`, on by default) "
+            "across processes; `sweep` = the `Experiment.sweep` call, `compile` = the "
+            "engine's `compile_s`, `process` = Python start to the end of that sweep call.",
+            script="benchmarks/compile_cache.py",
+        )
     return out
-
-
-def _record(text: str) -> None:
-    section = (
-        f"{SECTION} ({time.strftime('%Y-%m-%d')})\n\n"
-        "JAX's persistent compilation cache (`jaxtheory.compile_cache`, on by default) "
-        "across processes; `sweep` = the `Experiment.sweep` call, `compile` = the "
-        "engine's `compile_s`, `process` = Python start to the end of that sweep call. Script: "
-        "`benchmarks/compile_cache.py`.\n\n```text\n" + text + "\n```\n"
-    )
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    parts = old.split("\n## ")
-    kept = [parts[0]] + [p for p in parts[1:] if not p.startswith(SECTION[3:])]
-    RESULTS.write_text("\n## ".join(kept).rstrip("\n") + "\n\n" + section)
 
 
 if __name__ == "__main__":

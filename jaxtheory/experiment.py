@@ -124,12 +124,15 @@ class Preset:
         spec: spec fields to replace (e.g. a longer horizon for ``full``).
         params: parameter defaults to replace.
         description: one line on what this preset is for.
+        chunk: lanes per chunk when the caller gives none (``None``: as many as fit
+            memory); say why beside a preset that sets it.
     """
 
     space: Space
     spec: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     description: str = ""
+    chunk: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -342,7 +345,8 @@ class Experiment:
             out: root directory; the run goes to ``out/<name>/<run-id>/``. ``None`` runs
                 in memory and writes nothing.
             overrides: axes to replace or add (``{"lr": log(...), "seeds": 8}``).
-            chunk: lanes per chunk (default: as many as fit memory).
+            chunk: lanes per chunk (default: the preset's ``chunk``, else as many as fit
+                memory).
             devices: ``"all"``, a count, or a device list.
             quiet: no progress bar or summary.
 
@@ -350,6 +354,7 @@ class Experiment:
             An :class:`ExperimentRun`; ``claims.json`` is written beside ``results.nc``.
         """
         preset = preset or self.default_preset
+        chunk = chunk if chunk is not None else self.preset(preset).chunk
         spec, params, space = self.resolve(preset, overrides)
         code = self.provenance()
         run_dir = None

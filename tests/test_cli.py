@@ -291,3 +291,13 @@ def test_cache_flags(argv, expect, monkeypatch):
     assert calls == [expect, expect]
     with pytest.raises(SystemExit):  # the two flags exclude each other
         build_parser().parse_args(["run", "x", "--no-cache", "--cache-dir", "d"])
+
+
+def test_a_preset_chunk_is_the_default_and_an_explicit_chunk_wins(tmp_path):
+    import dataclasses as dc
+
+    exp = _labelled_experiment()
+    smoke = exp.presets["smoke"]
+    exp = dc.replace(exp, presets={"smoke": dc.replace(smoke, chunk=2)})
+    assert exp.sweep("smoke", out=tmp_path / "a", quiet=True).manifest["chunk_size"] == 2
+    assert exp.sweep("smoke", out=tmp_path / "b", quiet=True, chunk=4).manifest["chunk_size"] == 4
