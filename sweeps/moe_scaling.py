@@ -473,7 +473,7 @@ EXPERIMENT = Experiment(
             # M = 32, ~50 for that one, from a timing), 32 lanes: ~2350 CPU-s, 20-25 min on
             # two free cores; 8 seeds because an interval needs analysis.MIN_SAMPLE = 8. A
             # lane of regime III at N = 512 holds ~1.4 GB (the engine sizes chunks by
-            # outputs only): --chunk 4 keeps it near 6 GB.
+            # outputs only): chunks of 4 keep it near 6 GB (the preset's chunk).
             Space(
                 width=static(64, 128, 256, 512),
                 regime=static("I", "II", "III"),
@@ -483,14 +483,15 @@ EXPERIMENT = Experiment(
                 paired=("lr_scale",),
             ),
             spec={"steps": 300, "batch_size": 32, "n_eval": 512, "n_probe": 64, "num_log": 12, "m_ratio": 16},
-            description="2-core CPU, ~20-25 min with --chunk 4: N = 64…512, M = N/16, regimes "
+            description="2-core CPU, ~20-25 min in chunks of 4: N = 64…512, M = N/16, regimes "
             "I–III, Adam, T = 300, batch 32, 4 LRs (×2 grid 2⁻⁴…2⁻¹ around the "
             "tuned optimum) × 8 seeds (paired), μP and MSSP, tuned multipliers.",
+            chunk=4,
         ),
         "full": Preset(
             # The authors' MLP runs: M = N/16 and regime-III widths up to 1024. At N = 1024
             # regime III holds 2·M·N·N_e = 134M expert weights per rule; with three rules,
-            # Adam's moments and the init copy that is ~8 GB a lane, so pass --chunk 8 on
+            # Adam's moments and the init copy that is ~8 GB a lane, so chunks of 8 on
             # one 80-140 GB accelerator (the engine sizes chunks by outputs only).
             Space(
                 width=static(128, 256, 512, 1024),
@@ -509,9 +510,10 @@ EXPERIMENT = Experiment(
                 "rules": ("sp", "mup", "mssp"),
                 "m_ratio": 16,
             },
-            description="One accelerator (run with --chunk 8): N = 128…1024, M = N/16, "
+            description="One accelerator, chunks of 8: N = 128…1024, M = N/16, "
             "regimes I–III × SGD/Adam, T = 1000, batch 50, 9 LRs (×2 grid) × 4 "
             "seeds, SP, μP and MSSP.",
+            chunk=8,
         ),
     },
     claims=[
