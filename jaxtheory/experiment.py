@@ -91,6 +91,10 @@ __all__ = [
 ]
 
 
+#: The banner on the page of an experiment whose paper was not found (``Paper(found=False)``).
+RECONSTRUCTION_BANNER = "Reconstruction from the abstract, not the paper's algorithm."
+
+
 @dataclasses.dataclass(frozen=True)
 class Paper:
     """The paper an experiment checks.
@@ -100,12 +104,31 @@ class Paper:
         arxiv: its arXiv id, where one exists.
         authors: author list as printed.
         url: a link, when there is no arXiv id.
+        found: ``False`` when the paper itself was not found and the experiment is a
+            reconstruction from its abstract (the page then carries the banner
+            :data:`RECONSTRUCTION_BANNER`).
+        banner: a further note shown at the top of the page (e.g. "an illustration of the
+            theorem's mechanism, not a test of it").
+        unverified: the paper's own claims that this project cannot run (large pretrained
+            models, private data), listed on the page without a verdict.
+
+    Example:
+        >>> Paper("A reconstructed paper", found=False).found
+        False
     """
 
     title: str
     arxiv: str | None = None
     authors: str = ""
     url: str | None = None
+    found: bool = True
+    banner: str = ""
+    unverified: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if isinstance(self.unverified, str):
+            raise TypeError("Paper.unverified is a tuple of claims, not one string")
+        object.__setattr__(self, "unverified", tuple(self.unverified))
 
     @property
     def link(self) -> str | None:

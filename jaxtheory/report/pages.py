@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxtheory.claims import VERDICTS, describe_interval, describe_rule
+from jaxtheory.experiment import RECONSTRUCTION_BANNER
 
 __all__ = [
     "RunRecord",
@@ -424,6 +425,10 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
     if p.authors:
         meta[-1] += f". {p.authors}"
     lines += [meta[0], ""]
+    if not getattr(p, "found", True):
+        lines += [":::{warning}", RECONSTRUCTION_BANNER, ":::", ""]
+    if getattr(p, "banner", ""):
+        lines += [":::{note}", p.banner.strip(), ":::", ""]
 
     claims = rec.claims
     if rec.run_dir is None:
@@ -465,6 +470,17 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
         lines.append("")
     else:
         lines += ["_This experiment states no claims._", ""]
+    unverified = getattr(p, "unverified", ())
+    if unverified:
+        lines += [
+            "### The paper's own claims (no verdict here)",
+            "",
+            "These concern systems this project cannot run; the claims above test a toy model of "
+            "the mechanism instead.",
+            "",
+        ]
+        lines += [f"- {c}" for c in unverified]
+        lines.append("")
 
     lines += ["## Figures", ""]
     shown = 0

@@ -286,10 +286,10 @@ def _good_figure(ds, spec, fig):
     fig.add_subplot(1, 1, 1).plot(np.arange(3), ds["x"].mean("seed").isel(a=0))
 
 
-def _fake(name, run, figures=()):
+def _fake(name, run, figures=(), paper=None):
     return Experiment(
         name=name,
-        paper=Paper(title=f"Paper of {name}", arxiv="2601.00001"),
+        paper=paper or Paper(title=f"Paper of {name}", arxiv="2601.00001"),
         run=run,
         spec=_Spec(),
         params={"a": 1.0},
@@ -330,6 +330,33 @@ def test_failing_experiments_get_pages_that_say_so(tmp_path, monkeypatch):
     assert (src / "experiments" / "_generated" / "broken-figure" / "good.png").exists()
     summary = (src / "experiments" / "_generated" / "summary.md").read_text()
     assert "sweeps.half_written" in summary and summary.count("failed") >= 2
+
+
+def test_reconstruction_banner_and_unverified_claims(tmp_path, monkeypatch):
+    import jaxtheory.registry as reg
+    from jaxtheory.experiment import RECONSTRUCTION_BANNER
+
+    paper = Paper(
+        "Not found",
+        found=False,
+        banner="An illustration of the mechanism, not a test of it.",
+        unverified=("The 14B model has heads that track beliefs.",),
+    )
+    exps = {
+        "recon": _fake("recon", _ok_run, [Figure("good", _good_figure)], paper=paper),
+        "plain": _fake("plain", _ok_run),
+    }
+    monkeypatch.setattr(reg, "experiments", lambda: exps)
+    src = tmp_path / "docs"
+    pages = {p.name: p for p in B.write_experiment_pages(src, runs=tmp_path / "runs", log=lambda s: None)}
+    text = pages["recon"].path.read_text()
+    assert ":::{warning}\n" + RECONSTRUCTION_BANNER in text
+    assert "An illustration of the mechanism" in text
+    assert "no verdict here" in text and "- The 14B model has heads that track beliefs." in text
+    plain = pages["plain"].path.read_text()
+    assert RECONSTRUCTION_BANNER not in plain and "no verdict here" not in plain
+    with pytest.raises(TypeError, match="tuple"):
+        Paper("x", unverified="one string")
 
 
 def test_a_broken_page_writer_fails_loudly(tmp_path, monkeypatch):
