@@ -14,6 +14,7 @@ from jaxtheory.optim import (
     _normalized,
     _schatten,
     _two_phase,
+    _value,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -26,9 +27,20 @@ from jaxtheory.optim._error_feedback import *  # noqa: F401,F403
 from jaxtheory.optim._two_phase import *  # noqa: F401,F403
 from jaxtheory.optim._imuon import *  # noqa: F401,F403
 from jaxtheory.optim._schatten import *  # noqa: F401,F403
+from jaxtheory.optim._value import *  # noqa: F401,F403
 
 __all__ = [
     name
-    for module in (_normalized, _mirror, _lmo, _compress, _error_feedback, _two_phase, _imuon, _schatten)
+    for module in (
+        _normalized,
+        _mirror,
+        _lmo,
+        _compress,
+        _error_feedback,
+        _two_phase,
+        _imuon,
+        _schatten,
+        _value,
+    )
     for name in module.__all__
 ]

@@ -3,3 +3,4 @@
 # Each family adds one line below: ``from jaxtheory.oracles._<family> import *``.
 from jaxtheory.oracles._noise import *  # noqa: F401,F403
 from jaxtheory.oracles._objectives import *  # noqa: F401,F403
+from jaxtheory.oracles._directional import *  # noqa: F401,F403
