@@ -479,6 +479,8 @@ REGISTRY: list[Entry] = [
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
 NOT_TRANSFORMS: dict[str, str] = {
+    "accept_if_decrease": "sufficient-decrease selection used inside value-function transforms",
+    "n_evals": "reads the evaluation counter of a state",
     **{
         n: "state NamedTuple of a transform"
         for n in (
