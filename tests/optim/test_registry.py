@@ -475,6 +475,20 @@ REGISTRY: list[Entry] = [
     Entry(
         "muadam", lambda h: dict(h), {"learning_rate": 0.05, "beta1": 0.9}, "learning_rate", _quadratic(MIXED)
     ),
+    Entry(
+        "ftrl_entropic",
+        lambda h: dict(h),
+        {"learning_rate": 0.5},
+        "learning_rate",
+        (_simplex_loss, _simplex_params, 0.0),
+    ),
+    Entry(
+        "dual_averaging",
+        lambda h: dict(h),
+        {"radius": 10.0, "learning_rate": 0.1},
+        "learning_rate",
+        _quadratic(MIXED),
+    ),
 ]
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
@@ -494,6 +508,8 @@ NOT_TRANSFORMS: dict[str, str] = {
             "DiLoCoEFState",
             "IMuonState",
             "SchattenState",
+            "FTRLEntropicState",
+            "DualAveragingState",
         )
     },
     **{
@@ -540,6 +556,10 @@ NOT_TRANSFORMS: dict[str, str] = {
     "two_point_grad": "gradient helper for normalized_storm's prev_grad",
     "replicate_workers": "helper that adds the worker axis for diloco/diloco_ef",
     "slow_params": "reads the slow weights from a two-phase state",
+    **{
+        n: "bandit loss estimator of a game player (tested in test_simplex.py)"
+        for n in ("importance_weighted_loss", "implicit_exploration_loss")
+    },
 }
 
 IDS = [e.id for e in REGISTRY]
