@@ -264,6 +264,22 @@ Every game draws its own trees; $16$ seeds × $640$ games $= 10{,}240$ games per
 win rates are pooled over games with Wilson intervals (Bonferroni over a claim's cells).
 What this model leaves out: real-valued probabilities and the paper's scoring of Bob's
 estimates, Alice choosing the decomposition, and agents smarter than leaf sampling.
+
+**Smoke verdicts** (16 seeds × 640 games per cell, Bonferroni over cells). The three
+closed forms hold (flip probability, $\min(1, b/q^D)$, obfuscated flaw search), and the
+obfuscated AND trees collapse: at twice the opponent's compute the honest side wins
+0.018–0.066 of the games at $q^D = 2401$ and 0.048–0.165 at 625, either role.
+`stable-honest-wins-at-2x` **fails, a finding of this model**: the 2× threshold holds at
+margin $1/2 - \delta = 0.45$ in every cell (0.993–1.0) and at $0.4$ where the opponent
+reads 8 leaves per child (0.988–0.998), but not at $\delta = 0.1$ with $s = 2$ for an
+honest estimator (0.936 [0.928, 0.944] at $D = 4, q = 5$; 0.947 [0.939, 0.953] at
+$q = 7$, inconclusive) nor anywhere at $\delta = 0.2$ (0.68–0.95; the honest estimator
+0.68 [0.67, 0.70] at $D = 4, q = 7, s = 2$). Leaf fractions are a noisy proxy for a
+node's truth when the margin is thin, and the honest side needs enough reads in
+absolute terms, not only relative to its opponent: the theorem's "comparable" compute is
+polynomial, and this model's honest side needs more than 2× at small budgets and thin
+margins. The estimator, who must be right about every child he commits to, needs more
+than the prover, who must find one error.
 """
 
 _SMOKE = Space(size=zipped(depth=static(3, 4, 4), branching=static(3, 5, 7)), seeds=16)
@@ -348,7 +364,9 @@ EXPERIMENT = Experiment(
             f"wins at least {HONEST_WIN:.0%} of the games with {COMPUTE_RATIO:g}× the "
             "opponent's compute, whether it is the prover or the estimator, at every tree "
             "size, stability margin 1/2 − δ (δ = 0.05, 0.1, 0.2) and opponent budget "
-            "(the digest's illustrative threshold for 'comparable compute').",
+            "(the digest's illustrative threshold for 'comparable compute'). Smoke: fails at "
+            "δ = 0.2 (0.68–0.95) and at δ = 0.1 for an honest estimator against s = 2 "
+            "(0.936 at D = 4, q = 5); holds at δ = 0.05 everywhere (see the description).",
             _stable_at_ratio,
             HONEST_WIN,
             source="paper",
