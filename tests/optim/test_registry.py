@@ -194,6 +194,32 @@ def _schatten_extra(keys):
     return extra
 
 
+# minimax (doubly_smoothed_gda): params are the pair (x, y) of f = ½‖x‖² + xᵀy − ½‖y‖²,
+# the "gradient" is (∇_x f, ∇_y f) (descent in x, ascent in y) and the objective checked
+# is the squared distance to the saddle point (0, 0)
+_SD_X0, _SD_Y0 = _arr(3), _arr(3)
+
+
+def _saddle_dist(p):
+    return 0.5 * (
+        jnp.sum(jnp.square(p[0].astype(jnp.float32))) + jnp.sum(jnp.square(p[1].astype(jnp.float32)))
+    )
+
+
+def _saddle_params(dtype):
+    return (jnp.asarray(_SD_X0, dtype), jnp.asarray(_SD_Y0, dtype))
+
+
+def _saddle_grad(loss):
+    del loss
+
+    def grad(p):
+        x, y = p
+        return (x + y, x - y)
+
+    return grad
+
+
 def _storm_extra(params, prev_params, grad):
     return {"prev_grad": grad(prev_params)}
 
@@ -489,6 +515,14 @@ REGISTRY: list[Entry] = [
         "learning_rate",
         _quadratic(MIXED),
     ),
+    Entry(
+        "doubly_smoothed_gda",
+        lambda h: dict(h),
+        {"eta": 0.1, "r": 1.0, "beta": 0.5},
+        "eta",
+        (_saddle_dist, _saddle_params, 0.0),
+        grad=_saddle_grad,
+    ),
 ]
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
@@ -510,6 +544,7 @@ NOT_TRANSFORMS: dict[str, str] = {
             "SchattenState",
             "FTRLEntropicState",
             "DualAveragingState",
+            "DoublySmoothedGDAState",
         )
     },
     **{
