@@ -46,6 +46,7 @@ __all__ = [
     "HINTS",
     "HINT_ANGLES",
     "HintSpec",
+    "NOT_REACHED",
     "DEFAULT_PARAMS",
     "objective",
     "gradient",
@@ -68,6 +69,9 @@ EVALS_PER_ITER = {"cv_zod": 3, "cv_zod_adaptive": 3, "zo_gd": 2, "hint_gd": 2, "
 def _theta(alpha):
     return float(np.degrees(np.arccos(np.sqrt(alpha))))
 
+
+#: The value of ``iters_to_tol`` and ``evals_to_zo_final`` where the target is not reached.
+NOT_REACHED = -1.0
 
 #: Hint schedules: label -> (θ at the first iteration, θ at the last) in degrees. ``a<α>``
 #: holds α = cos²θ constant (the rate grid), ``t<θ>`` a constant angle, ``drift`` moves θ
@@ -220,10 +224,12 @@ def run(spec: HintSpec, params: dict, key: jax.Array) -> dict:
         ``loss``, ``grad_sq`` and ``cost`` (evaluations, :data:`EVALS_PER_ITER`) per
         ``(algo, step)`` at ``log_steps(steps, num_log)``; per ``algo``: ``final_loss``,
         ``n_evals`` (the transforms' count, one per JVP), ``iters_to_tol`` (iterations
-        until :math:`\\lVert\\nabla f\\rVert^2 \\le` ``tol``; ``inf`` if not within the
+        until :math:`\\lVert\\nabla f\\rVert^2 \\le` ``tol``; :data:`NOT_REACHED` if not within the
         horizon, ``rate_steps`` for the oracle CV-ZOD, ``steps`` for the others) and
         ``evals_to_zo_final`` (evaluations until the loss first reaches ZO-GD's final
-        loss, ``inf`` if never); and ``zo_final_loss``.
+        loss, :data:`NOT_REACHED` if never); and ``zo_final_loss``. The sentinel keeps
+        the metrics finite (a non-finite metric marks a lane diverged); claims read it as
+        :math:`\\infty` (a censored time).
 
     Example:
         >>> import jax
@@ -280,6 +286,7 @@ def run(spec: HintSpec, params: dict, key: jax.Array) -> dict:
     # loss[t], gsq[t]: after t + 1 iterations
     iters = jnp.arange(1, T + 1, dtype=dtype)
     inf = jnp.asarray(jnp.inf, dtype)
+    never = jnp.asarray(NOT_REACHED, dtype)
 
     def first(mask):
         return jnp.min(jnp.where(mask, iters[:, None], inf), axis=0)
@@ -301,10 +308,10 @@ def run(spec: HintSpec, params: dict, key: jax.Array) -> dict:
         return (x, s, found), None
 
     if extra_steps > 0:
-        (_, s_rate, found), _ = jax.lax.scan(
-            rate_step, (xs[0], ss[0], hit[0]), jnp.arange(T, spec.rate_steps)
-        )
+        (_, _, found), _ = jax.lax.scan(rate_step, (xs[0], ss[0], hit[0]), jnp.arange(T, spec.rate_steps))
         hit = hit.at[0].set(found)
+    hit = jnp.where(jnp.isinf(hit), never, hit)
+    evals_to = jnp.where(jnp.isinf(evals_to), never, evals_to)
     logged = jnp.asarray(log_steps(T, spec.num_log) - 1, jnp.int32)
     evals = jnp.stack([n_evals(s) for s in ss])
     return {
