@@ -247,7 +247,10 @@ def _init(seed, b0=0.0):
     def init_fn(params):
         del params
         return ZerothOrderState(
-            jnp.zeros((), jnp.int32), _as_key(seed), jnp.zeros((), jnp.int32), jnp.asarray(b0) ** 2
+            jnp.zeros((), jnp.int32),
+            _as_key(seed),
+            jnp.zeros((), jnp.int32),
+            jnp.asarray(b0, jnp.float32) ** 2,
         )
 
     return init_fn
@@ -367,8 +370,9 @@ def cv_zod(
             alpha = extra.get("hint_quality")
             step = lr if alpha is None else lr / (1 + (x.shape[0] - 1) * (1 - alpha) / m)
             return _finish(params, g, step, unravel, state, key, spent)
-        sum_sq = state.sum_sq + jnp.sum(g * g)
-        return _finish(params, g, lr / jnp.sqrt(sum_sq), unravel, state, key, spent, sum_sq)
+        sum_sq = state.sum_sq + jnp.sum(g.astype(jnp.float32) ** 2)
+        step = (lr / jnp.sqrt(sum_sq)).astype(g.dtype)
+        return _finish(params, g, step, unravel, state, key, spent, sum_sq)
 
     return optax.GradientTransformationExtraArgs(_init(seed, b0), update_fn)
 
