@@ -245,12 +245,10 @@ def _lr(learning_rate, count):
 
 def _init(seed, b0=0.0):
     def init_fn(params):
-        del params
+        # the accumulator in at least float32 (float64 with float64 params)
+        dtype = jnp.promote_types(ravel_pytree(params)[0].dtype, jnp.float32)
         return ZerothOrderState(
-            jnp.zeros((), jnp.int32),
-            _as_key(seed),
-            jnp.zeros((), jnp.int32),
-            jnp.asarray(b0, jnp.float32) ** 2,
+            jnp.zeros((), jnp.int32), _as_key(seed), jnp.zeros((), jnp.int32), jnp.asarray(b0, dtype) ** 2
         )
 
     return init_fn
@@ -370,7 +368,7 @@ def cv_zod(
             alpha = extra.get("hint_quality")
             step = lr if alpha is None else lr / (1 + (x.shape[0] - 1) * (1 - alpha) / m)
             return _finish(params, g, step, unravel, state, key, spent)
-        sum_sq = state.sum_sq + jnp.sum(g.astype(jnp.float32) ** 2)
+        sum_sq = state.sum_sq + jnp.sum(g.astype(state.sum_sq.dtype) ** 2)
         step = (lr / jnp.sqrt(sum_sq)).astype(g.dtype)
         return _finish(params, g, step, unravel, state, key, spent, sum_sq)
 
