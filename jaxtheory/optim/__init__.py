@@ -17,6 +17,7 @@ from jaxtheory.optim import (
     _value,
     _simplex,
     _minimax,
+    _zeroth_order,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -32,6 +33,7 @@ from jaxtheory.optim._schatten import *  # noqa: F401,F403
 from jaxtheory.optim._value import *  # noqa: F401,F403
 from jaxtheory.optim._simplex import *  # noqa: F401,F403
 from jaxtheory.optim._minimax import *  # noqa: F401,F403
+from jaxtheory.optim._zeroth_order import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -47,6 +49,7 @@ __all__ = [
         _value,
         _simplex,
         _minimax,
+        _zeroth_order,
     )
     for name in module.__all__
 ]

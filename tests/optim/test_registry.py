@@ -281,7 +281,22 @@ class Entry:
         return self.grad(loss) if self.grad is not None else jax.grad(loss)
 
 
+def _zo_extra(loss, hinted=True):
+    """Extras of the zeroth-order transforms: the objective, and a perfect hint (α = 1)."""
+
+    def extra(params, prev_params, grad):
+        out = {"value_fn": loss}
+        if hinted:
+            g = grad(params)
+            norm = jnp.sqrt(sum(jnp.sum(jnp.square(x.astype(jnp.float32))) for x in jax.tree.leaves(g)))
+            out["hint_basis"] = jax.tree.map(lambda x: (x / norm.astype(x.dtype))[None], g)
+        return out
+
+    return extra
+
+
 _NS = ("ns_steps",)
+_ZO_PROBLEM = _quadratic(MIXED)
 REGISTRY: list[Entry] = [
     Entry(
         "normalized_sgd_momentum",
@@ -523,6 +538,61 @@ REGISTRY: list[Entry] = [
         (_saddle_dist, _saddle_params, 0.0),
         grad=_saddle_grad,
     ),
+    # zeroth-order transforms (value_fn extra, exact JVPs; the hint is the gradient direction)
+    Entry(
+        "cv_zod",
+        lambda h: dict(h, mode="jvp", seed=3),
+        {"learning_rate": 0.4},
+        "learning_rate",
+        _ZO_PROBLEM,
+        extra=_zo_extra(_ZO_PROBLEM[0]),
+        static_args=("num_random", "seed"),
+    ),
+    Entry(
+        "cv_zod",
+        lambda h: dict(h, reference="adaptive", mode="jvp", seed=3),
+        {"learning_rate": 0.5, "b0": 0.1},
+        "learning_rate",
+        _ZO_PROBLEM,
+        extra=_zo_extra(_ZO_PROBLEM[0]),
+        static_args=("num_random", "seed"),
+        variant="adaptive",
+    ),
+    Entry(
+        "zo_gd",
+        lambda h: dict(h, mode="jvp", seed=3),
+        {"learning_rate": 0.05},
+        "learning_rate",
+        _ZO_PROBLEM,
+        extra=_zo_extra(_ZO_PROBLEM[0], hinted=False),
+        static_args=("num_random", "seed"),
+    ),
+    Entry(
+        "hint_gd",
+        lambda h: dict(h, mode="jvp"),
+        {"learning_rate": 0.4},
+        "learning_rate",
+        _ZO_PROBLEM,
+        extra=_zo_extra(_ZO_PROBLEM[0]),
+    ),
+    Entry(
+        "guided_es",
+        lambda h: dict(h, mode="jvp", seed=3),
+        {"learning_rate": 0.25, "alpha": 0.5},
+        "learning_rate",
+        _ZO_PROBLEM,
+        extra=_zo_extra(_ZO_PROBLEM[0]),
+        static_args=("num_pairs", "seed"),
+    ),
+    Entry(
+        "prgf",
+        lambda h: dict(h, mode="jvp", seed=3),
+        {"learning_rate": 0.4},
+        "learning_rate",
+        _ZO_PROBLEM,
+        extra=_zo_extra(_ZO_PROBLEM[0]),
+        static_args=("num_random", "seed"),
+    ),
 ]
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
@@ -545,6 +615,7 @@ NOT_TRANSFORMS: dict[str, str] = {
             "FTRLEntropicState",
             "DualAveragingState",
             "DoublySmoothedGDAState",
+            "ZerothOrderState",
         )
     },
     **{
@@ -595,6 +666,9 @@ NOT_TRANSFORMS: dict[str, str] = {
         n: "bandit loss estimator of a game player (tested in test_simplex.py)"
         for n in ("importance_weighted_loss", "implicit_exploration_loss")
     },
+    "zo_gradient_estimate": "pure estimator used by the zeroth-order transforms (tested in its family's file)",
+    "sphere_directions": "random-direction helper of the zeroth-order transforms",
+    "CV_ZOD_REFERENCES": "constant: the variants of cv_zod",
 }
 
 IDS = [e.id for e in REGISTRY]
@@ -816,9 +890,12 @@ def test_multisteps_wraps_it(entry):
         with pytest.raises(ValueError):
             ms.update(g, ms.init(params), params, **extra)
         return
-    update = _jit(ms.update)
-    u1, state = update(g, ms.init(params), params, **extra)
-    u2, state = update(g, state, params, **extra)
+    # callable extras (a value_fn) are closed over: jit takes arrays, not functions
+    fns = {k: v for k, v in extra.items() if callable(v)}
+    arrays = {k: v for k, v in extra.items() if not callable(v)}
+    update = _jit(lambda g, s, p, a: ms.update(g, s, p, **a, **fns))
+    u1, state = update(g, ms.init(params), params, arrays)
+    u2, state = update(g, state, params, arrays)
     assert update._cache_size() == 1, entry.id
     assert not any(np.any(np.asarray(x)) for x in jax.tree.leaves(u1)), entry.id
     # the MultiSteps program is another program than the plain one (a lax.cond around the
