@@ -16,6 +16,7 @@ from jaxtheory.optim import (
     _two_phase,
     _value,
     _simplex,
+    _segre,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -30,6 +31,7 @@ from jaxtheory.optim._imuon import *  # noqa: F401,F403
 from jaxtheory.optim._schatten import *  # noqa: F401,F403
 from jaxtheory.optim._value import *  # noqa: F401,F403
 from jaxtheory.optim._simplex import *  # noqa: F401,F403
+from jaxtheory.optim._segre import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -44,6 +46,7 @@ __all__ = [
         _schatten,
         _value,
         _simplex,
+        _segre,
     )
     for name in module.__all__
 ]
