@@ -255,6 +255,23 @@ $\max_\mu |1 - \alpha\mu|$ over the eigenvalues of $J^\top J/n$ at $T^\star$ (th
 records the extreme ones); for $r = 2$ the two components' tangent spaces overlap and the
 smallest eigenvalue falls, which slows RGD beyond the digest's $[0.4, 0.8]$ (a probe of
 $r = 1$ only).
+
+**Smoke verdicts** (2026-12-01, 8 seeds, 95% intervals, Bonferroni over cells): 7 pass, 1
+inconclusive. `rgn-quadratic` pass (slopes 1.98–2.09; e.g. $r = 2$, $e_0 = 0.1$:
+$0.1 \to 2.5\cdot10^{-3} \to 2.6\cdot10^{-6} \to 7\cdot10^{-12} \to$ round-off
+$2\cdot10^{-16}$). `rgd-linear-r2` pass ($R^2 \ge 0.998$). `rgd-linear-factor`
+inconclusive: $r = 1$ is inside (0.671 [0.660, 0.683]), $r = 2$ straddles 0.8 (0.828
+[0.774, 0.888]; per seed 0.76–0.92): the smallest eigenvalue of $J^\top J/n$ at the truth
+is 0.61–0.67 for $r = 1$ but 0.17–0.44 for $r = 2$, and `rgd-factor-matches-spectrum`
+passes in every cell (measured/predicted 0.993–0.997), so the $r = 2$ factor is what the
+spectrum predicts, not a defect of RGD. `noise-floor` pass ($r = 1$: 0.944 [0.826, 1.054],
+$r = 2$: 1.015 [0.926, 1.068]); `floor-linear-in-sigma` pass (0.995–1.005). From
+$e_0 = 0.1$ at σ = 1e-6 RGN is within 2× the floor after 3 iterations in every lane and
+RGD after 26–30 ($r = 1$) or 38–65 ($r = 2$; 2 of 8 lanes not within 100 iterations,
+counted as 101): ratios 9.5 and 21.4. Beside the claims: the HOSVD start has relative error
+0.22 ($r = 1$) and 0.44 ($r = 2$), and CP-ALS from it reaches $4\cdot10^{-12}$ and
+$10^{-5}$ in 10 sweeps at σ = 0; CP-ALS from the perturbed truth converges linearly and
+far slower than RGN ($r = 2$: $1.9\cdot10^{-6}$ after 10 sweeps).
 """
 
 EXPERIMENT = Experiment(

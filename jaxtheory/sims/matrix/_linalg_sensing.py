@@ -19,7 +19,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-__all__ = ["NORMALIZATIONS", "SensingOperator", "gaussian_sensing", "tangent_lstsq"]
+__all__ = ["SensingOperator", "gaussian_sensing", "tangent_lstsq"]
 
 #: Entry scales of :func:`gaussian_sensing`: ``"standard"`` draws :math:`A_{ij} \sim N(0, 1)`
 #: (:math:`\mathbb E\,\mathcal A^*\mathcal A = nI`); ``"normalized"`` draws
@@ -73,7 +73,7 @@ def gaussian_sensing(key: jax.Array, n: int, shape, normalization: str = "standa
         n: number of measurements (rows).
         shape: the input tensor shape, a tuple of positive ints.
         normalization: ``"standard"`` (:math:`A_{ij}\\sim N(0,1)`) or ``"normalized"``
-            (:math:`N(0, 1/n)`); see :data:`NORMALIZATIONS`.
+            (:math:`N(0, 1/n)`) (the module constant ``NORMALIZATIONS``).
         dtype: float dtype (default: JAX's default float, float64 under x64).
 
     Returns:
