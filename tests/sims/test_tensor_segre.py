@@ -162,3 +162,16 @@ def test_run_tiny_float64():
     assert out["rgn_error"][-1] < 1e-12  # noiseless: RGN reaches float64 round-off
     assert out["rgd_error"][-1] < out["rgd_error"][10] < out["rgd_error"][0]
     assert 0 < out["gn_eig_min"] <= out["gn_eig_max"]
+
+
+def test_float32_run_stalls_where_float64_converges():
+    # why the sim computes in float64: the same noiseless problem in float32 stops far above
+    # float64 round-off (near 1e-7, float32 eps times a modest condition number)
+    spec = sg.SegreSpec(d=3, p=4, r=1, n=60, rgd_steps=2, rgn_steps=6, als_sweeps=1, x64=False)
+    with jax.enable_x64(False):
+        out = jax.jit(lambda k: sg.run(spec, {"sigma": 0.0, "init_error": 0.2, "lr": 0.5}, k))(
+            jax.random.key(5)
+        )
+    err = np.asarray(out["rgn_error"])
+    assert err.dtype == np.float32
+    assert 1e-9 < err[-1] < 1e-4
