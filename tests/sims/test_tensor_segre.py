@@ -164,14 +164,24 @@ def test_run_tiny_float64():
     assert 0 < out["gn_eig_min"] <= out["gn_eig_max"]
 
 
-def test_float32_run_stalls_where_float64_converges():
-    # why the sim computes in float64: the same noiseless problem in float32 stops far above
-    # float64 round-off (near 1e-7, float32 eps times a modest condition number)
-    spec = sg.SegreSpec(d=3, p=4, r=1, n=60, rgd_steps=2, rgn_steps=6, als_sweeps=1, x64=False)
-    with jax.enable_x64(False):
-        out = jax.jit(lambda k: sg.run(spec, {"sigma": 0.0, "init_error": 0.2, "lr": 0.5}, k))(
-            jax.random.key(5)
-        )
-    err = np.asarray(out["rgn_error"])
-    assert err.dtype == np.float32
-    assert 1e-9 < err[-1] < 1e-4
+def test_float32_rgn_stalls_where_float64_converges():
+    # why the sim computes in float64: the same noiseless RGN in float32 stops far above
+    # float64 round-off (near 1e-7: float32 eps times a modest condition number)
+    rng = np.random.default_rng(2)
+    lt, ft = _point(rng, 1)
+    fs = [f + 0.05 * rng.standard_normal(f.shape) for f in ft]
+    fs = [f / np.linalg.norm(f, axis=1, keepdims=True) for f in fs]
+    t_star = _np_tensor(lt, ft)
+    errs = {}
+    for x64 in (False, True):
+        with jax.enable_x64(x64):
+            dt = jnp.float64 if x64 else jnp.float32
+            op = gaussian_sensing(jax.random.key(1), 40, SHAPE, "standard", jnp.float32)
+            op = type(op)(op.matrix.astype(dt), op.shape)
+            y = op.apply(jnp.asarray(t_star, dt))
+            step = jax.jit(lambda p, op=op, y=y: sg.rgn_step(op, y, *p))
+            p = (jnp.asarray(lt * 1.05, dt), [jnp.asarray(f, dt) for f in fs])
+            for _ in range(5):
+                p = step(p)
+            errs[x64] = float(np.linalg.norm(np.asarray(segre_tensor(*p), np.float64) - t_star))
+    assert 1e-9 < errs[False] < 1e-4 and errs[True] < 1e-12, errs
