@@ -18,6 +18,7 @@ from jaxtheory.optim import (
     _simplex,
     _minimax,
     _zeroth_order,
+    _segre,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -34,6 +35,7 @@ from jaxtheory.optim._value import *  # noqa: F401,F403
 from jaxtheory.optim._simplex import *  # noqa: F401,F403
 from jaxtheory.optim._minimax import *  # noqa: F401,F403
 from jaxtheory.optim._zeroth_order import *  # noqa: F401,F403
+from jaxtheory.optim._segre import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -50,6 +52,7 @@ __all__ = [
         _simplex,
         _minimax,
         _zeroth_order,
+        _segre,
     )
     for name in module.__all__
 ]

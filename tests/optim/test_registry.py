@@ -151,6 +151,27 @@ def _simplex_params(dtype):
     return jnp.full((2, 3), 1.0 / 3.0, dtype)
 
 
+# Segre manifold (rank-one tensors): 0.5 ||lam u1 (x) u2 (x) u3 - T||^2 with T rank one
+def _unit(v):
+    v = np.asarray(v, np.float64)
+    return v / np.linalg.norm(v)
+
+
+_SEG_U = [_unit(_arr(3)), _unit(_arr(4)), _unit(_arr(2))]
+_SEG_T = np.asarray(2.0 * np.einsum("a,b,c->abc", *_SEG_U), np.float32)
+_SEG_X0 = [_unit(u + 0.3 * _arr(u.shape[0])) for u in _SEG_U]
+
+
+def _segre_loss(p):
+    lam, fs = p
+    t = jo.segre_tensor(lam.astype(jnp.float32), [u.astype(jnp.float32) for u in fs])
+    return 0.5 * jnp.sum(jnp.square(t - _SEG_T))
+
+
+def _segre_params(dtype):
+    return (jnp.asarray([1.5], dtype), [jnp.asarray(u[None, :], dtype) for u in _SEG_X0])
+
+
 # workers (diloco): worker m minimizes its own quadratic; params carry the worker axis
 _WK_T, _WK_X0 = _arr(W, 3), _arr(3)
 # after a synchronization the workers agree: the least loss is at their mean target
@@ -593,6 +614,13 @@ REGISTRY: list[Entry] = [
         extra=_zo_extra(_ZO_PROBLEM[0]),
         static_args=("num_random", "seed"),
     ),
+    Entry(
+        "segre_rgd",
+        lambda h: dict(h),
+        {"learning_rate": 0.5},
+        "learning_rate",
+        (_segre_loss, _segre_params, 0.0),
+    ),
 ]
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
@@ -669,6 +697,10 @@ NOT_TRANSFORMS: dict[str, str] = {
     "zo_gradient_estimate": "pure estimator used by the zeroth-order transforms (tested in its family's file)",
     "sphere_directions": "random-direction helper of the zeroth-order transforms",
     "CV_ZOD_REFERENCES": "constant: the variants of cv_zod",
+    **{
+        n: "Segre-manifold geometry used by segre_rgd and the tensor sims (tested in test_segre.py)"
+        for n in ("segre_tensor", "segre_tangent_coords", "segre_tangent_project", "segre_retract")
+    },
 }
 
 IDS = [e.id for e in REGISTRY]
