@@ -259,7 +259,8 @@ EXPERIMENT = Experiment(
         Claim.slope(
             "alo-error-vanishes",
             "ALO's relative error vanishes in the proportional regime: at n/p = 2 the log-log "
-            "slope of ‖ALO − LOO‖/‖LOO‖ against p is −1/2 ± 0.2.",
+            "slope of ‖ALO − LOO‖/‖LOO‖ against p is −1/2 ± 0.2 (the ALO theory of Rad & Maleki, "
+            "2020; the digest's check 1).",
             _alo_err,
             "p",
             expected=-0.5,
