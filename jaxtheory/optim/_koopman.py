@@ -399,7 +399,7 @@ def koopman_accelerate(
                 th, _ = _unpack(vec, theta, inner_state)
                 return value_fn(th)
 
-            values = jax.lax.map(loss_of, cand)
+            values = jax.lax.map(loss_of, cand).astype(dtype)
             ok = jnp.cumprod((values[1:] <= values[:-1]).astype(jnp.int32))
             j = jnp.sum(ok)  # the first increase (or NaN) ends the search
             spent = 1 + jnp.minimum(j + 1, max_jumps)

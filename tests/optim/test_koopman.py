@@ -67,26 +67,30 @@ def _quadratic():
     return lambda x: 0.5 * (x - xs) @ H @ (x - xs)
 
 
-def _train(opt, f, steps, x0=None):
-    x = jnp.zeros(4) if x0 is None else x0
-    state = opt.init(x)
-    xs = []
-    for _ in range(steps):
-        kw = {"value_fn": f} if isinstance(opt, optax.GradientTransformationExtraArgs) else {}
+def _train(opt, f, steps):
+    """``steps`` updates from 0 in one jitted scan (eager lax.cond would recompile every step)."""
+    kw = {"value_fn": f} if isinstance(opt, optax.GradientTransformationExtraArgs) else {}
+
+    def step(carry, _):
+        x, state = carry
         u, state = opt.update(jax.grad(f)(x), state, x, **kw)
         x = optax.apply_updates(x, u)
-        xs.append(x)
-    return jnp.stack(xs), state
+        return (x, state), x
+
+    x0 = jnp.zeros(4)
+    (_, state), xs = jax.jit(lambda x: jax.lax.scan(step, (x, opt.init(x)), None, length=steps))(x0)
+    return xs, state
 
 
-def test_disabled_wrapper_is_the_inner_optimizer_bit_for_bit():
+def test_disabled_wrapper_is_the_inner_optimizer():
     f = _quadratic()
     inner = optax.adam(0.05)
     koop = koopman_accelerate(inner, tau=2, window=4, rank=4, max_jumps=5, enabled=False)
     a, _ = _train(inner, f, 24)
     b, state = _train(koop, f, 24)
-    # op by op (no jit) the inner update is the same arithmetic: where(False, ., u) returns u
-    assert (a == b).all()
+    # where(False, jump, u) returns the inner update u itself; the two are different compiled
+    # programs, so allow float32 roundoff of 24 Adam steps of size 0.05 (exact in practice)
+    np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=0, atol=1e-6)
     assert int(state.n_jumps) == 0 and int(state.n_evals) > 0
 
 
