@@ -19,6 +19,7 @@ from jaxtheory.optim import (
     _minimax,
     _zeroth_order,
     _segre,
+    _koopman,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -36,6 +37,7 @@ from jaxtheory.optim._simplex import *  # noqa: F401,F403
 from jaxtheory.optim._minimax import *  # noqa: F401,F403
 from jaxtheory.optim._zeroth_order import *  # noqa: F401,F403
 from jaxtheory.optim._segre import *  # noqa: F401,F403
+from jaxtheory.optim._koopman import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -53,6 +55,7 @@ __all__ = [
         _minimax,
         _zeroth_order,
         _segre,
+        _koopman,
     )
     for name in module.__all__
 ]

@@ -626,6 +626,17 @@ REGISTRY: list[Entry] = [
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
 NOT_TRANSFORMS: dict[str, str] = {
     "accept_if_decrease": "sufficient-decrease selection used inside value-function transforms",
+    "koopman_accelerate": (
+        "wrapper of an inner transform with no numeric hyperparameter of its own to sweep; "
+        "disabled-equals-inner, chain use and the vmapped lax.cond are tested in test_koopman.py"
+    ),
+    "KoopmanState": "state NamedTuple of a transform",
+    "DMDFit": "result NamedTuple of exact_dmd",
+    "NONNEGATIVE_FIELDS": "constant: inner-state fields clipped at 0 after a jump",
+    **{
+        n: "pure DMD function used by koopman_accelerate (tested in test_koopman.py)"
+        for n in ("exact_dmd", "dmd_extrapolate")
+    },
     "n_evals": "reads the evaluation counter of a state",
     **{
         n: "state NamedTuple of a transform"
