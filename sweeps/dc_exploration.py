@@ -396,8 +396,8 @@ EXPERIMENT = Experiment(
             "ls-lower-where-dca-not-d-stationary",
             f"On DC-sparse least squares the exploration's objective is strictly lower on every "
             f"seed where DCA's output is not d-stationary (ψ < −{NOT_STATIONARY:g}; the "
-            "digest's 1e-4 lies below the float32 floor of an inexact DCA fixed point, see "
-            "NOT_STATIONARY): the count of such seeds where it is not lower is 0.",
+            "digest's 1e-4 lies below the float32 floor √(2Lε|h|) ≈ 5e-4 of an inexact DCA fixed "
+            "point): the count of such seeds where it is not lower is 0.",
             _ls_not_lower,
             0,
             source="paper",

@@ -32,7 +32,7 @@ from jaxtheory import oracles
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim import random_feasible_exploration
 
-__all__ = ["DCSpec", "DEFAULT_PARAMS", "METHODS", "PROBLEMS", "make_problem", "run"]
+__all__ = ["DCSpec", "DEFAULT_PARAMS", "METHODS", "PROBLEMS", "chain_instance", "make_problem", "run"]
 
 #: The ``algo`` codes: 0 plain proximal DCA, 1 DCA followed by one exploration step.
 METHODS = ("dca", "explore")
@@ -129,8 +129,27 @@ def make_problem(spec: DCSpec, params: dict, key: jax.Array):
     return problem, jnp.zeros((n,), jnp.float32), x_true
 
 
+def chain_instance(spec: DCSpec, params: dict, key: jax.Array, replica: int = 0):
+    """The instance chain ``replica`` of the lane with ``key`` runs on: :func:`make_problem`'s triple.
+
+    Args:
+        spec: a :class:`DCSpec`.
+        params: the lane's parameters.
+        key: the lane's PRNG key (as :func:`run` receives it).
+        replica: the chain.
+
+    Returns:
+        ``(problem, x0, x_true)``.
+    """
+    return make_problem(spec, params, _chain_keys(jax.random.fold_in(key, replica))[0])
+
+
+def _chain_keys(key):
+    return jax.random.split(key, 3)
+
+
 def _chain(spec: DCSpec, params: dict, key: jax.Array) -> dict:
-    k_inst, k_explore, k_psi = jax.random.split(key, 3)
+    k_inst, k_explore, k_psi = _chain_keys(key)
     problem, x0, x_true = make_problem(spec, params, k_inst)
     explore = jnp.asarray(params["algo"], jnp.int32) == METHODS.index("explore")
     opt = random_feasible_exploration(
