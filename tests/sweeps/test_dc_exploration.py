@@ -119,7 +119,7 @@ def smoke(tmp_path_factory):
     return EXP.sweep("smoke", out=tmp_path_factory.mktemp("runs"), quiet=True)
 
 
-@pytest.mark.slow  # ~40 s of CPU here: two compiles, 400 toy and 200 least-squares lanes
+@pytest.mark.slow  # ~40 s of CPU: two compiles, 256 toy lanes (x 8 chains) and 256 least-squares lanes
 def test_smoke_verdicts_equal_snapshot_and_figures_draw(smoke, tmp_path):
     from matplotlib.figure import Figure
 
@@ -127,10 +127,18 @@ def test_smoke_verdicts_equal_snapshot_and_figures_draw(smoke, tmp_path):
     for c in smoke.claims:
         assert c.error is None, c
     assert by["dca-stalls-at-critical-value"].measured == 0.0
-    assert by["exploration-reaches-global-min"].n == 800
+    assert by["exploration-reaches-global-min"].n == 1024  # 64 seeds x 2 lam x 8 chains
     snap = vsnap.read_snapshot(vsnap.snapshot_path("tests/verdicts", "dc-exploration", "smoke"))
     assert not vsnap.compare(vsnap.verdicts_of(smoke.claims), snap)
     for fig_spec in EXP.figures:
         fig = Figure(figsize=fig_spec.size)
         fig_spec.draw(smoke.results, smoke.spec, fig)
         plots.check_drawn(fig, fig_spec.name)
+
+
+def test_full_preset_binds_three_problems():
+    spec, params, space = EXP.resolve("full")
+    bound = space.bind(spec, params)
+    groups = bound.static_groups()
+    assert [g["problem"] for g in groups] == ["toy", "sparse_ls", "phase_retrieval"]
+    assert [g["m"] for g in groups] == [50, 200, 400]

@@ -18,7 +18,12 @@ Both methods of one lane see the same instance and initial point. ``problem`` is
 * ``"sparse_ls"``: :func:`jaxtheory.oracles.dc_sparse_least_squares` with Gaussian
   :math:`A \\in \\mathbb R^{m \\times n}` (entries :math:`N(0, 1/m)`), an ``nnz``-sparse
   :math:`x^\\natural` with :math:`N(0, 1)` entries, :math:`b = Ax^\\natural + \\text{noise}`,
-  from :math:`x_0 = 0`.
+  from :math:`x_0 = 0`;
+* ``"phase_retrieval"``: :func:`jaxtheory.oracles.robust_phase_retrieval`,
+  :math:`\\tfrac1m\\sum_i|\\langle a_i, x\\rangle^2 - b_i|` with Gaussian :math:`a_i`, a unit
+  :math:`x^\\natural`, :math:`b_i = \\langle a_i, x^\\natural\\rangle^2` except a fraction
+  ``outliers`` replaced by :math:`10|N(0, 1)|`, from :math:`x_0 \\sim N(0, I/n)`; its base
+  map is prox-linear instead of DCA (:math:`\\rho` adds to the prox weight).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ __all__ = ["DCSpec", "DEFAULT_PARAMS", "METHODS", "PROBLEMS", "chain_instance", 
 #: The ``algo`` codes: 0 plain proximal DCA, 1 DCA followed by one exploration step.
 METHODS = ("dca", "explore")
 #: The values of :attr:`DCSpec.problem`.
-PROBLEMS = ("toy", "sparse_ls")
+PROBLEMS = ("toy", "sparse_ls", "phase_retrieval")
 
 #: Default of every parameter :func:`run` reads.
 DEFAULT_PARAMS = {
@@ -47,6 +52,7 @@ DEFAULT_PARAMS = {
     "lam": 0.1,
     "noise": 0.01,
     "radius": 1.0,
+    "outliers": 0.1,
 }
 
 
@@ -60,9 +66,9 @@ class DCSpec:
         steps: outer iterations :math:`K`.
         rho: the proximal weight :math:`\\rho \\ge 0` of the DCA subproblem.
         zeros: toy: coordinates of :math:`x_0` that are exactly 0.
-        m: sparse_ls: rows of :math:`A`.
+        m: sparse_ls, phase_retrieval: rows of :math:`A`.
         nnz: sparse_ls: nonzeros of :math:`x^\\natural`.
-        inner_steps: sparse_ls: FISTA steps per subproblem.
+        inner_steps: sparse_ls, phase_retrieval: FISTA steps per subproblem.
         replicas: independent chains per lane (own instance and :math:`x_0`); full
             metrics are those of chain 0, the ``*_r`` metrics hold every chain's.
         psi_dirs: sampled directions of the d-stationarity measure (beside
@@ -99,7 +105,8 @@ def make_problem(spec: DCSpec, params: dict, key: jax.Array):
 
     Args:
         spec: a :class:`DCSpec`.
-        params: ``lam``, ``noise`` and ``radius`` (sparse_ls).
+        params: ``lam``, ``noise`` and ``radius`` (sparse_ls), ``outliers`` and ``radius``
+            (phase_retrieval).
         key: the chain's PRNG key.
 
     Returns:
@@ -118,6 +125,18 @@ def make_problem(spec: DCSpec, params: dict, key: jax.Array):
         perm = jax.random.permutation(kp, n)
         x0 = jnp.where(perm < spec.zeros, 0.0, vals)
         return oracles.dc_toy_l1(n), x0, x0
+    if spec.problem == "phase_retrieval":
+        ka, ks, ko, kx = jax.random.split(key, 4)
+        A = jax.random.normal(ka, (spec.m, n), jnp.float32)
+        x_true = jax.random.normal(ks, (n,), jnp.float32)
+        x_true = x_true / jnp.sqrt(jnp.sum(x_true * x_true))
+        b = (A @ x_true) ** 2
+        ko1, ko2 = jax.random.split(ko)
+        outlier = jax.random.uniform(ko1, (spec.m,)) < params["outliers"]
+        b = jnp.where(outlier, 10.0 * jnp.abs(jax.random.normal(ko2, (spec.m,))), b)
+        x0 = jax.random.normal(kx, (n,), jnp.float32) / jnp.sqrt(jnp.float32(n))
+        problem = oracles.robust_phase_retrieval(A, b, inner_steps=spec.inner_steps, radius=params["radius"])
+        return problem, x0, x_true
     ka, ks, kv, ke = jax.random.split(key, 4)
     A = jax.random.normal(ka, (spec.m, n), jnp.float32) / jnp.sqrt(jnp.float32(spec.m))
     support = jax.random.permutation(ks, n) < spec.nnz
@@ -160,7 +179,7 @@ def _chain(spec: DCSpec, params: dict, key: jax.Array) -> dict:
 
     def step(carry, _):
         x, h, state = carry
-        x_half = problem.linearized_argmin(problem.subgrad_g(x), x, rho)
+        x_half = problem.base_map(x, rho)
         h_half = problem.value(x_half)
         u, state = opt.update(zeros, state, x_half, value_fn=problem.value, value=h_half)
         x_new = jnp.where(explore, x_half + u, x_half)
@@ -179,12 +198,12 @@ def _chain(spec: DCSpec, params: dict, key: jax.Array) -> dict:
     K = spec.steps
     per_step = 1 if problem.inner_steps == 0 else 1 + 2 * problem.inner_steps
     cost = K * per_step + jnp.where(explore, state.n_evals + K, 0)  # + h(x_1/2) the sim hands in
-    c = problem.descent(spec.rho)
+    c = jnp.asarray(problem.descent(spec.rho), jnp.float32)
     min_sq = jnp.min(ys["step_sq"])
     gap = h0 - problem.inf_value
     # the bound at every horizon k = 1..K: c k min_{j<k} ||x_1/2^j - x^j||^2 / (h0 - inf h)
     running = jax.lax.cummin(ys["step_sq"]) * jnp.arange(1, K + 1, dtype=jnp.float32)
-    rate_ratio = jnp.max(running) * c / jnp.where(gap > 0, gap, 1.0) if c > 0 else jnp.float32(jnp.nan)
+    rate_ratio = jnp.where(c > 0, jnp.max(running) * c / jnp.where(gap > 0, gap, 1.0), jnp.nan)
     accepted = jnp.where(explore, state.n_accepted, 0)
     nrm = jnp.sqrt(jnp.sum(x_true * x_true))
     return {
@@ -193,7 +212,6 @@ def _chain(spec: DCSpec, params: dict, key: jax.Array) -> dict:
         "h0": h0,
         "h_final": h,
         "psi": oracles.d_stationarity(problem, x, k_psi, num=spec.psi_dirs),
-        "psi0": oracles.d_stationarity(problem, x0, k_psi, num=spec.psi_dirs),
         "n_accepted": accepted,
         "n_evals": jnp.where(explore, state.n_evals + K, 0),
         "cost": cost,
@@ -215,20 +233,21 @@ def run(spec: DCSpec, params: dict, key: jax.Array) -> dict:
     Args:
         spec: a :class:`DCSpec`.
         params: ``algo`` (code into :data:`METHODS`), ``sigma`` and ``s_max`` (the
-            exploration), ``lam``, ``noise`` and ``radius`` (sparse_ls); scalars, may be
-            traced.
+            exploration), ``lam``, ``noise`` and ``radius`` (sparse_ls), ``outliers``
+            (phase_retrieval); scalars, may be traced.
         key: the lane's PRNG key; chain ``r`` uses ``fold_in(key, r)``.
 
     Returns:
         Chain 0's ``h`` (:math:`h(x_k)`, :math:`k = 1..K`), ``step_sq``
-        (:math:`\\lVert x_{1/2}^k - x^k\\rVert^2`), ``h0``, ``h_final``, ``psi`` and
-        ``psi0`` (:func:`jaxtheory.oracles.d_stationarity` at :math:`x_K` and
-        :math:`x_0`), ``n_accepted``, ``n_evals`` (evaluations of :math:`h` the
-        exploration spends, 0 for DCA), ``cost`` (oracle calls: one per DCA step for the
+        (:math:`\\lVert x_{1/2}^k - x^k\\rVert^2`), ``h0``, ``h_final``, ``psi``
+        (:func:`jaxtheory.oracles.d_stationarity` at :math:`x_K`), ``n_accepted``,
+        ``n_evals`` (evaluations of :math:`h` the exploration spends, 0 for DCA), ``cost`` (oracle calls: one per DCA step for the
         toy's closed form, :math:`1 + 2\\,\\text{inner\\_steps}` for FISTA (a gradient and
         a subproblem value per inner step), plus ``n_evals``), ``min_step_sq``,
-        ``descent_slack`` (:math:`(c\\sum_k\\lVert x_{1/2}^k - x^k\\rVert^2 - (h_0 - h_K))/\\max(1, |h_0|)`,
-        :math:`\\le 0` by the descent inequality), ``rate_ratio`` (:math:`\\max_{k \\le K} ck\\min_{j<k}\\lVert x_{1/2}^j - x^j\\rVert^2/(h_0 - \\inf h)`:
+        ``descent_slack``
+        (:math:`(c\\sum_k\\lVert x_{1/2}^k - x^k\\rVert^2 - (h_0 - h_K))/\\max(1, |h_0|)`,
+        :math:`\\le 0` by the descent inequality), ``rate_ratio``
+        (:math:`\\max_{k \\le K} ck\\min_{j<k}\\lVert x_{1/2}^j - x^j\\rVert^2/(h_0 - \\inf h)`:
         the rate bound at every horizon, :math:`c` the base map's descent constant; NaN
         when :math:`c = 0`), ``max_rise``
         (the largest :math:`h(x_{1/2}^k) - h(x^k)` or :math:`h(x^{k+1}) - h(x_{1/2}^k)`

@@ -9,7 +9,7 @@ import pytest
 from jaxtheory.sims.dc import dca
 
 TOY = dca.DCSpec(problem="toy", dim=10, zeros=5, steps=30, replicas=2, psi_dirs=16)
-LS = dca.DCSpec(problem="sparse_ls", dim=40, m=20, nnz=3, steps=150, rho=0.1, inner_steps=10, psi_dirs=16)
+LS = dca.DCSpec(problem="sparse_ls", dim=40, m=20, nnz=3, steps=60, rho=0.1, inner_steps=10, psi_dirs=16)
 
 
 _jit_run = jax.jit(dca.run, static_argnums=0)
@@ -49,7 +49,7 @@ def _dca64(G, c, lam, rho, steps, inner=400):
     return x
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1])  # one compile, two instances
 def test_sparse_ls_dca_against_float64_reference(seed):
     params = {**dca.DEFAULT_PARAMS, "algo": 0}
     key = jax.random.key(seed)
@@ -87,3 +87,16 @@ def test_spec_validation():
         dca.DCSpec(dim=4, zeros=5)
     with pytest.raises(ValueError, match="rho"):
         dca.DCSpec(rho=-1.0)
+
+
+PR = dca.DCSpec(problem="phase_retrieval", dim=8, m=48, steps=40, inner_steps=10, psi_dirs=16)
+
+
+def test_phase_retrieval_runs_prox_linear_with_its_descent_constant():
+    d = _run(PR, 0, 4)
+    e = _run(PR, 1, 4)
+    for out in (d, e):
+        assert out["max_rise"] <= 1e-5 and out["descent_slack"] <= 1e-5 and out["rate_ratio"] <= 1.0
+        assert out["h_final"] < out["h0"]
+    assert e["h_final"] <= d["h_final"] or e["n_accepted"] > 0
+    assert d["cost"] == PR.steps * (1 + 2 * PR.inner_steps)
