@@ -316,7 +316,12 @@ $c = \lVert A\rVert^2/m + \rho/2$); it enters the monotonicity, descent, rate an
 claims. Its $\psi$ is not a usable stationarity certificate in floats: at the planted
 solution 90 % of the terms have $q_i = 0$ exactly, and any float approximation sits
 beside those kinks, where the one-sided derivative is large and negative. The full
-preset has not been run here.
+preset has not been run here beyond a 2-seed pipeline check on a CPU (every claim
+evaluates; there the exploration was accepted once or twice on two phase-retrieval
+lanes, and one of them ended *higher* than plain prox-linear on the same instance, since
+an accepted step can move the base method into a worse basin; DCA's $\psi$ on
+$n = 1000$ least squares reached $-5.9\cdot10^{-4}$, close to the $10^{-3}$ threshold:
+the float32 floor grows with $n$ and $\lVert A\rVert$).
 """
 
 

@@ -479,6 +479,12 @@ REGISTRY: list[Entry] = [
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
 NOT_TRANSFORMS: dict[str, str] = {
+    "accept_if_decrease": "sufficient-decrease selection used inside value-function transforms",
+    "n_evals": "reads the evaluation counter of a state",
+    "random_feasible_exploration": "an add-on after a base map: its incoming updates are the base "
+    "step, not a gradient, so the registry's gradient-fed checks do not apply; checked in "
+    "tests/optim/test_exploration.py (chain, vmap over traced sigma, counts, monotonicity)",
+    "ExplorationState": "state NamedTuple of a transform",
     **{
         n: "state NamedTuple of a transform"
         for n in (
