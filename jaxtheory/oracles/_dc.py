@@ -459,6 +459,7 @@ def robust_phase_retrieval(A: jax.Array, b: jax.Array, *, inner_steps: int = 20,
         kappa = 4.0 * beta + rho
         ax = A @ x
         qx = ax * ax - b
+
         # ||J||^2 by power iteration on J^T J (12 steps, from a fixed start), with a 1.5 safety
         # factor: a step kappa / (1.5 ||J||^2) for the dual; too large a step could only slow it,
         # never break the descent, since the best primal iterate (Delta = 0 included) is kept
