@@ -20,6 +20,7 @@ from jaxtheory.optim import (
     _zeroth_order,
     _segre,
     _koopman,
+    _exploration,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -38,6 +39,7 @@ from jaxtheory.optim._minimax import *  # noqa: F401,F403
 from jaxtheory.optim._zeroth_order import *  # noqa: F401,F403
 from jaxtheory.optim._segre import *  # noqa: F401,F403
 from jaxtheory.optim._koopman import *  # noqa: F401,F403
+from jaxtheory.optim._exploration import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -56,6 +58,7 @@ __all__ = [
         _zeroth_order,
         _segre,
         _koopman,
+        _exploration,
     )
     for name in module.__all__
 ]

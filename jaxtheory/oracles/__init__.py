@@ -5,3 +5,4 @@ from jaxtheory.oracles._noise import *  # noqa: F401,F403
 from jaxtheory.oracles._objectives import *  # noqa: F401,F403
 from jaxtheory.oracles._directional import *  # noqa: F401,F403
 from jaxtheory.oracles._saddle import *  # noqa: F401,F403
+from jaxtheory.oracles._dc import *  # noqa: F401,F403

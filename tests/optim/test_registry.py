@@ -638,6 +638,10 @@ NOT_TRANSFORMS: dict[str, str] = {
         for n in ("exact_dmd", "dmd_extrapolate")
     },
     "n_evals": "reads the evaluation counter of a state",
+    "random_feasible_exploration": "an add-on after a base map: its incoming updates are the base "
+    "step, not a gradient, so the registry's gradient-fed checks do not apply; checked in "
+    "tests/optim/test_exploration.py (chain, vmap over traced sigma, counts, monotonicity)",
+    "ExplorationState": "state NamedTuple of a transform",
     **{
         n: "state NamedTuple of a transform"
         for n in (
