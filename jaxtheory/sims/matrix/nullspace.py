@@ -166,7 +166,8 @@ def run(spec: NullspaceSpec, params: dict, key: jax.Array) -> dict:
         :math:`\\|XX^\\top - M^\\star\\|_F/\\|M^\\star\\|_F`), ``final_error``, ``plain_error``
         (the plain completion run's final error), ``final_loss``; per problem:
         ``delta_hat`` (the RIP estimate of :math:`\\mathcal A_\\varepsilon` on rank
-        ``rip_rank`` with the unit matrices), ``unit_min`` (:math:`\\min_{(i,j)\\in\\Omega^c}
+        ``rip_rank`` with the unit matrices), ``delta_random`` (the same from the random
+        samples alone), ``unit_min`` (:math:`\\min_{(i,j)\\in\\Omega^c}
         \\|Ge_{ij}\\|^2`, the :math:`c` of the bound :math:`\\hat\\delta \\ge
         (1-\\varepsilon^2c)/(1+\\varepsilon^2c)`; inf if every entry is observed),
         ``observed`` (:math:`|\\Omega|`).
@@ -227,6 +228,8 @@ def run(spec: NullspaceSpec, params: dict, key: jax.Array) -> dict:
     rip_rank = spec.rip_rank or 2 * spec.r_star
     rho = rip_ratios(op, rip_rank, kr, True, shape=(spec.n, spec.n), n_samples=spec.rip_samples)
     out["delta_hat"] = (rho.max() - rho.min()) / (rho.max() + rho.min())
+    rnd = rho[: spec.rip_samples]
+    out["delta_random"] = (rnd.max() - rnd.min()) / (rnd.max() + rnd.min())
     col = jnp.sum(G * G, axis=0).reshape(spec.n, spec.n)
     out["unit_min"] = jnp.min(jnp.where(mask > 0, jnp.inf, col))
     out["observed"] = jnp.sum(mask)

@@ -141,6 +141,7 @@ def test_run_rip_bound_and_bad_input():
     assert 0.0 < c < 3.0 and np.isfinite(pr["G"]).all()
     bound = (1 - 0.25 * c) / (1 + 0.25 * c)
     assert float(out["delta_hat"]) >= bound - RTOL32
+    assert 0.0 <= float(out["delta_random"]) <= float(out["delta_hat"])  # a subset of the ratios
     with pytest.raises(ValueError, match="multiple"):
         ns.run(ns.NullspaceSpec(steps=15, record_every=10), ns.DEFAULT_PARAMS, jax.random.key(0))
     with pytest.raises(ValueError, match="ranks"):
