@@ -270,14 +270,15 @@ EXPERIMENT = Experiment(
         ),
         "full": Preset(
             Space(
-                p=values(0.05, 0.1, 0.15, 0.2, 0.3, 0.5),
-                eps=values(0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
-                seeds=64,
+                p=values(0.05, 0.1, 0.15, 0.2, 0.3),
+                eps=values(0.0, 0.003, 0.01, 0.03, 0.1, 0.3),
+                seeds=32,
                 paired=("p", "eps"),
             ),
-            spec={"n": 100, "r_star": 2, "ranks": (2, 4, 10, 30), "g_rows": 2000, "steps": 20000},
-            description="One accelerator: n = 100, 6 p × 7 ε × 64 seeds, ranks up to 30, "
-            "G with 2000 rows, 20k steps.",
+            spec={"n": 100, "r_star": 2, "ranks": (2, 4, 10, 30), "g_rows": 500, "steps": 10000},
+            description="One accelerator (sized, not yet run): n = 100, 5 p × 6 ε × 32 seeds "
+            "(960 lanes), ranks up to 30, G with 500 rows (20 MB per lane), 10k steps; "
+            "η = 0.2 is untested at n = 100.",
         ),
     },
     claims=[
