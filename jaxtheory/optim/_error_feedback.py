@@ -16,6 +16,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._value import _as_key
+
 __all__ = ["ErrorFeedbackState", "error_feedback"]
 
 
@@ -35,23 +37,6 @@ class ErrorFeedbackState(NamedTuple):
     inner_state: Any
     error: Any
     key: jax.Array
-
-
-def _as_key(key):
-    """A PRNG key from a seed (a Python int or an integer scalar array, traced or not), or
-    ``key`` itself when it already is a key (raw ``uint32[2]`` data or a typed key).
-
-    An integer scalar array is what :func:`optax.inject_hyperparams` makes of an int
-    argument, and what ``jax.vmap`` over seeds passes in.
-    """
-    if isinstance(key, bool):
-        raise TypeError("key must be an int seed or a PRNG key, got a bool")
-    if isinstance(key, int):
-        return jax.random.PRNGKey(key)
-    dtype = getattr(key, "dtype", None)
-    if dtype is not None and jnp.ndim(key) == 0 and jnp.issubdtype(dtype, jnp.integer):
-        return jax.random.PRNGKey(key)
-    return key
 
 
 def _check_workers(tree, num_workers, what):

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxtheory.optim._value import accept_if_decrease
+from jaxtheory.optim._value import _as_key, accept_if_decrease
 
 __all__ = ["ExplorationState", "random_feasible_exploration"]
 
@@ -41,17 +41,6 @@ class ExplorationState(NamedTuple):
     accepted: jax.Array
     step_size: jax.Array
     value: jax.Array
-
-
-def _as_key(key):
-    if isinstance(key, bool):
-        raise TypeError("key must be an int seed or a PRNG key, got a bool")
-    if isinstance(key, int):
-        return jax.random.PRNGKey(key)
-    dtype = getattr(key, "dtype", None)
-    if dtype is not None and jnp.ndim(key) == 0 and jnp.issubdtype(dtype, jnp.integer):
-        return jax.random.PRNGKey(key)
-    return key
 
 
 def _float_dtype(tree):

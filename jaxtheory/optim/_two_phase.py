@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxtheory.optim._error_feedback import _as_key
+from jaxtheory.optim._value import _as_key
 
 __all__ = [
     "TwoPhaseState",

@@ -18,6 +18,24 @@ import jax.numpy as jnp
 __all__ = ["accept_if_decrease", "n_evals"]
 
 
+def _as_key(key):
+    """A PRNG key from a seed (a Python int or an integer scalar array, traced or not), or
+    ``key`` itself when it already is a key (raw ``uint32[2]`` data or a typed key).
+
+    An integer scalar array is what :func:`optax.inject_hyperparams` makes of an int
+    argument, and what ``jax.vmap`` over seeds passes in. Shared by every transform that
+    keeps its key in its state.
+    """
+    if isinstance(key, bool):
+        raise TypeError("a seed or key must be an int or a PRNG key, got a bool")
+    if isinstance(key, int):
+        return jax.random.PRNGKey(key)
+    dtype = getattr(key, "dtype", None)
+    if dtype is not None and jnp.ndim(key) == 0 and jnp.issubdtype(dtype, jnp.integer):
+        return jax.random.PRNGKey(key)
+    return key
+
+
 def accept_if_decrease(candidate, fallback, value_candidate, value_fallback, decrease=0.0):
     """Keep ``candidate`` when it decreases the value enough, else ``fallback``.
 

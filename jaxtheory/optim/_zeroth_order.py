@@ -31,7 +31,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import optax
+
 from jax.flatten_util import ravel_pytree
+
+from jaxtheory.optim._value import _as_key
 
 from jaxtheory.oracles import directional_derivative, directional_evals
 from jaxtheory.oracles._directional import DIRECTIONAL_MODES
@@ -67,17 +70,6 @@ class ZerothOrderState(NamedTuple):
     key: jax.Array
     n_evals: jax.Array
     sum_sq: jax.Array
-
-
-def _as_key(seed):
-    if isinstance(seed, bool):
-        raise TypeError("seed must be an int or a PRNG key, got a bool")
-    if isinstance(seed, int):
-        return jax.random.PRNGKey(seed)
-    dtype = getattr(seed, "dtype", None)
-    if dtype is not None and jnp.ndim(seed) == 0 and jnp.issubdtype(dtype, jnp.integer):
-        return jax.random.PRNGKey(seed)
-    return seed
 
 
 def _check_mode(mode):
