@@ -229,12 +229,13 @@ here is the digest's reconstruction: the Chinchilla loss
 $L = E_0 + A N^{-\alpha} + B(\kappa_D D)^{-\beta}$ ($E_0 = 1.69$, $A = 406.4$,
 $B = 410.7$, $\alpha = .34$, $\beta = .28$), revenue $R_0 S(L)$ with $S$ the share of
 consumers whose loss threshold is met, and spend $6ND/E$. The adoption families
-(logistic, log-normal on the excess loss, a smoothed step, uniform = constant density),
-$R_0 = 10^9$ \$, and the medians $L_c \in \{2.0, 2.2\}$ are our choices, not the paper's.
+(logistic of width 0.1, log-normal on the excess loss with log-scale 0.5, a step smoothed
+to width 0.03, uniform = constant density), the revenue scales $R_0 \in \{10^7, 10^9\}$ \$
+and the median thresholds $L_c \in \{2.2, 2.4\}$ are our choices, not the paper's.
 
 **Solver.** Adam (cosine-decayed step from 0.1, 300 steps) on $-\Pi/R_0$ over
 $u = (\log N, \log D)$, each step followed by `optax.projections.projection_box`
-($\log D \le \log D_{\max}$), in a `lax.scan`, from 4 fixed starts; 8 projected Newton
+($\log D \le \log D_{\max}$), in a `lax.scan`, from 4 fixed starts; 40 projected Newton
 steps then polish the point (Adam alone stops at gradient norms $10^{-6}$–$10^{-2}$, too
 coarse for a $10^{-4}$ first-order identity); the best start is the optimum. All of it
 runs in float64. The optimisation is deterministic, so every claim is on exact values
