@@ -60,8 +60,8 @@ def test_selected_gap_against_monte_carlo(K):
 def test_selected_gap_small_noise_limit_and_errors():
     c = L.sublevel_constant(np.ones(4))
     K = np.array([16.0, 256.0])
-    # sigma at the grid's lower limit: within 1 % of the noise-free closed form
-    small = L.expected_selected_gap(K, 4, c, 1e-3 * c ** -0.5)
+    # small sigma (3e-3 of the gap scale): within 1 % of the noise-free closed form
+    small = L.expected_selected_gap(K, 4, c, 3e-3 * c**-0.5)
     np.testing.assert_allclose(small, L.expected_best_gap(K, 4, c), rtol=0.01)
     assert np.array_equal(L.expected_selected_gap(K, 4, c, 0.0), L.expected_best_gap(K, 4, c))
     with pytest.raises(ValueError):
