@@ -299,7 +299,9 @@ def _draw_noise(ds, spec, fig):
             )
             if s > 0:
                 ax.loglog(K, s * np.sqrt(2 * np.log(np.maximum(K, 2))), "--", color=f"C{i}", lw=0.8)
-        ax.set_title(f"d={int(d)}; dashed σ√(2 ln K)", fontsize=8)
+                c = search.sublevel_constant(_hdiag(ds, d))
+                ax.loglog(K, search.expected_selected_gap(K, int(d), c, float(s)), ":", color="k", lw=0.8)
+        ax.set_title(f"d={int(d)}; dashed σ√(2 ln K), dotted exact", fontsize=8)
         ax.set_xlabel("K")
         if j == 0:
             ax.set_ylabel("true gap of the chosen recipe")
@@ -351,6 +353,18 @@ $a\gamma K^{-\gamma-1} = c_{proxy}\,g'(C - K c_{proxy})$ with $(a, \gamma)$ the 
 least-squares power law over $K \ge 16$; the ratio is within 5 % of 1. (6) A power law fitted
 on $16 \le K \le 64$ predicts the mean gap at $K = 1024$ within 15 % (with $K \ge 1$ the
 fit would bend with the small-K curvature of the Gamma ratio).
+
+**Smoke verdicts** (2000 seeds, 95 % intervals, Bonferroni over cells). `closed-form-mean-gap`
+pass (1.017, 0.997, 1.008 for $d$ = 2, 4, 8; single checkpoints $K \ge 16$ lie within
+0.98–1.05 of the formula); `slope-minus-two-over-d` pass ($-0.993$, $-0.493$, $-0.250$);
+`noisy-mean-gap-exact` pass (0.996–1.017 in all six noisy cells); `noise-floor-scale` fail
+(see above); `saturation-moves-right` pass ($\log_2$ ratios 2.39 and 2.24 for $d$ = 2, 4;
+$d = 8$ never departs at either $\sigma$ within $K \le 1024$); `budget-split-first-order`
+inconclusive: $d$ = 2, 4 pass (1.009, 1.001), $d = 8$ measures 1.033 [1.009, 1.058]: the
+small-$K$ curvature of the $d = 8$ curve moves the optimum by about 3 %;
+`predict-from-small-k` inconclusive: $d = 4$ passes (1.023), $d = 8$ (1.066) passes, $d = 2$
+measures 1.26 [1.10, 1.45]: five checkpoints of a near-exponential best gap at 2000 seeds
+do not pin the slope down (the exact curve gives 1.08).
 
 Not built: GP-BO and CMA-ES policies (the `init / propose / observe` interface is there),
 the logistic proxy training run and the full preset's Pareto frontier.
@@ -471,7 +485,8 @@ EXPERIMENT = Experiment(
         Figure(
             "noise_floor",
             _draw_noise,
-            "True gap of the recipe chosen by its noisy observation, per σ, with σ√(2 ln K) dashed.",
+            "True gap of the recipe chosen by its noisy observation, per σ (band ± one standard error), "
+            "with σ√(2 ln K) dashed and the exact mean (expected_selected_gap) dotted.",
         ),
     ],
     description=DESCRIPTION,
