@@ -113,3 +113,63 @@ def test_run_noise_free_and_paired():
     assert abs(g.mean() - f64) < 4 * g.std(ddof=1) / math.sqrt(g.size)
     with pytest.raises(ValueError):
         search.run(search.SearchSpec(policy="cma"), search.DEFAULT_PARAMS, jax.random.key(0))
+
+
+def test_gp_ucb_posterior_equals_dense_reference():
+    from jaxtheory.sims.gp_bandits import kernels as gpk
+    from jaxtheory.sims.gp_bandits import posterior as gpp
+
+    pool = jax.random.uniform(jax.random.key(5), (40, 2), minval=-1.0, maxval=1.0)
+    pol = search.gp_ucb(pool, 6, lengthscale=0.5, noise_var=1e-2, nugget=1e-5)
+    s = pol.init()
+    idx, ys = [], []
+    for t in range(6):
+        x = pol.propose(s, jax.random.key(t))
+        y = float(jnp_sum_sq(x)) + 0.1 * t  # any values: the posterior is linear in them
+        s = pol.observe(s, x, y)
+        idx.append(int(np.argmin(((np.asarray(pool) - np.asarray(x)) ** 2).sum(-1))))
+        ys.append(y)
+    K = np.asarray(gpk.kernel_matrix("matern52", pool, pool, 0.5, 1.0), np.float64) + 1e-5 * np.eye(40)
+    mu, cov = gpp.dense_posterior(K, idx, ys, 1e-2)
+    # float32 bordered updates against a float64 dense solve: six steps, condition ~1e2
+    np.testing.assert_allclose(np.asarray(s.gp.mean), mu, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(s.gp.var), np.diag(cov), atol=1e-4)
+    assert int(s.n_evals) == 6
+
+
+def jnp_sum_sq(x):
+    return (np.asarray(x, np.float64) ** 2).sum()
+
+
+def test_gp_ucb_beats_random_search_on_a_quadratic():
+    d, budget, n = 2, 24, 256
+
+    def lane(key):
+        kp, kr = jax.random.split(key)
+        pool = jax.random.uniform(kp, (n, d), minval=-1.0, maxval=1.0)
+        pol = search.gp_ucb(pool, budget, noise_var=1e-4)
+
+        def step(s, t):
+            x = pol.propose(s, jax.random.fold_in(kr, t))
+            g = (x * x).sum()
+            return pol.observe(s, x, g), g
+
+        _, gs = jax.lax.scan(step, pol.init(), np.arange(budget))
+        return gs.min()
+
+    best = np.asarray(jax.jit(jax.vmap(lane))(jax.random.split(jax.random.key(7), 16)))
+    rs = float(L.expected_best_gap(budget, d, L.sublevel_constant(np.ones(d))))
+    # random search's mean best gap at K = 24 is 0.051 (closed form); GP-UCB, which uses the
+    # observations, must do at least twice as well on a smooth bowl (it measured 0.014 here;
+    # the pool's own best point has mean gap about 0.005)
+    assert best.mean() < 0.5 * rs, (best.mean(), rs)
+
+
+def test_run_with_gp_ucb():
+    spec = search.SearchSpec(dim=2, budget=16, policy="gp_ucb", pool=64)
+    out = jax.jit(jax.vmap(lambda k: search.run(spec, search.DEFAULT_PARAMS, k)))(
+        jax.random.split(jax.random.key(0), 4)
+    )
+    assert out["gap"].shape == (4, len(search.checkpoints(16)))
+    assert np.array_equal(np.asarray(out["gap"]), np.asarray(out["oracle_gap"]))
+    assert np.all(np.diff(np.asarray(out["gap"]), axis=1) <= 0)

@@ -17,12 +17,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtheory.sims.search import landscapes
-from jaxtheory.sims.search.policies import random_search
+from jaxtheory.sims.search.policies import gp_ucb, random_search
 
 __all__ = ["POLICIES", "DEFAULT_PARAMS", "SearchSpec", "checkpoints", "run"]
 
-#: Names of the search policies :func:`run` knows (a spec field: static).
-POLICIES = ("random",)
+#: Names of the search policies :func:`run` knows (a spec field: static): uniform random
+#: search and GP-UCB on a pool of ``spec.pool`` uniform candidates.
+POLICIES = ("random", "gp_ucb")
 
 #: Default of every parameter :func:`run` reads: noise sd ``sigma``, the Hessian diagonal
 #: evenly spaced from ``h_lo`` to ``h_hi``, and the optimum ``center``·(1, ..., 1).
@@ -37,11 +38,19 @@ class SearchSpec:
         dim: dimension :math:`d` of the recipe.
         budget: the largest number of evaluations :math:`K`.
         policy: one of :data:`POLICIES`.
+        pool: GP-UCB's candidate pool size (drawn uniformly per lane).
+        gp_lengthscale: GP-UCB's Matérn-5/2 lengthscale.
+        gp_noise_var: GP-UCB's model noise variance.
+        gp_beta: GP-UCB's confidence multiplier.
     """
 
     dim: int = 2
     budget: int = 1024
     policy: str = "random"
+    pool: int = 256
+    gp_lengthscale: float = 0.5
+    gp_noise_var: float = 1e-4
+    gp_beta: float = 4.0
 
 
 def checkpoints(budget: int) -> np.ndarray:
@@ -66,7 +75,8 @@ def run(spec: SearchSpec, params: dict, key: jax.Array) -> dict:
         params: ``sigma`` (noise sd), ``h_lo``, ``h_hi`` (Hessian diagonal), ``center``
             (optimum :math:`\\theta^\\star = \\text{center}\\cdot\\mathbf 1`); may be traced.
         key: the lane's PRNG key; evaluation ``t`` draws its recipe and its noise from
-            ``fold_in(key, t)`` (so lanes of one seed share recipes whatever ``sigma``).
+            ``fold_in(key, t)`` (so lanes of one seed share recipes whatever ``sigma``);
+            GP-UCB's pool from ``fold_in(key, budget)``.
 
     Returns:
         ``gap``, ``observed`` and ``oracle_gap``, each of shape ``(len(checkpoints),)``
@@ -81,7 +91,13 @@ def run(spec: SearchSpec, params: dict, key: jax.Array) -> dict:
     if spec.policy not in POLICIES:
         raise ValueError(f"unknown policy {spec.policy!r}; known: {POLICIES}")
     d = spec.dim
-    policy = random_search(d)
+    if spec.policy == "gp_ucb":
+        pool = jax.random.uniform(jax.random.fold_in(key, spec.budget), (spec.pool, d), jnp.float32, -1.0, 1.0)
+        policy = gp_ucb(
+            pool, spec.budget, lengthscale=spec.gp_lengthscale, noise_var=spec.gp_noise_var, beta=spec.gp_beta
+        )
+    else:
+        policy = random_search(d)
     t_idx = jnp.linspace(0.0, 1.0, d) if d > 1 else jnp.zeros((1,))
     hdiag = (params["h_lo"] + (params["h_hi"] - params["h_lo"]) * t_idx).astype(jnp.float32)
     center = jnp.full((d,), params["center"], jnp.float32)
