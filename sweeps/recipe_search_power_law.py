@@ -364,7 +364,9 @@ inconclusive: $d$ = 2, 4 pass (1.009, 1.001), $d = 8$ measures 1.033 [1.009, 1.0
 small-$K$ curvature of the $d = 8$ curve moves the optimum by about 3 %;
 `predict-from-small-k` inconclusive: $d = 4$ passes (1.023), $d = 8$ (1.066) passes, $d = 2$
 measures 1.26 [1.10, 1.45]: five checkpoints of a near-exponential best gap at 2000 seeds
-do not pin the slope down (the exact curve gives 1.08).
+do not pin the slope down. Applied to the closed-form curve itself (the infinite-seed
+limit) the two statistics are 0.996, 1.005, 1.007 ($K^\star$) and 1.081, 1.030, 1.013
+(prediction) for $d$ = 2, 4, 8: both should pass with more seeds.
 
 Not built: CMA-ES, the logistic proxy training run and the full preset's Pareto frontier.
 GP-UCB (`SearchSpec(policy="gp_ucb")`, the exact posterior of `sims.gp_bandits` on a pool of
