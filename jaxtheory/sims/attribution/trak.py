@@ -296,9 +296,9 @@ def ranking_metrics(est, true):
 
     Returns:
         A dict: ``rel_err`` (‖est − true‖_F/‖true‖_F), ``spearman`` and ``pearson``
-        (row means), ``auc`` (the probability that a top-decile point by |true| has a
-        larger |est| than a bottom-half point, row mean) and ``prec5`` (the fraction of
-        the top 5 % by |est| that is in the top 5 % by |true|, row mean).
+        (row means), ``auc`` (the probability that a top-decile point by absolute true influence has a
+        larger absolute estimate than a bottom-half point, row mean) and ``prec5`` (the fraction of
+        the top 5 % by absolute estimate that is in the top 5 % by absolute true influence, row mean).
 
     Example:
         >>> import jax.numpy as jnp
