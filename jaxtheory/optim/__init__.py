@@ -15,6 +15,7 @@ from jaxtheory.optim import (
     _schatten,
     _two_phase,
     _value,
+    _irl,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -28,6 +29,7 @@ from jaxtheory.optim._two_phase import *  # noqa: F401,F403
 from jaxtheory.optim._imuon import *  # noqa: F401,F403
 from jaxtheory.optim._schatten import *  # noqa: F401,F403
 from jaxtheory.optim._value import *  # noqa: F401,F403
+from jaxtheory.optim._irl import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -41,6 +43,7 @@ __all__ = [
         _imuon,
         _schatten,
         _value,
+        _irl,
     )
     for name in module.__all__
 ]
