@@ -186,13 +186,12 @@ def occupancy_interp(target: Any, learning_rate: float | jax.Array) -> optax.Gra
 def _sym_pinv_apply(mat: jax.Array, vec: jax.Array, rtol: float | None, damping) -> jax.Array:
     """``pinv(mat) @ vec`` for a symmetric positive semi-definite ``mat`` (eigenvalues below
     ``rtol`` times the largest are dropped), or the damped solve
-    ``(mat + damping * mean_eig * I)^{-1} vec`` by Cholesky."""
+    ``(mat + damping * mean_eig * I)^{-1} vec`` by an LU solve."""
     mat = 0.5 * (mat + mat.T)
     if damping is not None:
         d = mat.shape[0]
         lam = damping * jnp.trace(mat) / d
-        chol = jax.scipy.linalg.cho_factor(mat + lam * jnp.eye(d, dtype=mat.dtype))
-        return jax.scipy.linalg.cho_solve(chol, vec)
+        return jnp.linalg.solve(mat + lam * jnp.eye(d, dtype=mat.dtype), vec)
     evals, evecs = jnp.linalg.eigh(mat)
     tol = (10.0 * mat.shape[0] * jnp.finfo(mat.dtype).eps if rtol is None else rtol) * jnp.max(evals)
     inv = jnp.where(evals > tol, 1.0 / jnp.where(evals > tol, evals, 1.0), 0.0)
@@ -234,7 +233,7 @@ def averaged_fisher_precondition(
             ``10 * d * eps`` of the dtype.
         damping: ``None`` for the pseudo-inverse (an eigendecomposition); a number
             :math:`\lambda` for the damped solve
-            :math:`(\bar F + \lambda\,\tfrac{\operatorname{tr}\bar F}{d} I)^{-1} g` by Cholesky,
+            :math:`(\bar F + \lambda\,\tfrac{\operatorname{tr}\bar F}{d} I)^{-1} g` by an LU solve,
             several times cheaper. A gradient orthogonal to the null space (the MaxEnt
             dual gradient is) gets no null-space component either way; the damping
             shrinks the directions of eigenvalue below about :math:`\lambda` times the
