@@ -221,8 +221,10 @@ def run(spec: IRLSpec, params, key: jax.Array) -> dict:
         grad = mu_e - mu
         if spec.algo == "natural":
             # the Fisher at θ_k by forward mode, the value iteration warm-started at θ_k's value.
-            # (mdp.fisher_closed_form is about 2× cheaper, but under the sweep engine's
-            # compiled program it stalled XLA:CPU here twice, 0 % CPU; plain jit ran.)
+            # (mdp.fisher_closed_form is about 2× cheaper. Under the sweep engine's compiled
+            # program this group stalled XLA:CPU at 0 % CPU in 3 of 7 runs here, twice with
+            # the closed form and once with this autodiff Fisher and a Cholesky solve, never
+            # under plain jit; the damped solve is now an LU solve, cause not found.)
             fisher_fn = lambda th: M.fisher(th, phi, mdp, v, spec.vi_tol, spec.vi_max_iter)  # noqa: E731
             nat = averaged_fisher_precondition(fisher_fn, eta, num_nodes=1, damping=NATURAL_DAMPING)
             upd, state = nat.update(grad, state, theta)
