@@ -21,6 +21,7 @@ from jaxtheory.optim import (
     _segre,
     _koopman,
     _exploration,
+    _irl,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -40,6 +41,7 @@ from jaxtheory.optim._zeroth_order import *  # noqa: F401,F403
 from jaxtheory.optim._segre import *  # noqa: F401,F403
 from jaxtheory.optim._koopman import *  # noqa: F401,F403
 from jaxtheory.optim._exploration import *  # noqa: F401,F403
+from jaxtheory.optim._irl import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -59,6 +61,7 @@ __all__ = [
         _segre,
         _koopman,
         _exploration,
+        _irl,
     )
     for name in module.__all__
 ]

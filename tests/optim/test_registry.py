@@ -626,6 +626,18 @@ REGISTRY: list[Entry] = [
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
 NOT_TRANSFORMS: dict[str, str] = {
     "accept_if_decrease": "sufficient-decrease selection used inside value-function transforms",
+    "occupancy_interp": (
+        "moves the parameters toward a fixed target whatever the incoming gradient (its update "
+        "is eta (theta* - theta)); the recursion and its SMD equivalence are tested in test_irl.py"
+    ),
+    "averaged_fisher_precondition": (
+        "needs a Fisher-matrix function of the parameters (an IRL model), which the registry's "
+        "generic problems lack; tested against closed forms in test_irl.py"
+    ),
+    "AveragedFisherState": "state NamedTuple of a transform",
+    "OccupancyInterpState": "state NamedTuple of a transform",
+    "gauss_legendre_unit": "quadrature nodes used by averaged_fisher_precondition",
+    "line_average": "quadrature helper used by averaged_fisher_precondition",
     "koopman_accelerate": (
         "wrapper of an inner transform with no numeric hyperparameter of its own to sweep; "
         "disabled-equals-inner, chain use and the vmapped lax.cond are tested in test_koopman.py"
