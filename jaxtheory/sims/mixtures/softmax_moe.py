@@ -156,7 +156,18 @@ def jacobian(atoms, x, expert: str):
 
 
 def lsq_loss(atoms, x, y, weights, expert: str):
-    """Weighted mean squared error ``Σ w (y − f)² / Σ w``: the least-squares objective."""
+    """Weighted mean squared error ``Σ w (y − f)² / Σ w``: the least-squares objective.
+
+    Args:
+        atoms: ``(k, 2d + 2)`` atoms.
+        x: inputs ``(n_max, d)``.
+        y: responses ``(n_max,)``.
+        weights: sample weights ``(n_max,)``, e.g. :func:`~jaxtheory.sims.mixtures.samples.size_mask`.
+        expert: one of :data:`EXPERTS`.
+
+    Returns:
+        The scalar loss.
+    """
     return samples.weighted_mean((y - forward(atoms, x, expert)) ** 2, weights)
 
 
