@@ -182,7 +182,8 @@ def sample_task(spec: FeedbackSpec, params: dict, key):
 
     Example:
         >>> import jax
-        >>> t = sample_task(FeedbackSpec(n=16, steps=4), dict(FEEDBACK_PARAMS), jax.random.key(0))
+        >>> t = sample_task(FeedbackSpec(n=16, steps=4, probe=2), dict(FEEDBACK_PARAMS),
+        ...                 jax.random.key(0))
         >>> t["K"].shape, t["a"].shape, bool(t["mask"].all())
         ((16, 16), (16,), True)
     """
@@ -193,6 +194,8 @@ def sample_task(spec: FeedbackSpec, params: dict, key):
     K = kernel_matrix(spec.kernel, X, X, jnp.asarray(spec.lengthscale, dt), jnp.asarray(1.0, dt))
     K = K + spec.nugget * jnp.eye(n, dtype=dt)
     L = jnp.linalg.cholesky(K)
+    # a ρ-prior task (rho_prior = k > 0) is its own task: a key of its own
+    key = jax.random.fold_in(key, jnp.asarray(params["rho_prior"], jnp.int32))
     z = jax.random.normal(key, (4 * n + spec.steps,), dt)
     k2 = jax.random.fold_in(key, 1)
     u_mask, u_order = jax.random.uniform(k2, (2, n), dt)
@@ -239,8 +242,9 @@ def feedback_moments(K, mask, a, feedback_var):
 
     Example:
         >>> import jax.numpy as jnp
-        >>> m0, C = feedback_moments(jnp.eye(2), jnp.array([True, False]), jnp.array([2.0, 5.0]), 1.0)
-        >>> m0.tolist(), C.tolist()
+        >>> m0, C = feedback_moments(jnp.eye(2), jnp.array([True, False]),
+        ...                          jnp.array([2.0, 5.0]), 1.0)
+        >>> m0.round(5).tolist(), C.round(5).tolist()
         ([1.0, 0.0], [[0.5, 0.0], [0.0, 0.0]])
     """
     m = mask.astype(K.dtype)
