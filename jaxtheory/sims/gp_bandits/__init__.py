@@ -20,6 +20,7 @@ References:
 """
 
 from jaxtheory.sims.gp_bandits.kernels import *  # noqa: F401,F403
+from jaxtheory.sims.gp_bandits.feedback import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.objectives import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.pathwise import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.posterior import *  # noqa: F401,F403
