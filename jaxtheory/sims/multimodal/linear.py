@@ -519,7 +519,7 @@ def _closed_forms(spec, model, rho_y, key):
             "angle_cca_truth_x": _max_angle(wx, model["A"]),
         }
 
-    return jax.lax.map(one, jnp.asarray(spec.rho_x_grid, jnp.float32))
+    return jax.vmap(one)(jnp.asarray(spec.rho_x_grid, jnp.float32))
 
 
 def _train(spec, params, model, key):
@@ -615,7 +615,7 @@ def run(spec: MultimodalSpec, params: dict, key: jax.Array) -> dict:
             mk, dk = jax.random.split(rk)
             return _closed_forms(spec, draw_model(mk, spec.k, spec.m, spec.d, *scales), params["rho_y"], dk)
 
-        cf = jax.lax.map(one, jax.random.split(kc, r))
+        cf = jax.vmap(one)(jax.random.split(kc, r))
     else:
         nan = jnp.float32(jnp.nan)
         cf = {
