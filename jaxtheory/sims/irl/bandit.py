@@ -108,7 +108,7 @@ def interp_policies(theta0: jax.Array, log_pi_expert: jax.Array, eta, steps: int
     Example:
         >>> import jax.numpy as jnp
         >>> lp = jnp.log(jnp.array([0.25, 0.75]))
-        >>> print(interp_policies(jnp.zeros(2), lp, 1.0, 1)[-1])
+        >>> print(jnp.round(interp_policies(jnp.zeros(2), lp, 1.0, 1)[-1], 4))
         [0.25 0.75]
     """
     opt = occupancy_interp(log_pi_expert, eta)
@@ -137,7 +137,7 @@ def mirror_policies(pi0: jax.Array, log_pi_expert: jax.Array, eta, steps: int) -
     Example:
         >>> import jax.numpy as jnp
         >>> lp = jnp.log(jnp.array([0.25, 0.75]))
-        >>> print(mirror_policies(jnp.array([0.5, 0.5]), lp, 1.0, 1)[-1])
+        >>> print(jnp.round(mirror_policies(jnp.array([0.5, 0.5]), lp, 1.0, 1)[-1], 4))
         [0.25 0.75]
     """
     opt = stochastic_mirror_descent(eta, entropic_mirror_map())

@@ -407,8 +407,8 @@ def siglip(f, g, log_t, b):
 
     Example:
         >>> f = jnp.eye(2)
-        >>> round(float(siglip(f, f, jnp.log(10.0), -10.0)), 4)
-        2e-05
+        >>> round(float(siglip(f, f, jnp.log(10.0), -10.0)), 4)  # positives at logit 0: log 2
+        0.6932
     """
     z = jnp.exp(log_t) * _unit(f) @ _unit(g).T + b
     n = f.shape[0]

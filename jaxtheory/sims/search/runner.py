@@ -92,7 +92,9 @@ def run(spec: SearchSpec, params: dict, key: jax.Array) -> dict:
         raise ValueError(f"unknown policy {spec.policy!r}; known: {POLICIES}")
     d = spec.dim
     if spec.policy == "gp_ucb":
-        pool = jax.random.uniform(jax.random.fold_in(key, spec.budget), (spec.pool, d), jnp.float32, -1.0, 1.0)
+        pool = jax.random.uniform(
+            jax.random.fold_in(key, spec.budget), (spec.pool, d), jnp.float32, -1.0, 1.0
+        )
         policy = gp_ucb(
             pool, spec.budget, lengthscale=spec.gp_lengthscale, noise_var=spec.gp_noise_var, beta=spec.gp_beta
         )
