@@ -6,6 +6,7 @@ grid as one compiled program per shape (:mod:`jaxtheory.sweep`), and experiments
 check a paper's claims on the results (:class:`Experiment`).
 """
 
+from jaxtheory._jaxlib_check import warn_if_deadlock_prone
 from jaxtheory.claims import NotApplicable
 from jaxtheory.experiment import (
     Claim,
@@ -19,6 +20,8 @@ from jaxtheory.experiment import (
 )
 
 __version__ = "0.1.0"
+
+warn_if_deadlock_prone()
 
 __all__ = [
     "Claim",

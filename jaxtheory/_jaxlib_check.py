@@ -1,0 +1,52 @@
+"""Warn when the installed jaxlib can deadlock XLA:CPU on batched linear algebra.
+
+jaxlib 0.10.0 to 0.11.0 split the batch of a LAPACK call (``getrf``, ``potrf``,
+``syevd``, ``gesdd``...) into chunks on XLA:CPU's intra-op thread pool and block the
+calling pool thread until they finish. When the thunk executor runs as many such calls
+at once as the pool has threads (two on a 2-core machine: the vmapped lanes of a sweep
+easily do), every thread waits for work queued behind it and the program stops at 0 %
+CPU, forever. The native stacks show every ``tf_XLAEigen`` thread in
+``jax::ParallelBatchMap`` -> ``absl::BlockingCounter::Wait``. 0.9.2 lacks that code path
+and 0.11.1 compiles it out of open-source builds; ``pyproject.toml`` excludes the
+affected releases. This check is for an environment that installed jax by other means.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+AFFECTED = ((0, 10, 0), (0, 11, 0))  # inclusive bounds
+
+
+def _parse(version: str) -> tuple[int, int, int] | None:
+    m = re.match(r"(\d+)\.(\d+)\.(\d+)", version)
+    return tuple(int(g) for g in m.groups()) if m else None  # type: ignore[return-value]
+
+
+def deadlock_prone(version: str) -> bool:
+    """Whether a jaxlib ``version`` string is one of the releases with the deadlock."""
+    v = _parse(version)
+    return v is not None and AFFECTED[0] <= v <= AFFECTED[1]
+
+
+def warn_if_deadlock_prone(version: str | None = None) -> bool:
+    """Warn (``RuntimeWarning``) and return True when ``version`` (default: the installed
+    jaxlib) is deadlock-prone on CPU."""
+    if version is None:
+        try:
+            import jaxlib
+
+            version = jaxlib.__version__
+        except Exception:  # pragma: no cover - no jaxlib at all fails elsewhere
+            return False
+    if not deadlock_prone(version):
+        return False
+    warnings.warn(
+        f"jaxlib {version} can deadlock XLA:CPU when batched linear algebra (eigh, svd, "
+        "cholesky, solve under vmap) runs concurrently: a sweep then stops at 0 % CPU. "
+        "Install jax and jaxlib 0.9.2, or 0.11.1 or later (pip install -e . does).",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    return True
