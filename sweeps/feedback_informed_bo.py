@@ -169,11 +169,7 @@ non-linear distortion; the Gaussian stand-in then learns a much smaller $|\hat\r
 (about −0.17 instead of −0.8 after 10 observations), i.e. it discounts the source.
 """
 
-# Not registered yet (the registry picks up modules exposing ``EXPERIMENT``): its smoke
-# program hung XLA:CPU in two docs builds on this 2-core machine (0 % CPU, every thread
-# parked), as in vlm-objectives-spectral; the helper saw it hang twice more. Issue 24 stays
-# open on it; rename to ``EXPERIMENT`` once the smoke runs reliably.
-DRAFT_EXPERIMENT = Experiment(
+EXPERIMENT = Experiment(
     name="feedback-informed-bo",
     paper=Paper(
         title="In-Context Black-Box Optimization with Unreliable Feedback",

@@ -496,22 +496,16 @@ EXPERIMENT = Experiment(
     metric_dims={"l1": ("iter",), "kl": ("iter",), "dual": ("iter",)},
     coords=lambda spec: {"iter": np.arange(spec.steps + 1)},
     presets={
-        # The smoke leaves out the natural-gradient method: its program (batched eigh-based
-        # pseudo-inverses of the Fisher inside the scan) hung XLA:CPU in 3 of 7 engine runs and
-        # 1 of 4 reruns on this 2-core machine (0 % CPU, every thread parked; also with
-        # --xla_cpu_multi_thread_eigen=false in a related program). No claim reads it; the
-        # figures draw it where it ran, and the full preset keeps it.
         "smoke": Preset(
             Space(
-                algo=static("dual", "interp"),
+                algo=static(*R.METHODS),
                 eta_index=values(0, 1, 2, 3, 4),
                 reward=values("tabular", "features"),
                 seeds=48,
                 paired=_PAIRED,
             ),
             description="CPU: S = 20, A = 4, γ = 0.9, 200 iterations, 48 MDPs (48/48 wins is the "
-            "fewest that decides ≥ 90 % at 95 % with two compared steps), dual ascent and the "
-            "interpolation (the natural gradient runs in the full preset only).",
+            "fewest that decides ≥ 90 % at 95 % with two compared steps), all three methods.",
         ),
         "full": Preset(
             Space(

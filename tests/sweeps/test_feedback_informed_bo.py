@@ -7,7 +7,7 @@ import pytest
 import xarray as xr
 
 from jaxtheory.claims import SOURCES, VERDICTS
-from sweeps.feedback_informed_bo import DRAFT_EXPERIMENT  # not registered yet: see the sweep module
+from sweeps.feedback_informed_bo import EXPERIMENT
 from sweeps import feedback_informed_bo as fib
 
 STEPS = 25
@@ -43,7 +43,7 @@ def _fake(fb_scale=0.3, greedy_scale=3.0, coverage=0.9, rho_noise=0.05, warped_s
 
 
 def _verdicts(ds):
-    exp = DRAFT_EXPERIMENT
+    exp = EXPERIMENT
     return {c.name: c.evaluate(ds, exp.spec).verdict for c in exp.claims}
 
 
@@ -64,7 +64,7 @@ def test_claims_fail_on_bad_data():
 
 def test_spearman_measure_matches_direct_computation():
     ds = _fake(rho_noise=0.6)
-    exp = DRAFT_EXPERIMENT
+    exp = EXPERIMENT
     est = [c for c in exp.claims if c.name == "reliability-in-context"][0].measure(ds, exp.spec)
     fixed = ds.isel(task=[0, 1, 2])
     x = fixed["rho_hat_probe"].transpose("seed", "task").values.ravel()
@@ -75,9 +75,8 @@ def test_spearman_measure_matches_direct_computation():
 
 
 @pytest.mark.slow
-@pytest.mark.skip(reason="the smoke program hangs XLA:CPU intermittently (see the sweep module); issue 24")
 def test_smoke_runs_and_claims_evaluate(tmp_path):
-    exp = DRAFT_EXPERIMENT
+    exp = EXPERIMENT
     run = exp.sweep("smoke", out=tmp_path, quiet=True)
     claims = json.loads((run.run_dir / "claims.json").read_text())
     assert [c["name"] for c in claims] == [c.name for c in exp.claims]
