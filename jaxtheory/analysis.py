@@ -46,6 +46,7 @@ __all__ = [
     "loglog_slope",
     "semilog_rate",
     "linear_r2",
+    "masked_line_fit",
     "slope_difference",
     "local_slopes",
     "power_law_with_floor",
@@ -993,6 +994,52 @@ def _r2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     yc = y - y.mean(axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         return 1.0 - (resid * resid).sum(axis=-1) / (yc * yc).sum(axis=-1)
+
+
+def masked_line_fit(
+    x: Any, y: Any, mask: Any, *, min_points: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Least-squares line of ``y`` on ``x`` per lane, over the points a mask keeps.
+
+    Each lane (every index of the leading axes) is fitted on its own subset of the last
+    axis, in one vectorised pass instead of a Python loop of ``np.polyfit``. Values
+    outside the mask may be anything (``-inf`` from a log of zero, NaN): they are not read.
+
+    Args:
+        x: abscissae, broadcastable to ``y`` (e.g. ``(m,)`` for a shared axis).
+        y: ordinates, shape ``(..., m)``.
+        mask: bool, broadcastable to ``y``: the points each lane's fit uses.
+        min_points: lanes with fewer kept points get NaN (at least 2).
+
+    Returns:
+        ``(slope, intercept, r2)``, each of shape ``y.shape[:-1]``; ``r2`` is NaN where the
+        kept ``y`` are constant.
+
+    Example:
+        >>> import numpy as np
+        >>> y = np.array([[1.0, 3.0, 5.0, 100.0], [0.0, 1.0, 2.0, 3.0]])
+        >>> keep = np.array([[True, True, True, False], [True, True, True, True]])
+        >>> slope, icpt, r2 = masked_line_fit(np.arange(4.0), y, keep)
+        >>> slope.tolist(), icpt.tolist(), r2.tolist()
+        ([2.0, 1.0], [1.0, 0.0], [1.0, 1.0])
+    """
+    if min_points < 2:
+        raise ValueError(f"min_points must be at least 2, got {min_points}")
+    y = np.asarray(y, float)
+    x, m = np.broadcast_arrays(np.asarray(x, float), y)[0], np.broadcast_to(np.asarray(mask, bool), y.shape)
+    w = m.astype(float)
+    xs, ys = np.where(m, x, 0.0), np.where(m, y, 0.0)
+    n = w.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mx, my = xs.sum(axis=-1) / n, ys.sum(axis=-1) / n
+        xc, yc = w * (xs - mx[..., None]), w * (ys - my[..., None])
+        sxx, sxy, syy = (xc * xc).sum(axis=-1), (xc * yc).sum(axis=-1), (yc * yc).sum(axis=-1)
+        slope = sxy / sxx
+        icpt = my - slope * mx
+        res = w * (ys - icpt[..., None] - slope[..., None] * xs)
+        r2 = np.where(syy > 0, 1.0 - (res * res).sum(axis=-1) / syy, np.nan)
+    few = n < min_points
+    return np.where(few, np.nan, slope), np.where(few, np.nan, icpt), np.where(few, np.nan, r2)
 
 
 def linear_r2(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.sims.tensor import segre as sg
 from jaxtheory.sweep import Space, static, values
 
@@ -49,14 +49,10 @@ def _lanes(da, **sel):
 def _quadratic_slopes(err):
     """Per lane: slope of log e_{k+1} on log e_k over local, pre-round-off pairs (NaN if < 2 pairs)."""
     e = np.asarray(err, float)
-    x, y = np.log(e[..., :-1]), np.log(e[..., 1:])
     ok = (e[..., 1:] >= ROUNDOFF_FLOOR) & (e[..., :-1] <= LOCAL_ERROR)
-    out = np.full(e.shape[:-1], np.nan)
-    for idx in np.ndindex(*out.shape):
-        m = ok[idx]
-        if m.sum() >= 2:
-            out[idx] = np.polyfit(x[idx][m], y[idx][m], 1)[0]
-    return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x, y = np.log(e[..., :-1]), np.log(e[..., 1:])
+    return analysis.masked_line_fit(x, y, ok)[0]
 
 
 def _linear_fit(err, asymptotic=False):
@@ -72,17 +68,9 @@ def _linear_fit(err, asymptotic=False):
         low = np.maximum(e.min(-1, keepdims=True), ROUNDOFF_FLOOR)
         top = np.minimum(RGD_FIT_MAX, low * 10.0**RGD_ASYMPTOTIC_DECADES)
     ok = (e >= ROUNDOFF_FLOOR) & (e <= top)
-    rate = np.full(e.shape[:-1], np.nan)
-    r2 = np.full(e.shape[:-1], np.nan)
-    for idx in np.ndindex(*rate.shape):
-        m = ok[idx]
-        if m.sum() >= 5:
-            y = np.log(e[idx][m])
-            b, a = np.polyfit(k[m], y, 1)
-            res = y - (a + b * k[m])
-            rate[idx] = np.exp(b)
-            r2[idx] = 1.0 - np.sum(res**2) / np.sum((y - y.mean()) ** 2)
-    return rate, r2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope, _, r2 = analysis.masked_line_fit(k, np.log(e), ok, min_points=5)
+    return np.exp(slope), r2
 
 
 def _wrap(template, arr):

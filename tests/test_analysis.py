@@ -275,3 +275,26 @@ def test_tuned_reads_every_seed_at_the_seed_mean_choice_per_cell():
     assert np.allclose(s2.sel(opt="a").values, 0.95) and np.isnan(s2.sel(opt="b").values).all()
     with pytest.raises(ValueError):
         analysis.tuned(acc, "width")
+
+
+def test_masked_line_fit_matches_polyfit_lane_by_lane():
+    rng = np.random.default_rng(3)
+    x = np.arange(12.0)
+    y = rng.normal(size=(4, 5, 12)) + 0.7 * x
+    keep = rng.random((4, 5, 12)) > 0.5
+    y = np.where(keep, y, -np.inf)  # masked-out values are never read
+    slope, icpt, r2 = analysis.masked_line_fit(x, y, keep, min_points=4)
+    for idx in np.ndindex(4, 5):
+        m = keep[idx]
+        if m.sum() < 4:
+            assert np.isnan(slope[idx]) and np.isnan(icpt[idx]) and np.isnan(r2[idx])
+            continue
+        b, a = np.polyfit(x[m], y[idx][m], 1)
+        res = y[idx][m] - (a + b * x[m])
+        ref_r2 = 1 - (res**2).sum() / ((y[idx][m] - y[idx][m].mean()) ** 2).sum()
+        np.testing.assert_allclose([slope[idx], icpt[idx], r2[idx]], [b, a, ref_r2], rtol=1e-9, atol=1e-12)
+
+
+def test_masked_line_fit_rejects_too_few_points():
+    with pytest.raises(ValueError, match="min_points"):
+        analysis.masked_line_fit(np.arange(3.0), np.arange(3.0), np.ones(3, bool), min_points=1)
