@@ -195,3 +195,18 @@ def test_run_smoke_shapes_and_no_absorption_in_f32():
         pr.PrecisionSpec(**spec_bad)
     with pytest.raises(ValueError, match="modadd"):
         pr.PrecisionSpec(task="modadd", modulus=7)
+
+
+def test_loss_side_zero_sum_fix():
+    # absorbed samples: g_y = 0 exactly and the class sum s > 0; the projected gradient's
+    # sum is zero to the rounding of the mean and the subtraction (K values of at most
+    # one ulp of the format each, the largest |g| below 2^-b here)
+    z, y = _logits()
+    zj, yj = jnp.asarray(z), jnp.asarray(y)
+    g = np.asarray(pr.logit_gradient(zj, yj, "bf16"), np.float64)
+    absorbed = g[np.arange(len(y)), y] == 0
+    assert np.all(g[absorbed].sum(-1) > 0)
+    gf = np.asarray(pr.logit_gradient(zj, yj, "bf16", zero_sum=True), np.float64)
+    resid = np.abs(gf[absorbed].sum(-1))
+    assert np.all(resid <= z.shape[1] * np_ulp(np.abs(g[absorbed]).max(-1), "bf16"))
+    assert np.median(resid / g[absorbed].sum(-1)) < 0.1
