@@ -210,3 +210,13 @@ def test_loss_side_zero_sum_fix():
     resid = np.abs(gf[absorbed].sum(-1))
     assert np.all(resid <= z.shape[1] * np_ulp(np.abs(g[absorbed]).max(-1), "bf16"))
     assert np.median(resid / g[absorbed].sum(-1)) < 0.1
+
+
+def test_jaxpr_rounds_explicitly_and_never_casts_to_the_format():
+    # the format is emulated in the storage dtype: every rounding is a reduce_precision
+    # and no array is ever bfloat16 or float16 (so XLA cannot keep excess precision)
+    z, y = _logits(n=8)
+    fn = jax.value_and_grad(lambda z: pr.cross_entropy(z, jnp.asarray(y), "bf16"))
+    text = str(jax.make_jaxpr(fn)(jnp.asarray(z)))
+    assert text.count("reduce_precision") >= 10
+    assert "bf16" not in text and "f16" not in text
