@@ -22,6 +22,7 @@ from jaxtheory.optim import (
     _koopman,
     _exploration,
     _irl,
+    _precision,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -42,6 +43,7 @@ from jaxtheory.optim._segre import *  # noqa: F401,F403
 from jaxtheory.optim._koopman import *  # noqa: F401,F403
 from jaxtheory.optim._exploration import *  # noqa: F401,F403
 from jaxtheory.optim._irl import *  # noqa: F401,F403
+from jaxtheory.optim._precision import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -62,6 +64,7 @@ __all__ = [
         _koopman,
         _exploration,
         _irl,
+        _precision,
     )
     for name in module.__all__
 ]

@@ -621,6 +621,15 @@ REGISTRY: list[Entry] = [
         "learning_rate",
         (_segre_loss, _segre_params, 0.0),
     ),
+    Entry(
+        "center_classifier_rows",
+        lambda h: dict(h),
+        {"scale": 1.0},
+        "scale",
+        _quadratic(MIXED),
+        static_args=("axis",),
+        direction=True,
+    ),
 ]
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
