@@ -8,19 +8,20 @@ import pytest
 import xarray as xr
 
 from jaxtheory.claims import SOURCES, VERDICTS
-from sweeps.vlm_objectives_spectral import DRAFT_EXPERIMENT
+from jaxtheory.registry import experiments
 from jaxtheory.sims.multimodal import linear as mm
+from sweeps.vlm_objectives_spectral import EXPERIMENT
 
 matplotlib.use("Agg")
 
-EXP = DRAFT_EXPERIMENT  # not registered yet: see the note in the sweep module
+EXP = EXPERIMENT
 CLAIMS = {c.name: c for c in EXP.claims}
 SPEC = EXP.spec
 SEEDS, REPS = 8, 3
 RHO_X = np.asarray(SPEC.rho_x_grid, float)
 
 
-def _ds(*, train_deg=0.1, white=1e-6, xside=1e-6, y_deg=30.0, recall=None, rng_seed=0):
+def _ds(*, train_deg=0.1, white=1e-6, xside=1e-6, y_deg=30.0, recall=None, rng_seed=0, cond=150.0, gap=0.99):
     """A made-up results set with the experiment's dims; ``recall(rho_x) -> (4,)`` per objective."""
     rng = np.random.default_rng(rng_seed)
     losses = list(mm.LOSSES)
@@ -36,6 +37,8 @@ def _ds(*, train_deg=0.1, white=1e-6, xside=1e-6, y_deg=30.0, recall=None, rng_s
         {
             "train_angle_x": (dims_t, ang),
             "train_angle_y": (dims_t, ang),
+            "cond_xx": (dims_c, np.full(cf, cond)),
+            "cca_relgap": (dims_c, np.full(cf, gap)),
             "angle_rrr_cca_white": (dims_c, np.full(cf, white)),
             "angle_rrr_cca_x": (dims_c, np.full(cf, xside)),
             "angle_rrr_cca_y": (dims_c, np.radians(y_deg) * (1 + 0.05 * rng.standard_normal(cf))),
@@ -68,10 +71,24 @@ def test_spectral_and_trained_angle_claims():
     )
 
 
+def test_experiment_is_registered():
+    assert experiments()["vlm-objectives-spectral"].name == EXP.name
+
+
 def test_identity_claims():
-    for name, key in (("rrr-equals-cca-white-text", "white"), ("image-encoders-coincide", "xside")):
+    # at κ = 150, g = 0.99 the float32 bounds are 3.1e-3 rad (image side) and 1.1e-4 rad (white text)
+    bx = float(mm.image_identity_bound(150.0, 0.99, SPEC.d))
+    bw = float(mm.white_identity_bound(150.0, 0.99, SPEC.d))
+    for name, key, bound in (
+        ("rrr-equals-cca-white-text", "white", bw),
+        ("image-encoders-coincide", "xside", bx),
+    ):
         assert _verdict(name, _ds(**{key: 1e-6})) == "pass"
-        assert _verdict(name, _ds(**{key: 1e-3})) == "fail"
+        assert _verdict(name, _ds(**{key: 0.9 * bound})) == "pass"
+        assert _verdict(name, _ds(**{key: 1.1 * bound})) == "fail"
+    # the bound is per model: a better-conditioned Σ_xx tightens it, a smaller gap loosens it
+    assert _verdict("image-encoders-coincide", _ds(xside=0.9 * bx, cond=50.0)) == "fail"
+    assert _verdict("rrr-equals-cca-white-text", _ds(white=1.1 * bw, gap=0.5)) == "pass"
 
 
 def test_rrr_differs_claim():
@@ -97,7 +114,6 @@ def test_clean_jepa_claim():
 
 
 @pytest.mark.slow
-@pytest.mark.skip(reason="the smoke program hangs XLA:CPU at 16 lanes (see the sweep module); issue 20")
 def test_smoke_runs_and_claims_evaluate(tmp_path):
     run = EXP.sweep("smoke", out=tmp_path, quiet=True)
     claims = json.loads((run.run_dir / "claims.json").read_text())

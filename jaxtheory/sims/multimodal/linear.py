@@ -34,6 +34,7 @@ import optax
 from jaxtheory.sims.matrix.linalg import principal_angles
 
 __all__ = [
+    "CF_SCALARS",
     "CLOSED_FORMS",
     "DEFAULT_PARAMS",
     "LOSSES",
@@ -43,6 +44,7 @@ __all__ = [
     "closed_form_embeddings",
     "covariances",
     "draw_model",
+    "image_identity_bound",
     "infonce",
     "jepa_latent",
     "recall_at_1",
@@ -52,6 +54,7 @@ __all__ = [
     "siglip",
     "spectral_contrastive",
     "spectral_contrastive_population",
+    "white_identity_bound",
     "whiten_text",
 ]
 
@@ -60,6 +63,16 @@ CLOSED_FORMS = ("contrastive", "siglip", "jepa", "caption")
 #: The trained losses (values of the static spec field ``loss``); closed forms are
 #: computed in the lanes of the first, ``"spectral"``.
 LOSSES = ("spectral", "infonce", "siglip", "jepa")
+
+#: The closed-form outputs of :func:`run` with dims ``(rep, rho_x)`` (besides ``cf_recall``).
+CF_SCALARS = (
+    "cond_xx",
+    "cca_relgap",
+    "angle_rrr_cca_y",
+    "angle_rrr_cca_x",
+    "angle_rrr_cca_white",
+    "angle_cca_truth_x",
+)
 
 #: Default of every parameter :func:`run` reads.
 DEFAULT_PARAMS = {
@@ -316,6 +329,100 @@ def closed_form_embeddings(sxx, sxy, syy, k):
     }
 
 
+def _unit_roundoff(dtype):
+    return float(jnp.finfo(dtype).eps) / 2.0
+
+
+def image_identity_bound(cond_xx, relgap, d, dtype=jnp.float32):
+    """First-order rounding bound on the angle between CCA's and RRR's image encoders, as computed here.
+
+    In exact arithmetic, with :math:`\\Sigma_{xy} = A_\\rho C_\\rho^\\top` of rank
+    :math:`k`, :func:`cca_subspace` returns :math:`W_x = S\\,U_k(S\\Sigma_{xy}
+    \\Sigma_{yy}^{-1/2})`, whose span is :math:`S^2\\,\\mathrm{span}\\,A_\\rho`
+    (:math:`S` the computed :math:`\\Sigma_{xx}^{-1/2}`), and :func:`rrr_subspace` returns
+    :math:`\\Sigma_{xx}^{-1}\\Sigma_{xy}V`, of span :math:`\\Sigma_{xx}^{-1}
+    \\mathrm{span}\\,A_\\rho` for any decoder :math:`V` (so its eigenvectors do not enter
+    to first order). Both are :math:`(\\Sigma_{xx}+E)^{-1}\\mathrm{span}\\,A_\\rho` for a
+    backward error :math:`E`, and :math:`\\sin\\theta \\le \\lVert\\Sigma_{xx}^{-1}E\\rVert
+    \\le \\kappa\\lVert E\\rVert/\\lVert\\Sigma_{xx}\\rVert`. With every :math:`d\\times d`
+    factorisation and product carrying a relative backward error :math:`\\le d\\,u`
+    (Wilkinson's rule of thumb, the square root of the :math:`O(d^2)u` worst case of
+    Householder-based eigensolvers; the tests check it for the float32 kernels used):
+
+    * the eigendecomposition behind :math:`S = \\hat V\\hat W^{-1/2}\\hat V^\\top`: backward
+      error :math:`\\beta` and loss of orthogonality :math:`\\omega = \\lVert\\hat V^\\top
+      \\hat V - I\\rVert` give :math:`S^{-2} = \\Sigma_{xx} + E` with :math:`\\lVert E\\rVert
+      \\le (\\beta + 3\\omega)\\lVert\\Sigma_{xx}\\rVert`: :math:`4d\\,u\\,\\kappa`;
+    * the LU solve of RRR: :math:`d\\,u\\,\\kappa`;
+    * forming :math:`T = S\\Sigma_{xy}\\Sigma_{yy}^{-1/2}` (including the rounding of
+      :math:`\\Sigma_{xy}`, which breaks its rank) and its SVD: a relative error
+      :math:`\\eta \\le 3d\\,u` of :math:`T` moves :math:`U_k` by :math:`\\eta/g` (Wedin; the
+      tail singular values are 0, so the gap is :math:`r_k` and :math:`g = r_k/r_1`), and
+      :math:`S` maps it back with amplification :math:`\\le\\sqrt\\kappa`: :math:`3d\\,u
+      \\sqrt\\kappa/g`. This takes the rounding of :math:`T` relative to :math:`T`; the
+      normwise worst case, relative to :math:`\\lVert S\\rVert\\lVert\\Sigma_{xy}\\rVert
+      \\lVert\\Sigma_{yy}^{-1/2}\\rVert`, has a further :math:`\\sqrt{\\kappa\\,
+      \\kappa(\\Sigma_{yy})}`; the tests measure this term alone in float32 (well below
+      :math:`u\\kappa`);
+    * the float32 angle itself (QR of the two bases, of condition :math:`\\le\\sqrt\\kappa`:
+      :math:`W_x` is :math:`\\Sigma_{xx}`-orthonormal, :math:`R_x` is checked in the tests):
+      :math:`2d\\,u\\sqrt\\kappa`.
+
+    Args:
+        cond_xx: :math:`\\kappa = \\kappa(\\Sigma_{xx})` (array or scalar).
+        relgap: :math:`g = r_k/r_1` of the canonical correlations.
+        d: the image dimension.
+        dtype: the dtype of the computation (its unit roundoff :math:`u`).
+
+    Returns:
+        :math:`d\\,u\\,(5\\kappa + 3\\sqrt\\kappa/g + 2\\sqrt\\kappa)` in radians.
+
+    Example:
+        >>> round(float(image_identity_bound(100.0, 1.0, 64)) * 1e3, 3)  # 64·2⁻²⁴·(500 + 30 + 20)
+        2.098
+    """
+    k, g = jnp.asarray(cond_xx), jnp.asarray(relgap)
+    return d * _unit_roundoff(dtype) * (5.0 * k + 3.0 * jnp.sqrt(k) / g + 2.0 * jnp.sqrt(k))
+
+
+def white_identity_bound(cond_xx, relgap, d, dtype=jnp.float32):
+    """First-order rounding bound on the angle between RRR's decoder and CCA's text subspace after whitening the text.
+
+    With :math:`P = \\Sigma_{xy}\\Sigma_{yy}^{-1/2}` (text white) CCA's text subspace is the
+    top right singular subspace of :math:`SP` and RRR's decoder the top eigenspace of
+    :math:`P^\\top\\Sigma_{xx}^{-1}P` (:math:`S` the computed :math:`\\Sigma_{xx}^{-1/2}`, the
+    inverse by an LU solve). Both are :math:`\\mathrm{span}\\,P^\\top` for any positive
+    definite middle factor when :math:`P` has rank :math:`k`, so the errors of :math:`S`
+    and of the solve do not enter to first order, and a rounding of :math:`P` itself
+    (common to both) changes both by the same matrix :math:`P^\\top\\Sigma_{xx}^{-1}P`.
+    What remains, each step with relative backward error :math:`\\le d\\,u` and
+    :math:`g = r_k/r_1`:
+
+    * forming :math:`SP`: :math:`\\lVert S\\rVert\\lVert P\\rVert \\le \\sqrt\\kappa\\,r_1`,
+      over the gap :math:`r_k`: :math:`d\\,u\\sqrt\\kappa/g`; its SVD: :math:`d\\,u/g`;
+    * forming :math:`M = P^\\top(\\Sigma_{xx}^{-1}P)`: :math:`\\lVert P\\rVert
+      \\lVert\\Sigma_{xx}^{-1}P\\rVert \\le \\sqrt\\kappa\\,r_1^2`, over the eigengap
+      :math:`r_k^2`: :math:`d\\,u\\sqrt\\kappa/g^2`; its eigendecomposition: :math:`d\\,u/g^2`;
+    * the float32 angle of two orthonormal bases: :math:`2d\\,u`.
+
+    Args:
+        cond_xx: :math:`\\kappa(\\Sigma_{xx})`.
+        relgap: :math:`g = r_k/r_1` (canonical correlations do not change when the text
+            is whitened).
+        d: the dimension.
+        dtype: the dtype of the computation.
+
+    Returns:
+        :math:`d\\,u\\,((\\sqrt\\kappa + 1)(1/g + 1/g^2) + 2)` in radians.
+
+    Example:
+        >>> round(float(white_identity_bound(100.0, 1.0, 64)) * 1e5, 3)  # 64·2⁻²⁴·(11·2 + 2)
+        9.155
+    """
+    k, g = jnp.asarray(cond_xx), jnp.asarray(relgap)
+    return d * _unit_roundoff(dtype) * ((jnp.sqrt(k) + 1.0) * (1.0 / g + 1.0 / g**2) + 2.0)
+
+
 # -- objectives -----------------------------------------------------------------------------
 
 
@@ -504,15 +611,18 @@ def _max_angle(a, b):
 def _closed_forms(spec, model, rho_y, key):
     def one(rho_x):
         sxx, sxy, syy = covariances(model, rho_x, rho_y)
-        wx, wy, _ = cca_subspace(sxx, sxy, syy, spec.k)
+        wx, wy, r = cca_subspace(sxx, sxy, syy, spec.k)
         rx, v = rrr_subspace(sxx, sxy, spec.k)
         _, swy, _ = cca_subspace(*whiten_text(sxx, sxy, syy), spec.k)
         _, sv = rrr_subspace(*whiten_text(sxx, sxy, syy)[:2], spec.k)
         x, y = sample(model, rho_x, rho_y, key, spec.n_test)
         embs = closed_form_embeddings(sxx, sxy, syy, spec.k)
         recall = jnp.stack([recall_at_1(x @ embs[o][0], y @ embs[o][1]) for o in CLOSED_FORMS])
+        ev = jnp.linalg.eigvalsh(sxx)
         return {
             "cf_recall": recall,
+            "cond_xx": ev[-1] / ev[0],
+            "cca_relgap": r[-1] / r[0],
             "angle_rrr_cca_y": _max_angle(wy, v),
             "angle_rrr_cca_x": _max_angle(wx, rx),
             "angle_rrr_cca_white": _max_angle(swy, sv),
@@ -585,7 +695,10 @@ def run(spec: MultimodalSpec, params: dict, key: jax.Array) -> dict:
     Returns:
         Closed forms, each with dims ``(rep, rho_x)`` (``cf_reps`` independent models,
         none of them the trained one): ``cf_recall`` (also by ``objective``,
-        :data:`CLOSED_FORMS`), the largest principal angles
+        :data:`CLOSED_FORMS`), the condition number ``cond_xx`` of :math:`\\Sigma_{xx}`
+        and the relative gap ``cca_relgap`` :math:`r_k/r_1` of the canonical
+        correlations (what :func:`image_identity_bound` and :func:`white_identity_bound`
+        need), the largest principal angles
         ``angle_rrr_cca_y`` (text side, CCA against RRR's decoder),
         ``angle_rrr_cca_x`` (image encoders), ``angle_rrr_cca_white`` (text side after
         whitening the text), ``angle_cca_truth_x`` (CCA image encoder against
@@ -620,9 +733,6 @@ def run(spec: MultimodalSpec, params: dict, key: jax.Array) -> dict:
         nan = jnp.float32(jnp.nan)
         cf = {
             "cf_recall": jnp.full((r, g, len(CLOSED_FORMS)), nan),
-            **{
-                n: jnp.full((r, g), nan)
-                for n in ("angle_rrr_cca_y", "angle_rrr_cca_x", "angle_rrr_cca_white", "angle_cca_truth_x")
-            },
+            **{n: jnp.full((r, g), nan) for n in CF_SCALARS},
         }
     return {**out, **cf}
