@@ -138,14 +138,28 @@ def random_instances(key, n_instances: int, n_nodes: int) -> jax.Array:
 
 
 def distance_matrix(x: jax.Array) -> jax.Array:
-    """Euclidean distances ``D[i, j] = ‖x_i − x_j‖`` of one instance ``(n, 2)`` (exact 0 diagonal)."""
+    """Euclidean distances ``D[i, j] = ‖x_i − x_j‖`` of one instance, with an exact 0 diagonal.
+
+    Args:
+        x: coordinates ``(n, 2)``.
+
+    Returns:
+        ``(n, n)`` distances (the square root is guarded so gradients stay finite).
+    """
     diff = x[:, None, :] - x[None, :, :]
     sq = jnp.sum(diff**2, axis=-1)
     return jnp.where(sq > 0, jnp.sqrt(jnp.where(sq > 0, sq, 1.0)), 0.0)
 
 
 def centroid_angles(x: jax.Array) -> jax.Array:
-    """Polar angle of every city around the instance's centroid, in ``(−π, π]``."""
+    """Polar angle of every city around the instance's centroid.
+
+    Args:
+        x: coordinates ``(n, 2)``.
+
+    Returns:
+        ``(n,)`` angles in ``(−π, π]``.
+    """
     c = x - jnp.mean(x, axis=0)
     return jnp.arctan2(c[:, 1], c[:, 0])
 
@@ -162,7 +176,18 @@ def tour_length(d: jax.Array, tour: jax.Array) -> jax.Array:
 
 
 def is_permutation(tour: jax.Array) -> jax.Array:
-    """True when ``tour`` visits every node ``0 … n − 1`` exactly once."""
+    """Whether ``tour`` visits every node ``0 … n − 1`` exactly once.
+
+    Args:
+        tour: ``(n,)`` integers.
+
+    Returns:
+        A boolean scalar.
+
+    Example:
+        >>> bool(is_permutation(jnp.array([0, 2, 1]))), bool(is_permutation(jnp.array([0, 2, 2])))
+        (True, False)
+    """
     n = tour.shape[-1]
     counts = jnp.zeros(n, jnp.int32).at[tour].add(1, mode="drop")
     return jnp.all(counts == 1) & jnp.all((tour >= 0) & (tour < n))
@@ -232,8 +257,15 @@ def state_features(x, d, cur, visited, raw) -> jax.Array:
 
     Visited fraction, current and start coordinates, centroid of the unvisited cities,
     min and mean distance from the current city to the unvisited ones, distance back to
-    the start, and each program's margin (top-1 minus top-2 raw logit; 0 with one
-    candidate).
+    the start, unvisited fraction, and each program's margin (top-1 minus top-2 raw
+    logit; 0 with one candidate).
+
+    Args:
+        x: coordinates ``(n, 2)``.
+        d: distances ``(n, n)``.
+        cur: current city.
+        visited: boolean ``(n,)``.
+        raw: ``(6, n)`` from :func:`base_scores` at this state.
 
     Returns:
         ``(17,)`` features.
@@ -334,8 +366,12 @@ def two_opt(d: jax.Array, tour: jax.Array, moves: int, eps: float = 1e-6) -> tup
 def teacher_tour(x: jax.Array, moves: int) -> tuple[jax.Array, jax.Array]:
     """The teacher: 2-opt from the nearest-neighbour tour, oriented so ``tour[1]`` is the nearer neighbour of 0.
 
+    Args:
+        x: coordinates ``(n, 2)``.
+        moves: the 2-opt budget (static).
+
     Returns:
-        ``(tour, converged)``.
+        ``(tour, converged)``: the tour from city 0, and whether 2-opt has no improving move left.
     """
     d = distance_matrix(x)
     n = x.shape[0]
@@ -347,6 +383,10 @@ def teacher_tour(x: jax.Array, moves: int) -> tuple[jax.Array, jax.Array]:
 
 def teacher_states(x: jax.Array, tour: jax.Array):
     """The non-forced decision states along a tour (visited counts ``1 … n − 2``).
+
+    Args:
+        x: coordinates ``(n, 2)``.
+        tour: a tour from city 0, ``(n,)``.
 
     Returns:
         ``(raw, unv, action, features)`` with leading dimension ``n − 2``: raw logits
@@ -367,7 +407,18 @@ def teacher_states(x: jax.Array, tour: jax.Array):
 
 
 def router_init(key, n_in: int, hidden: int, depth: int, n_out: int) -> list:
-    """Router MLP weights (LeCun-normal, zero biases; last layer zero so the start is uniform)."""
+    """Router MLP weights: LeCun-normal hidden layers, zero biases, a zero last layer (uniform start).
+
+    Args:
+        key: PRNG key.
+        n_in: features.
+        hidden: width.
+        depth: hidden layers.
+        n_out: program slots.
+
+    Returns:
+        A list of ``(W, b)`` pairs.
+    """
     sizes = [n_in] + [hidden] * depth
     keys = jax.random.split(key, depth)
     layers = [
