@@ -36,6 +36,7 @@ from jaxtheory.sims.functional import partition as P
 __all__ = [
     "DEFAULT_PARAMS",
     "EPS",
+    "HESS_FLOOR",
     "LOSSES",
     "METHODS",
     "BoostSpec",
