@@ -86,6 +86,11 @@ def test_newton_divergence_claim():
 def test_grn_monotone_claim():
     assert _verdict("grn-monotone-eta1", _fake()) == "pass"
     assert _verdict("grn-monotone-eta1", _fake(grn_rise=True)) == "fail"
+    # rises at float32's interpolation floor (loss ~1e-15) are rounding, not a rise
+    ds = _fake(grn_final=1e-16)
+    ds["train_loss"][0, 0, :, -1] = ds["train_loss"][0, 0, :, -2] * 1.5
+    assert float(ds["train_loss"][0, 0, 0, -2]) < 1e-10
+    assert _verdict("grn-monotone-eta1", ds) == "pass"
 
 
 def test_grn_final_claim_and_capacity():
@@ -108,6 +113,14 @@ def test_spread_claims():
 
 def test_diagnostics_claim():
     assert _verdict("diagnostics-in-range", _fake()) == "pass"
+    # after exact interpolation (loss 0, g ≡ 0) Θ and γ are 0/0: those rounds are left out
+    ds = _fake()
+    ds["train_loss"][0, 0, :, -6:] = 0.0
+    ds["theta"][0, 0, :, -5:] = np.nan
+    ds["gamma"][0, 0, :, -5:] = np.nan
+    assert _verdict("diagnostics-in-range", ds) == "pass"
+    ds["theta"][0, 0, :, -6] = np.nan  # a NaN from a round that started above 0 counts
+    assert _verdict("diagnostics-in-range", ds) == "fail"
     res = CLAIMS["diagnostics-in-range"].evaluate(_fake(gamma_zero="newton"), BIG)
     assert res.verdict == "fail" and res.measured["newton"] == 2 * S * 3 and res.measured["grn"] == 0
 

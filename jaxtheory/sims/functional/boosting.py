@@ -81,6 +81,10 @@ DEFAULT_PARAMS = {
 def loss_value(loss: str, y: jax.Array, F: jax.Array, eps=1.0) -> jax.Array:
     """Per-sample loss ``l(y, F)`` of ``loss`` (one of :data:`LOSSES`).
 
+    The Charbonnier loss is computed as :math:`r^2/(\\sqrt{r^2 + \\varepsilon^2} + \\varepsilon)`,
+    equal to :math:`\\sqrt{r^2 + \\varepsilon^2} - \\varepsilon` without its cancellation, so a
+    run that interpolates reports its small loss rather than float32's 0.
+
     Example:
         >>> import jax.numpy as jnp
         >>> float(loss_value("charbonnier", jnp.array(0.0), jnp.array(0.0)))
@@ -92,7 +96,8 @@ def loss_value(loss: str, y: jax.Array, F: jax.Array, eps=1.0) -> jax.Array:
     if loss == "bce":
         return jax.nn.softplus(F) - y * F
     if loss == "charbonnier":
-        return jnp.sqrt(r * r + eps * eps) - eps
+        # = sqrt(r² + ε²) − ε without the cancellation: accurate down to r² ~ 1e-38
+        return r * r / (jnp.sqrt(r * r + eps * eps) + eps)
     raise ValueError(f"unknown loss {loss!r}; expected one of {LOSSES}")
 
 
@@ -283,11 +288,16 @@ def predict_tree(tree: Tree, bins: jax.Array) -> jax.Array:
 def theta(step: jax.Array, exact: jax.Array, ht: jax.Array) -> jax.Array:
     """The :math:`\\tilde H`-weighted cosine between the tree step and the exact step.
 
+    NaN when either step is 0 everywhere (the cosine is undefined).
+
     Example:
         >>> import jax.numpy as jnp
         >>> float(theta(jnp.array([1.0, 0.0]), jnp.array([1.0, 1.0]), jnp.ones(2)))
         0.7071067690849304
     """
+    # scale-invariant: normalize first, so tiny steps (a run near interpolation) do not underflow
+    step = step / jnp.max(jnp.abs(step))
+    exact = exact / jnp.max(jnp.abs(exact))
     num = jnp.mean(step * exact * ht)
     return num / jnp.sqrt(jnp.mean(step * step * ht) * jnp.mean(exact * exact * ht))
 
@@ -300,8 +310,10 @@ def edge(step: jax.Array, g: jax.Array, ht: jax.Array) -> jax.Array:
         >>> float(edge(jnp.array([-1.0, -1.0]), jnp.array([1.0, 1.0]), jnp.ones(2)))
         1.0
     """
-    r = ht * step + g
-    return jnp.sqrt(jnp.maximum(0.0, 1.0 - jnp.mean(r * r) / jnp.mean(g * g)))
+    c = jnp.max(jnp.abs(g))  # invariant to scaling (step, g) together: avoid underflow
+    r = (ht * step + g) / c
+    gs = g / c
+    return jnp.sqrt(jnp.maximum(0.0, 1.0 - jnp.mean(r * r) / jnp.mean(gs * gs)))
 
 
 def synthetic_data(key: jax.Array, n: int, d: int, loss: str, noise_scale=3.0, noise_df=2.0):
