@@ -183,3 +183,26 @@ def test_run_outputs_and_pairing():
     assert (np.diff(np.asarray(o["train_loss"]), axis=1) <= 0).all()  # MSE, η = 0.5: descent
     with pytest.raises(ValueError):
         B.run(B.BoostSpec(loss="huber"), B.DEFAULT_PARAMS, jax.random.key(0))
+
+
+def test_charbonnier_loss_has_no_cancellation():
+    # sqrt(r² + 1) − 1 is 0 in float32 for |r| < 3e-4; r²/(sqrt(r² + 1) + 1) keeps r²/2
+    r = jnp.float32(1e-10)
+    assert float(B.loss_value("charbonnier", jnp.float32(0.0), r)) == pytest.approx(5e-21, rel=1e-6)
+    big = jnp.float32(30.0)
+    assert float(B.loss_value("charbonnier", jnp.float32(0.0), big)) == pytest.approx(
+        np.sqrt(901.0) - 1, rel=1e-6
+    )
+
+
+def test_diagnostics_are_scale_invariant_down_to_tiny_steps():
+    rng = np.random.default_rng(8)
+    g = jnp.asarray(rng.normal(size=60), jnp.float32)
+    ht = jnp.asarray(rng.uniform(0.5, 2, size=60), jnp.float32)
+    leaf = jnp.asarray(rng.integers(0, 4, 60))
+    st = P.cell_stats(leaf, 4, g, ht)
+    step = (-st.G / st.H)[leaf]
+    th, ga = float(B.theta(step, -g / ht, ht)), float(B.edge(step, g, ht))
+    c = jnp.float32(1e-25)  # squares of 1e-25 underflow float32; the diagnostics must not
+    assert float(B.theta(c * step, -c * g / ht, ht)) == pytest.approx(th, rel=1e-5)
+    assert float(B.edge(c * step, c * g, ht)) == pytest.approx(ga, rel=1e-5)
