@@ -122,3 +122,31 @@ def test_assign_leaves_traced_depth_and_continuous_values():
 def test_tree_fit_cost_and_units():
     assert P.tree_fit_cost(10, 3, 2) == 60
     assert set(P.COST_UNITS) == {"boosting", "grid", "kdtree"}
+
+
+def test_grow_levels_kd_tree_mean_splits_match_numpy():
+    """A kd-tree rule (feature = level mod d, threshold = the node's mean) against a numpy loop."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(size=(256, 2)).astype(np.float32)
+    D = 3
+
+    def rule(level, node, n_nodes):
+        f = jnp.full(n_nodes, level % 2)
+        st = P.cell_stats(node, n_nodes, jnp.asarray(x)[:, level % 2])
+        return f, st.mean, st.n
+
+    feats, thrs, counts, leaf = P.grow_levels(jnp.asarray(x), D, rule)
+    node = np.zeros(256, int)
+    for lv in range(D):
+        col = x[:, lv % 2].astype(np.float64)
+        for j in range(2**lv):
+            m = node == j
+            assert int(feats[lv, j]) == lv % 2 and float(counts[lv, j]) == m.sum()
+            # float32 mean of <= 256 values in [0, 1]: a few ulps
+            np.testing.assert_allclose(float(thrs[lv, j]), col[m].mean(), atol=1e-6)
+        node = 2 * node + (x[np.arange(256), feats[lv, node]] > np.asarray(thrs)[lv, node])
+    np.testing.assert_array_equal(np.asarray(leaf), node)
+    np.testing.assert_array_equal(np.asarray(P.assign_leaves(jnp.asarray(x), feats, thrs)), node)
+    assert np.asarray(thrs)[1, 2:].tolist() == [0.0, 0.0]  # padding beyond 2**level
+    with pytest.raises(ValueError):
+        P.grow_levels(jnp.asarray(x), 0, rule)

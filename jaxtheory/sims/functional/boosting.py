@@ -253,22 +253,14 @@ def fit_tree(
     if depth < 1:
         raise ValueError(f"depth must be >= 1, got {depth}")
     bins = jnp.asarray(bins, jnp.int32)
-    N = bins.shape[0]
-    width = 2 ** (depth - 1)
-    rows = jnp.arange(N)
-    node = jnp.zeros(N, jnp.int32)
-    feats, thrs, gains = [], [], []
-    for level in range(depth):
-        n_nodes = P.level_nodes(level)
-        f, t, gn = _best_splits(node, bins, g, ht, n_nodes, num_bins)
-        node = P.descend(node, bins[rows, f[node]] > t[node])
-        pad = width - n_nodes
-        feats.append(jnp.pad(f, (0, pad)))
-        thrs.append(jnp.pad(t, (0, pad)))
-        gains.append(jnp.pad(gn, (0, pad)))
+
+    def rule(level, node, n_nodes):
+        return _best_splits(node, bins, g, ht, n_nodes, num_bins)
+
+    feats, thrs, gains, node = P.grow_levels(bins, depth, rule)
     st = P.cell_stats(node, 2**depth, g, ht)
     values = -st.G / (st.H + EPS)
-    tree = Tree(jnp.stack(feats), jnp.stack(thrs), jnp.stack(gains), values)
+    tree = Tree(feats, thrs, gains, values)
     return tree, node
 
 

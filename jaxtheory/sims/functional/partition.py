@@ -16,7 +16,8 @@ The shared piece of the function-space simulators (issue 22):
   ``2**level - 1 + j`` (:func:`heap_index`). A tree is two arrays of shape
   ``(D, 2**(D-1))``, ``features`` and ``thresholds``: node ``(l, j)`` sends a sample
   right when ``x[features[l, j]] > thresholds[l, j]`` (entries ``j >= 2**l`` are
-  padding). Growth is level-wise: :func:`descend` moves every sample one level down,
+  padding). Growth is level-wise (:func:`grow_levels`, with a split rule per level):
+  :func:`descend` moves every sample one level down,
   :func:`assign_leaves` routes from the root to the leaves ``[0, 2**D)``. With
   ``active_depth = d < D`` a sample stops after ``d`` levels and is sent left below
   (leaf ``j * 2**(D - d)`` for the node ``(d, j)``): a kd-tree that refines its depth
@@ -42,6 +43,7 @@ __all__ = [
     "bin_features",
     "cell_stats",
     "descend",
+    "grow_levels",
     "heap_index",
     "level_nodes",
     "num_nodes",
@@ -208,6 +210,54 @@ def descend(node: jax.Array, go_right: jax.Array) -> jax.Array:
         [1, 2]
     """
     return 2 * node + go_right.astype(node.dtype)
+
+
+def grow_levels(x: jax.Array, depth: int, split_fn) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Grow a complete tree of depth ``depth`` level by level with a per-level split rule.
+
+    At level ``l`` the rule sees where every sample is and picks one split per node; the
+    samples then descend (right when ``x[:, feature] > threshold``). Histogram trees
+    (:func:`jaxtheory.sims.functional.boosting.fit_tree`) and kd-trees share this driver.
+
+    Args:
+        x: ``(N, d)`` bin indices or raw values.
+        depth: levels of splits ``D >= 1`` (static).
+        split_fn: ``split_fn(level, node, n_nodes) -> (features, thresholds, score)``,
+            each of shape ``(n_nodes,)`` with ``n_nodes = 2**level`` and ``node`` the
+            ``(N,)`` node of every sample at that level; ``score`` is any per-node value to
+            keep (a gain; zeros when there is none).
+
+    Returns:
+        ``(features, thresholds, scores, leaf)``: three ``(D, 2**(D-1))`` arrays (padded
+        with zeros beyond ``2**l`` at level ``l``) and the ``(N,)`` leaf of every sample.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> x = jnp.array([[0.1], [0.4], [0.6], [0.9]])
+        >>> rule = lambda lv, node, n: (jnp.zeros(n, int), jnp.full(n, 0.5), jnp.zeros(n))
+        >>> f, t, s, leaf = grow_levels(x, 1, rule)
+        >>> leaf.tolist()
+        [0, 0, 1, 1]
+    """
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    x = jnp.asarray(x)
+    N = x.shape[0]
+    width = 2 ** (depth - 1)
+    rows = jnp.arange(N)
+    node = jnp.zeros(N, jnp.int32)
+    feats, thrs, scores = [], [], []
+    for level in range(depth):
+        n_nodes = level_nodes(level)
+        f, t, sc = split_fn(level, node, n_nodes)
+        f = jnp.asarray(f, jnp.int32)
+        t, sc = jnp.asarray(t), jnp.asarray(sc)
+        node = descend(node, x[rows, f[node]] > t[node])
+        pad = width - n_nodes
+        feats.append(jnp.pad(f, (0, pad)))
+        thrs.append(jnp.pad(t, (0, pad)))
+        scores.append(jnp.pad(sc, (0, pad)))
+    return jnp.stack(feats), jnp.stack(thrs), jnp.stack(scores), node
 
 
 def assign_leaves(
