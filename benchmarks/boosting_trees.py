@@ -121,7 +121,13 @@ def bench(N: int, d: int, num_bins: int, depth: int, trees: int, reps: int = 3) 
         f"ratio numpy / ours (warm): {r:.2f}x; first tree's splits equal: {same}; "
         f"final train loss {loss:.6f} (ours) vs {loss_np:.6f} (numpy)",
     ]
-    return {"ours_warm": t_ours.warm, "ours_cold": t_ours.cold, "peer": t_peer, "ratio": r, "same": same}, lines
+    return {
+        "ours_warm": t_ours.warm,
+        "ours_cold": t_ours.cold,
+        "peer": t_peer,
+        "ratio": r,
+        "same": same,
+    }, lines
 
 
 def main(argv=None) -> dict:

@@ -206,3 +206,26 @@ def test_diagnostics_are_scale_invariant_down_to_tiny_steps():
     c = jnp.float32(1e-25)  # squares of 1e-25 underflow float32; the diagnostics must not
     assert float(B.theta(c * step, -c * g / ht, ht)) == pytest.approx(th, rel=1e-5)
     assert float(B.edge(c * step, c * g, ht)) == pytest.approx(ga, rel=1e-5)
+
+
+def test_theta_grows_with_depth_on_nested_partitions():
+    """Level-wise growth nests: a depth-D tree's first levels are the depth-(D-1) tree, so its
+    partition refines the shallower one and Θ (the H̃-norm of the projected exact step over
+    its norm) cannot decrease with depth (derived; float32 slack 1e-5)."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(size=(400, 3)).astype(np.float32)
+    bins = P.bin_features(jnp.asarray(x), P.quantile_edges(jnp.asarray(x), 16))
+    y = np.sin(2 * np.pi * x[:, 0]) + x[:, 1] ** 2 + 3 * rng.standard_t(2, 400)
+    g, h = B.grad_hess(
+        "charbonnier", jnp.asarray(y, jnp.float32), jnp.full(400, float(y.mean()), jnp.float32)
+    )
+    exact, ht, _ = B.newton_direction(g, h, 1e-5, 1.0)
+    thetas, prev = [], None
+    for depth in range(1, 5):
+        tree, leaf = _fit(bins, g, ht, depth, 16)
+        if prev is not None:  # the first levels are the shallower tree's, split for split
+            np.testing.assert_array_equal(np.asarray(tree.features)[: depth - 1, : 2 ** (depth - 2)], prev)
+        prev = np.asarray(tree.features)
+        thetas.append(float(B.theta(tree.values[leaf], exact, ht)))
+    assert all(b >= a - 1e-5 for a, b in zip(thetas, thetas[1:])), thetas
+    assert 0 < thetas[0] < thetas[-1] <= 1 + 1e-6
