@@ -212,6 +212,53 @@ class ExperimentRun:
         """Names of the claims whose verdict is ``inconclusive``."""
         return [c.name for c in self.claims if c.verdict == "inconclusive"]
 
+    def check(self) -> ExperimentRun:
+        """Check that the run is whole: every claim evaluated and every figure drawn.
+
+        What an experiment's smoke test asserts before its own checks: ``claims.json``
+        (when the run is on disk) lists the experiment's claims in order, no claim's
+        measurement raised, every verdict is one of :data:`~jaxtheory.claims.VERDICTS`
+        and every source one of :data:`~jaxtheory.claims.SOURCES`, and each figure draws
+        data on every axes (:func:`jaxtheory.plots.check_drawn`). A failing or
+        inconclusive verdict is not a defect of the run and passes.
+
+        Returns:
+            The run itself, so a test can write ``run = exp.sweep(...).check()``.
+
+        Raises:
+            AssertionError: naming the claim that is not whole.
+            EmptyFigureError: (a :class:`ValueError`) naming a figure axes without data.
+
+        Example:
+            >>> from jaxtheory.registry import get_experiment
+            >>> run = get_experiment("noisy-quadratic").sweep("smoke", quiet=True)  # doctest: +SKIP
+            >>> run.check().passed  # doctest: +SKIP
+            True
+        """
+        from matplotlib.figure import Figure as MplFigure
+
+        from jaxtheory import plots
+        from jaxtheory.claims import SOURCES, VERDICTS
+
+        names = [c.name for c in self.experiment.claims]
+        if self.run_dir is not None:
+            stored = json.loads((Path(self.run_dir) / "claims.json").read_text())
+            got = [c["name"] for c in stored]
+            if got != names:
+                raise AssertionError(f"claims.json lists {got}, the experiment declares {names}")
+        if [c.name for c in self.claims] != names:
+            raise AssertionError(f"the run evaluated {[c.name for c in self.claims]}, not {names}")
+        for c in self.claims:
+            if c.error is not None:
+                raise AssertionError(f"claim {c.name!r} raised: {c.error}")
+            if c.verdict not in VERDICTS or c.source not in SOURCES:
+                raise AssertionError(f"claim {c.name!r}: verdict {c.verdict!r}, source {c.source!r}")
+        for f in self.experiment.figures:
+            fig = MplFigure(figsize=f.size)
+            f.draw(self.results, self.spec, fig)
+            plots.check_drawn(fig, f"{self.experiment.name}/{f.name}")
+        return self
+
 
 def verdict_summary(claims: Sequence[ClaimResult]) -> str:
     """``"5 pass, 1 fail, 2 inconclusive of 8 claims"`` (verdicts that occur, in order)."""

@@ -130,15 +130,21 @@ def _draw_regret(ds, spec, fig):
 
 
 def _draw_rho(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    sub = _cells(ds)
-    for j in range(sub.sizes["task"]):
-        c = sub.isel(task=j)
-        plots.curves(ax, c["rho_hat"], "step", band="se", color=f"C{j}", label=f"ρ={float(c['rho']):g}")
-        ax.axhline(float(c["rho"]), color=f"C{j}", ls=":", lw=0.8)
-    ax.set_xlabel("observations")
-    ax.set_ylabel("posterior mean ρ̂")
-    ax.legend(fontsize=7)
+    sub_all = _cells(ds)
+    dims = [d for d in sub_all["rho_hat"].dims if d not in ("seed", "step", "task")]
+    groups = analysis.cells(sub_all["rho_hat"], ["seed", "step", "task"]) if dims else [({}, None)]
+    for i, (coords, _) in enumerate(groups):  # one panel per pool (task family)
+        ax = fig.add_subplot(1, len(groups), i + 1)
+        sub = sub_all.sel(coords) if coords else sub_all
+        for j in range(sub.sizes["task"]):
+            c = sub.isel(task=j)
+            plots.curves(ax, c["rho_hat"], "step", band="se", color=f"C{j}", label=f"ρ={float(c['rho']):g}")
+            ax.axhline(float(c["rho"]), color=f"C{j}", ls=":", lw=0.8)
+        ax.set_title(analysis.cell_label(coords), fontsize=8)
+        ax.set_xlabel("observations")
+        if i == 0:
+            ax.set_ylabel("posterior mean ρ̂")
+            ax.legend(fontsize=7)
 
 
 DESCRIPTION = r"""
@@ -276,7 +282,9 @@ EXPERIMENT = Experiment(
         Figure(
             "rho_hat",
             _draw_rho,
-            "Posterior mean ρ̂ against the number of observations (mean ± SE over tasks); dotted: the true ρ.",
+            "Posterior mean ρ̂ against the number of observations (mean ± SE over tasks), one panel per "
+            "task family; dotted: the true ρ.",
+            size=(9.0, 3.6),
         ),
     ],
     metric_dims={

@@ -463,3 +463,27 @@ def test_docs_build_fails_on_an_empty_figure(fake_experiments, tmp_path):
     # without the empty figure the same build succeeds
     fake_experiments.figures.pop()
     assert D.build_docs(runs=tmp_path / "runs", source=src, sphinx=False) == 0
+
+
+def test_run_check_names_the_empty_figure_and_the_raising_claim(fake_experiments, tmp_path):
+    import dataclasses
+
+    from jaxtheory import Claim
+
+    run = fake_experiments.sweep("smoke", out=tmp_path, quiet=True)
+    with pytest.raises(P.EmptyFigureError, match="'fake-empty/nothing' draws no data"):
+        run.check()
+    whole = dataclasses.replace(fake_experiments, figures=fake_experiments.figures[:1])
+    run = whole.sweep("smoke", out=tmp_path / "whole", quiet=True)
+    assert run.check() is run
+
+    def boom(ds, spec):
+        raise RuntimeError("no such metric")
+
+    broken = dataclasses.replace(whole, claims=[Claim.at_most("broken", "Raises.", boom, 1.0, source="sanity")])
+    run = broken.sweep("smoke", out=tmp_path / "broken", quiet=True)
+    with pytest.raises(AssertionError, match="claim 'broken' raised: .*no such metric"):
+        run.check()
+    run.claims = run.claims[::-1] + run.claims  # evaluated claims that do not match the declared ones
+    with pytest.raises(AssertionError, match="the run evaluated"):
+        run.check()

