@@ -3,9 +3,11 @@
 * :mod:`~jaxtheory.sims.functional.grid`: uniform grids stored at the finest resolution
   with an integer level (block means and variances, refinement, the cell-sample cost).
 * :mod:`~jaxtheory.sims.functional.fgd`: functional gradient descent with adaptive grid
-  refinement (paper 002_18).
+  refinement on the teaser problem (paper 002_18).
+* :mod:`~jaxtheory.sims.functional.kdtree`: kernel-regression FGD on a complete kd-tree
+  with an active depth (paper 002_18, Fig. 2).
 """
 
-from jaxtheory.sims.functional import fgd, grid  # noqa: F401
+from jaxtheory.sims.functional import fgd, grid, kdtree  # noqa: F401
 
-__all__ = ["fgd", "grid"]
+__all__ = ["fgd", "grid", "kdtree"]
