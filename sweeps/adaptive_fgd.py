@@ -76,7 +76,7 @@ def plateau_formula(s, lr, spec):
 
     Example:
         >>> t, fl, nz = plateau_formula(16, 0.05, fgd.FGDSpec())
-        >>> round(fl, 4), round(nz / fl, 5)
+        >>> round(fl, 4), round(nz / fl, 4)
         (0.0167, 0.0032)
     """
     e = spec.eval_size

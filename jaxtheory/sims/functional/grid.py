@@ -254,7 +254,7 @@ def sample_cells(fn: Callable, level, offsets, size: int):
         >>> offs = jnp.array([[0.25, 0.25], [0.75, 0.75]])
         >>> mean, var, valid = sample_cells(lambda x, y: x, 1, offs, 2)
         >>> mean.tolist(), var.tolist()
-        ([0.25, 0.25, 0.75, 0.75], [0.0, 0.0, 0.0, 0.0])
+        ([0.25, 0.25, 0.75, 0.75], [0.015625, 0.015625, 0.015625, 0.015625])
     """
     level = jnp.asarray(level, jnp.int32)
     n = jnp.left_shift(jnp.int32(1), level)
