@@ -480,7 +480,9 @@ def test_run_check_names_the_empty_figure_and_the_raising_claim(fake_experiments
     def boom(ds, spec):
         raise RuntimeError("no such metric")
 
-    broken = dataclasses.replace(whole, claims=[Claim.at_most("broken", "Raises.", boom, 1.0, source="sanity")])
+    broken = dataclasses.replace(
+        whole, claims=[Claim.at_most("broken", "Raises.", boom, 1.0, source="sanity")]
+    )
     run = broken.sweep("smoke", out=tmp_path / "broken", quiet=True)
     with pytest.raises(AssertionError, match="claim 'broken' raised: .*no such metric"):
         run.check()
