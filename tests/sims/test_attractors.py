@@ -97,9 +97,8 @@ def test_ring_energy_vanishes_on_its_ring_and_is_positive_off_it():
     assert float(A.ring_energy(params, x)) > 1e-4
     # the distance is the Euclidean distance to the ring point at the decoded phase
     y = A.ring_point(params, 64, float(A.ring_phase(x)))
-    y = y * 0 + y  # same phase, amplitude c_1: Parseval identity below
-    d_direct = float(jnp.linalg.norm(x - y))
-    assert float(A.ring_distance(params, x)) <= d_direct * (1 + 1e-5)
+    # (Parseval over the rfft with multiplicities against the direct norm; float32)
+    np.testing.assert_allclose(float(A.ring_distance(params, x)), float(jnp.linalg.norm(x - y)), rtol=1e-4)
 
 
 def test_orthogonality_identity_float64_and_a_violating_control():
@@ -111,16 +110,18 @@ def test_orthogonality_identity_float64_and_a_violating_control():
             "log_lam": jnp.asarray(rng.normal(0, 0.5, 4)),
             "log_amp": jnp.log(jnp.array([1 / 3, 1 / 9])),
         }
-        for _ in range(5):
+        ring_grad = jax.jit(jax.grad(A.ring_energy, argnums=1))
+        torus_grad = jax.jit(jax.grad(A.torus_energy, argnums=1), static_argnums=2)
+        for _ in range(3):
             x = jnp.asarray(_state(rng, n, sigma=0.5))
-            g = jax.grad(A.ring_energy, argnums=1)(params, x)
+            g = ring_grad(params, x)
             t = A.tangent(x)
             cos = float(jnp.abs(g @ t) / (jnp.linalg.norm(g) * jnp.linalg.norm(t)))
             assert cos < 1e-13  # float64: N·eps64 = 1.4e-14 per unit of |g||t| ... with margin
             z = A.grid_pattern(16, 2, *rng.uniform(0, 3, 2)).astype(jnp.float64) + 0.5 * jnp.asarray(
                 rng.standard_normal((16, 16))
             )
-            gz = jax.grad(A.torus_energy, argnums=1)(tparams, z, 2)
+            gz = torus_grad(tparams, z, 2)
             for tz in A.torus_tangents(z):
                 cz = float(jnp.abs(jnp.sum(gz * tz)) / (jnp.linalg.norm(gz) * jnp.linalg.norm(tz)))
                 assert cz < 1e-12
@@ -218,6 +219,7 @@ def test_circulant_kernel_of_a_quadratic_energy():
     np.testing.assert_allclose(np.asarray(eigs), np.sort(np.fft.fft(a).real), atol=1e-5)
 
 
+@pytest.mark.slow  # ~15 s of compile; the smoke preset (docs build) runs the full-size program
 def test_run_shapes_and_finiteness_tiny():
     spec = A.SealSpec(
         n=16,

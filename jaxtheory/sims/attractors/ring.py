@@ -179,6 +179,12 @@ def ring_point(params: dict, n: int, theta):
 def ring_phase(x):
     """The decoded phase :math:`\\hat\\theta = -\\arg\\hat x_1` (a bump centred at θ gives θ).
 
+    Args:
+        x: state(s), shape ``(..., N)``.
+
+    Returns:
+        The phase in :math:`(-\\pi, \\pi]`, shape ``(...)``.
+
     Example:
         >>> round(float(ring_phase(bump(64, 4.0, 1.0))), 5)
         1.0
@@ -246,6 +252,13 @@ def tangent(x):
 
 def rotate(x, theta):
     """The band-limited rotation :math:`R_\\theta`: :math:`\\hat x_k \\mapsto e^{-ik\\theta}\\hat x_k` (Nyquist fixed).
+
+    Args:
+        x: state(s), shape ``(..., N)``.
+        theta: the angle (radians).
+
+    Returns:
+        :math:`R_\\theta x`, the shape of ``x``.
 
     Example:
         >>> x = bump(64, 4.0)

@@ -93,6 +93,13 @@ def grid_pattern(side: int, m: int, alpha1=0.0, alpha2=0.0):
 def init_torus_params(lam: float = 0.1, c: float = 0.1) -> dict:
     """Uninformed starting parameters (logarithms): :math:`\\lambda_{0,a,\\phi,hi} = ` ``lam``, :math:`c_0/N = a/N = ` ``c``.
 
+    Args:
+        lam: starting value of every :math:`\\lambda`.
+        c: starting :math:`c_0/N` and :math:`a/N`.
+
+    Returns:
+        ``{"log_lam": (4,), "log_amp": (2,)}``.
+
     Example:
         >>> sorted(init_torus_params())
         ['log_amp', 'log_lam']
@@ -143,6 +150,16 @@ def torus_energy(params: dict, x, m: int = 2):
 def torus_point(params: dict, side: int, m: int = 2, alpha1=0.0, alpha2=0.0):
     """The zero-set pattern at angles :math:`(\\alpha_1, \\alpha_2)`: :math:`Y_0 = c_0`, :math:`Y_{K_1} = ae^{-im\\alpha_1}`, ...
 
+    Args:
+        params: energy parameters.
+        side: sheet side ``L``.
+        m: the pattern's wave number.
+        alpha1: angle along axis 0.
+        alpha2: angle along axis 1.
+
+    Returns:
+        The pattern, shape ``(L, L)``.
+
     Example:
         >>> p = {"log_lam": jnp.zeros(4), "log_amp": jnp.log(jnp.array([1 / 3, 1 / 9]))}
         >>> bool(jnp.allclose(torus_point(p, 16, 2, 0.2), grid_pattern(16, 2, 0.2), atol=1e-5))
@@ -160,6 +177,13 @@ def torus_point(params: dict, side: int, m: int = 2, alpha1=0.0, alpha2=0.0):
 
 def torus_phases(x, m: int = 2):
     """Decoded torus angles :math:`\\hat\\alpha_i = -\\arg X_{K_i}/m` (mod :math:`2\\pi/m`), shape ``(..., 2)``.
+
+    Args:
+        x: state(s), shape ``(..., L, L)``.
+        m: the pattern's wave number.
+
+    Returns:
+        :math:`(\\hat\\alpha_1, \\hat\\alpha_2)` along the last axis.
 
     Example:
         >>> a = torus_phases(grid_pattern(16, 2, 0.3, -0.2))
@@ -246,6 +270,14 @@ def _signed(side: int):
 
 def torus_translate(x, alpha1, alpha2=0.0):
     """The band-limited translation :math:`\\hat x_k \\mapsto e^{-i(k_1\\alpha_1 + k_2\\alpha_2)}\\hat x_k` (Nyquist fixed).
+
+    Args:
+        x: state(s), shape ``(..., L, L)``.
+        alpha1: shift along axis 0 as an angle (:math:`2\\pi` is one sheet length).
+        alpha2: shift along axis 1.
+
+    Returns:
+        The translated state, the shape of ``x``.
 
     Example:
         >>> g = grid_pattern(16, 2)
