@@ -23,6 +23,7 @@ from jaxtheory.optim import (
     _exploration,
     _irl,
     _precision,
+    _langevin,
 )
 
 # Each family adds one line below: ``from jaxtheory.optim._<family> import *``, and its
@@ -44,6 +45,7 @@ from jaxtheory.optim._koopman import *  # noqa: F401,F403
 from jaxtheory.optim._exploration import *  # noqa: F401,F403
 from jaxtheory.optim._irl import *  # noqa: F401,F403
 from jaxtheory.optim._precision import *  # noqa: F401,F403
+from jaxtheory.optim._langevin import *  # noqa: F401,F403
 
 __all__ = [
     name
@@ -65,6 +67,7 @@ __all__ = [
         _exploration,
         _irl,
         _precision,
+        _langevin,
     )
     for name in module.__all__
 ]

@@ -630,6 +630,15 @@ REGISTRY: list[Entry] = [
         static_args=("axis",),
         direction=True,
     ),
+    # Langevin at a small temperature: the noise (sqrt(2 h T) ~ 4e-4) is far below the descent
+    Entry(
+        "langevin",
+        lambda h: dict(h, seed=3),
+        {"step": 0.1, "temperature": 1e-6, "weight_decay": 1e-3},
+        "step",
+        _quadratic(MIXED),
+        static_args=("seed",),
+    ),
 ]
 
 #: Public names of ``jaxtheory.optim`` that are not transform factories, with the reason.
@@ -737,6 +746,7 @@ NOT_TRANSFORMS: dict[str, str] = {
         n: "Segre-manifold geometry used by segre_rgd and the tensor sims (tested in test_segre.py)"
         for n in ("segre_tensor", "segre_tangent_coords", "segre_tangent_project", "segre_retract")
     },
+    "LangevinState": "state NamedTuple of a transform",
 }
 
 IDS = [e.id for e in REGISTRY]
