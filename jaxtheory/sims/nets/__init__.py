@@ -2,8 +2,13 @@
 
 * :mod:`~jaxtheory.sims.nets.precision`: cross-entropy in emulated low precision and the
   Slingshot feedback loop it drives (arXiv:2605.06152).
+* :mod:`~jaxtheory.sims.nets.mlp`: a two-layer MLP in standard and NTK parameterisation
+  with width masking, its empirical NTK, λ_min, Jacobian and weight drift.
+* :mod:`~jaxtheory.sims.nets.ntk`: closed-form kernel-GD (lazy) loss curve and the initial
+  NTK of a wide layer (shared with :mod:`jaxtheory.sims.moe.dmft`).
 """
 
 from jaxtheory.sims.nets import precision  # noqa: F401
+from jaxtheory.sims.nets import mlp, ntk  # noqa: F401
 
-__all__ = ["precision"]
+__all__ = ["precision", "mlp", "ntk"]
