@@ -6,9 +6,12 @@
   with width masking, its empirical NTK, λ_min, Jacobian and weight drift.
 * :mod:`~jaxtheory.sims.nets.ntk`: closed-form kernel-GD (lazy) loss curve and the initial
   NTK of a wide layer (shared with :mod:`jaxtheory.sims.moe.dmft`).
+* :mod:`~jaxtheory.sims.nets.langevin_ntk`: prior-matched Langevin training of the MLP with
+  its NTK logged (digest 002_15, a reconstruction from a seminar abstract).
 """
 
 from jaxtheory.sims.nets import precision  # noqa: F401
 from jaxtheory.sims.nets import mlp, ntk  # noqa: F401
+from jaxtheory.sims.nets import langevin_ntk  # noqa: F401
 
-__all__ = ["precision", "mlp", "ntk"]
+__all__ = ["precision", "mlp", "ntk", "langevin_ntk"]
