@@ -75,7 +75,7 @@ def ou_expected(lam, h, k):
         the expected squared relative displacement.
 
     Example:
-        >>> round(float(ou_expected(1.0, 1e-4, 1e4)), 3), round(2 * (1 - np.exp(-1.0)), 3)
+        >>> round(float(ou_expected(1.0, 1e-4, 1e4)), 3), round(2 * (1 - float(np.exp(-1.0))), 3)
         (1.264, 1.264)
     """
     r = 1.0 - h * lam
