@@ -321,6 +321,7 @@ EXPERIMENT = Experiment(
             1.0,
             rtol=EQUI_RTOL,
             source="derived",
+            requires=_needs_cold,
         ),
         Claim.close(
             "ou-displacement",

@@ -82,6 +82,12 @@ def test_ou_claim_needs_long_enough_time():
     assert _verdict("ou-displacement", _ds(t=(0, 10, 20))) == "not-applicable"
 
 
+def test_claims_needing_cold_lanes_say_so():
+    ds = _ds(temps=(1e-4, 1e-3))
+    assert _verdict("equipartition", ds) == "not-applicable"
+    assert _verdict("lazy-closed-form", ds) == "not-applicable"
+
+
 def test_ntk_stability_claim():
     ds = _ds()
     assert _verdict("ntk-stays-conditioned", ds) == "pass"  # 48 of 48 lanes
