@@ -22,6 +22,8 @@ EULER_SLOPE, EULER_TOL = -1.0, 0.1
 MOVE_SLOPE, MOVE_TOL = -0.5, 0.1
 #: The digest's threshold for "log-linear" training-loss decay (R² of log L_t on t).
 LOGLIN_R2 = 0.95
+#: Digest 000_09: the excess test loss falls with n at a log-log slope of at most −0.4.
+N_SLOPE = -0.4
 #: The log-linear fit covers the first 80 % of the logged steps (digest 000_09).
 LOGLIN_FRACTION = 0.8
 
@@ -66,6 +68,16 @@ def _final_loss(ds, spec):
 def _needs_widths(ds, spec):
     if "width" not in ds.dims or not {64, 1024} <= {int(w) for w in ds["width"].values}:
         return "the preset lacks widths 64 and 1024"
+    return None
+
+
+def _excess_velocity(ds, spec):
+    return ds["excess_velocity"]
+
+
+def _needs_two_n(ds, spec):
+    if "n" not in ds.dims or ds.sizes["n"] < 2:
+        return "the preset runs a single n (the medium and full presets vary it)"
     return None
 
 
@@ -186,6 +198,17 @@ _CLAIMS = [
         expected=MOVE_SLOPE,
         atol=MOVE_TOL,
         source="derived",
+    ),
+    Claim.slope(
+        "excess-loss-falls-with-n",
+        "Generalisation: the excess test loss E‖v − v*‖² (the test loss minus the "
+        "irreducible loss, free of the noise of u) falls with the number of points n at a "
+        "log-log slope ≤ −0.4, per width (digest 000_09, consistent with an n^(−1/2) bound).",
+        _excess_velocity,
+        "n",
+        at_most=N_SLOPE,
+        source="proposed",
+        requires=_needs_two_n,
     ),
     Claim.ordering(
         "narrow-plateaus-higher",

@@ -85,6 +85,19 @@ def test_width_plateau_claim():
     assert _verdict("narrow-plateaus-higher", _ds().sel(width=[256, 1024])) == "not-applicable"
 
 
+def test_excess_n_slope_claim():
+    def with_n(slope):
+        ds = _ds()
+        ns = np.array([128, 512, 2048])
+        rng = np.random.default_rng(1)
+        ev = 0.2 * (ns / 128.0) ** slope * (1 + 0.03 * rng.standard_normal((8, 3, 3)))
+        return ds.assign(excess_velocity=(("seed", "width", "n"), ev)).assign_coords(n=ns)
+
+    assert _verdict("excess-loss-falls-with-n", with_n(-0.5)) == "pass"
+    assert _verdict("excess-loss-falls-with-n", with_n(-0.1)) == "fail"
+    assert _verdict("excess-loss-falls-with-n", _ds()) == "not-applicable"
+
+
 @pytest.mark.slow
 def test_smoke(tmp_path):
     run = EXP.sweep("smoke", out=tmp_path, quiet=True)
