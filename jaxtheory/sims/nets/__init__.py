@@ -8,10 +8,10 @@
   NTK of a wide layer (shared with :mod:`jaxtheory.sims.moe.dmft`).
 * :mod:`~jaxtheory.sims.nets.langevin_ntk`: prior-matched Langevin training of the MLP with
   its NTK logged (digest 002_15, a reconstruction from a seminar abstract).
+* :mod:`~jaxtheory.sims.nets.flow`: flow matching with an NTK-scaled ReLU velocity net on
+  a Gaussian target, exact field, samplers and Bures W2 (arXiv:2606.10089).
 """
 
-from jaxtheory.sims.nets import precision  # noqa: F401
-from jaxtheory.sims.nets import mlp, ntk  # noqa: F401
-from jaxtheory.sims.nets import langevin_ntk  # noqa: F401
+from jaxtheory.sims.nets import flow, langevin_ntk, mlp, ntk, precision
 
-__all__ = ["precision", "mlp", "ntk", "langevin_ntk"]
+__all__ = ["precision", "mlp", "ntk", "langevin_ntk", "flow"]
