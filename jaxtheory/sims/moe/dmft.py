@@ -114,7 +114,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtheory.divergence import guarded_scan
-from jaxtheory.sims.nets.ntk import ACTIVATIONS, activation, initial_ntk, lazy_loss
+from jaxtheory.sims.nets import ntk as _ntk
+from jaxtheory.sims.nets.ntk import activation, initial_ntk, lazy_loss
+
+#: Nonlinearities φ available by name, those of :data:`jaxtheory.sims.nets.ntk.ACTIVATIONS`
+#: (the DMFT quadrature assumes a smooth φ: ``relu`` runs but its accuracy is not checked).
+ACTIVATIONS = _ntk.ACTIVATIONS
 
 __all__ = [
     "DMFT_WIDTH",
