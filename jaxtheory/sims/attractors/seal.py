@@ -305,7 +305,7 @@ def run(spec: SealSpec, params, key):
         >>> import jax
         >>> spec = SealSpec(n=16, k_max=3, side=8, grid_m=1, train_steps=20, batch=8, log_every=10,
         ...                 n_test=4, steps=10, unstable_steps=10, record_every=5, n_euler=2, torus_batch=8)
-        >>> out = run(spec, DEFAULT_PARAMS, jax.random.key(0))
+        >>> out = jax.jit(run, static_argnums=0)(spec, DEFAULT_PARAMS, jax.random.key(0))  # one compile
         >>> out["distance"].shape, out["w_kernel"].shape
         ((2, 5, 4), (9,))
     """
