@@ -47,7 +47,7 @@ def _one(ds, label):
     extra = [d for d in sub.dims if d not in ("seed", "epoch")]
     for d in extra:
         if sub.sizes[d] != 1:
-            raise ValueError(f"the equal-cost comparison expects one value of {d!r}, got {sub.sizes[d]}")
+            raise ValueError(f"the comparison expects one value of {d!r}, got {sub.sizes[d]}")
     return sub.isel({d: 0 for d in extra}, drop=True)
 
 
@@ -181,8 +181,11 @@ def _at_cost(sub_loss, sub_cost, loss0, budget):
     return out
 
 
-def _cost_ratios(ds, adaptive, fixed):
-    """Per seed: adaptive loss at the fixed grid's total cost / the fixed grid's final loss."""
+def _cost_ratios(ds, adaptive, fixed, loss="loss", loss0="loss0"):
+    """Per seed: adaptive ``loss`` at the fixed run's total cost / the fixed run's final ``loss``.
+
+    Shared with :mod:`sweeps.adaptive_fgd_kernel` (``loss="test_loss"``, ``loss0="loss0_test"``).
+    """
     cols, names = [], []
     for a in adaptive:
         sa = _one(ds, a)
@@ -190,12 +193,12 @@ def _cost_ratios(ds, adaptive, fixed):
             sf = _one(ds, f)
             budget = np.asarray(sf["cost"].transpose("seed", "epoch").values)[:, -1]
             la = _at_cost(
-                sa["loss"].transpose("seed", "epoch").values,
+                sa[loss].transpose("seed", "epoch").values,
                 sa["cost"].transpose("seed", "epoch").values,
-                np.asarray(sa["loss0"].transpose("seed").values),
+                np.asarray(sa[loss0].transpose("seed").values),
                 budget,
             )
-            lf = np.asarray(sf["loss"].transpose("seed", "epoch").values, np.float64)[:, -1]
+            lf = np.asarray(sf[loss].transpose("seed", "epoch").values, np.float64)[:, -1]
             cols.append(la / lf)
             names.append(f"{a} vs {f}")
     return xr.DataArray(np.stack(cols, 1), dims=("seed", "pair"), coords={"pair": names})

@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset
 from jaxtheory.sims.functional import kdtree as kd
 from jaxtheory.sweep import Space, categorical, values
+from sweeps.adaptive_fgd import _cost_ratios, _labels, _med, _one  # same paper, same scheme labels
 
 #: The ``scheme`` parameter: labels of :data:`jaxtheory.sims.functional.kdtree.SCHEMES`.
 SCHEME = categorical(*kd.SCHEMES)
@@ -24,20 +24,6 @@ SCHEME = categorical(*kd.SCHEMES)
 #: at most 1 % (the tie where both run at the cap).
 TIE_RTOL = 0.01
 _PAIRED = ("scheme",)
-
-
-def _labels(ds, prefix):
-    return [str(m) for m in np.atleast_1d(ds["scheme"].values) if str(m).startswith(prefix)]
-
-
-def _one(ds, label):
-    """The results of one scheme, every other length-one dimension dropped."""
-    sub = analysis.select(ds, scheme=label)
-    extra = [d for d in sub.dims if d not in ("seed", "epoch")]
-    for d in extra:
-        if sub.sizes[d] != 1:
-            raise ValueError(f"the comparison expects one value of {d!r}, got {sub.sizes[d]}")
-    return sub.isel({d: 0 for d in extra}, drop=True)
 
 
 def bound_at_depth(depth, gamma, mass):
@@ -79,42 +65,15 @@ def _below_cap_after_first_epoch(ds, spec):
     return n
 
 
-def _at_cost(loss, cost, loss0, budget):
-    out = np.empty(loss.shape[0])
-    for i in range(loss.shape[0]):
-        j = np.searchsorted(cost[i], budget[i], side="right") - 1
-        out[i] = loss[i, j] if j >= 0 else loss0[i]
-    return out
-
-
 def _equal_cost(ds, spec):
     """Per seed: adaptive test loss at each fixed depth's total cost / its final test loss."""
-    cols, names = [], []
-    for a in _labels(ds, "eps"):
-        sa = _one(ds, a)
-        for f in _labels(ds, "depth"):
-            sf = _one(ds, f)
-            budget = np.asarray(sf["cost"].transpose("seed", "epoch").values, np.float64)[:, -1]
-            la = _at_cost(
-                np.asarray(sa["test_loss"].transpose("seed", "epoch").values, np.float64),
-                np.asarray(sa["cost"].transpose("seed", "epoch").values, np.float64),
-                np.asarray(sa["loss0_test"].transpose("seed").values, np.float64),
-                budget,
-            )
-            lf = np.asarray(sf["test_loss"].transpose("seed", "epoch").values, np.float64)[:, -1]
-            cols.append(la / lf)
-            names.append(f"{a} vs {f}")
-    return xr.DataArray(np.stack(cols, 1), dims=("seed", "pair"), coords={"pair": names})
+    return _cost_ratios(ds, _labels(ds, "eps"), _labels(ds, "depth"), loss="test_loss", loss0="loss0_test")
 
 
 def _needs_pairs(ds, spec):
     if not _labels(ds, "eps") or not _labels(ds, "depth"):
         return "the preset lacks an adaptive scheme or a fixed depth"
     return None
-
-
-def _med(da):
-    return np.asarray(da.median("seed").values, np.float64)
 
 
 def _draw_cost(ds, spec, fig):

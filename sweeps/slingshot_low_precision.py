@@ -231,47 +231,35 @@ def _spike_order(ds, spec):
     return np.minimum(sp.sel(arm=["bf16", "f32"]), 2 * T)
 
 
+def _arm_panel(ax, da, ylabel, *, log=False, legend=False):
+    """One curve per arm against the step (median, IQR over seeds)."""
+    da = _by_arm(da)
+    for i, arm in enumerate(da["arm"].values):
+        plots.curves(ax, da.sel(arm=arm), "step", band="iqr", log=(False, log), color=f"C{i}", label=arm)
+    ax.set_xlabel("SGD step")
+    ax.set_ylabel(ylabel)
+    if legend:
+        ax.legend(fontsize=7)
+
+
 def _draw_norms(ds, spec, fig):
-    ax = fig.add_subplot(1, 2, 1)
-    w = _by_arm(ds["wbar_norm"])
-    for i, arm in enumerate(w["arm"].values):
-        plots.curves(ax, w.sel(arm=arm), "step", band="iqr", log=(False, True), color=f"C{i}", label=arm)
-    ax.set_xlabel("SGD step")
-    ax.set_ylabel("‖w̄‖ (median, IQR over seeds)")
-    ax.legend(fontsize=7)
+    _arm_panel(
+        fig.add_subplot(1, 2, 1), ds["wbar_norm"], "‖w̄‖ (median, IQR over seeds)", log=True, legend=True
+    )
     ax = fig.add_subplot(1, 2, 2)
-    c = _by_arm(ds["cos_wh"])
-    for i, arm in enumerate(c["arm"].values):
-        plots.curves(ax, c.sel(arm=arm), "step", band="iqr", color=f"C{i}", label=arm)
+    _arm_panel(ax, ds["cos_wh"], "cos(w̄, h̄)")
     ax.axhline(-0.9, ls=":", color="k", lw=0.8)
-    ax.set_xlabel("SGD step")
-    ax.set_ylabel("cos(w̄, h̄)")
 
 
 def _draw_absorption(ds, spec, fig):
-    ax = fig.add_subplot(1, 2, 1)
-    a = _by_arm(ds["absorbed"])
-    for i, arm in enumerate(a["arm"].values):
-        plots.curves(ax, a.sel(arm=arm), "step", band="iqr", color=f"C{i}", label=arm)
-    ax.set_xlabel("SGD step")
-    ax.set_ylabel("fraction of samples with g_y = 0")
-    ax.legend(fontsize=7)
-    ax = fig.add_subplot(1, 2, 2)
-    d = _by_arm(ds["drift"])
-    for i, arm in enumerate(d["arm"].values):
-        plots.curves(ax, d.sel(arm=arm), "step", band="iqr", log=(False, True), color=f"C{i}", label=arm)
-    ax.set_xlabel("SGD step")
-    ax.set_ylabel("‖w̄(t) − w̄(0)‖")
+    _arm_panel(fig.add_subplot(1, 2, 1), ds["absorbed"], "fraction of samples with g_y = 0", legend=True)
+    _arm_panel(fig.add_subplot(1, 2, 2), ds["drift"], "‖w̄(t) − w̄(0)‖", log=True)
 
 
 def _draw_loss(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    loss = _by_arm(ds["loss"])
-    for i, arm in enumerate(loss["arm"].values):
-        plots.curves(ax, loss.sel(arm=arm), "step", band="iqr", log=(False, True), color=f"C{i}", label=arm)
-    ax.set_xlabel("SGD step")
-    ax.set_ylabel("training loss in the arm's format")
-    ax.legend(fontsize=7)
+    _arm_panel(
+        fig.add_subplot(1, 1, 1), ds["loss"], "training loss in the arm's format", log=True, legend=True
+    )
 
 
 DESCRIPTION = r"""
