@@ -236,3 +236,68 @@ def test_sigkill_mid_sweep_then_resume_equals_uninterrupted(tmp_path):
     assert manifest["chunks_resumed"] == done_before and manifest["chunks_run"] == 12 - done_before
     # bitwise by construction: the same numpy code on the same seeds, before and after the kill
     np.testing.assert_array_equal(open_results(killed)["x"].values, open_results(clean)["x"].values)
+
+
+TWO = textwrap.dedent("""
+    import dataclasses, os, sys
+    run_dir, port, nproc, pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    from jaxtheory.sweep.mesh import init_distributed
+    if nproc > 1:
+        init_distributed(f"127.0.0.1:{port}", nproc, pid)
+    import numpy as np
+    import jaxtheory.sweep.store as store
+    from jaxtheory.sweep import Space, log, static, sweep
+    writes = []
+    orig = store.save_chunk
+    def save(path, arrays):
+        writes.append(os.path.basename(path))
+        orig(path, arrays)
+    store.save_chunk = save
+
+    @dataclasses.dataclass(frozen=True)
+    class Spec:
+        n: int = 5
+
+    def run(spec, params, seed):
+        rng = np.random.default_rng(seed)
+        return {"x": np.cumsum(params["lr"] * rng.standard_normal(spec.n))}
+
+    r = sweep(run, Spec(), Space(lr=log(0.01, 0.5, num=5), n=static(3, 5), seeds=3), {"lr": 0.1},
+              run_dir=run_dir, chunk=4, quiet=True, jit=False, fingerprint="host-two-processes")
+    print("WRITES", ",".join(writes), "LANES", r.manifest["lanes"])
+""")
+
+
+@pytest.mark.slow  # three jax.distributed processes (~10 s): run with -m slow
+def test_two_processes_split_each_chunk_and_equal_one_process(tmp_path):
+    import socket
+
+    job = tmp_path / "two.py"
+    job.write_text(TWO)
+    env = dict(os.environ, JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="3")
+    one = tmp_path / "one"
+    subprocess.run([sys.executable, str(job), str(one), "0", "1", "0"], env=env, check=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    two = tmp_path / "two"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(job), str(two), port, "2", str(i)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    writes = [o.split("WRITES ")[1].split()[0].split(",") for o in outs]
+    # 15 lanes per static group in chunks of 4: 4 chunks per group, each split in two parts
+    assert sorted(writes[0]) == sorted(w.replace("_p001", "_p000") for w in writes[1]) and len(writes[0]) == 8
+    assert all(w.endswith(f"_p{i:03d}.npz") for i, ws in enumerate(writes) for w in ws)
+    a, b = open_results(one), open_results(two)
+    # bitwise by construction: the same numpy code on the same seeds, in one process or two
+    np.testing.assert_array_equal(a["x"].values, b["x"].values)
+    assert np.isfinite(a["x"].sel(n=5).values).all() and a["x"].shape == (2, 5, 3, 5)
