@@ -11,10 +11,17 @@ turns it on lazily, once per process, before its first compile. Importing
 :mod:`jaxtheory` changes no JAX setting, so a library user who only takes the optax
 transforms gets JAX's defaults.
 
-Where it lives: ``$JAXTHEORY_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/jaxtheory/jax``,
-else ``~/.cache/jaxtheory/jax``. A cache directory the user already gave JAX (the
-``JAX_COMPILATION_CACHE_DIR`` environment variable or ``jax_compilation_cache_dir``) is
-kept as it is.
+Where it lives: ``$JAXTHEORY_CACHE_DIR`` if set, else
+``$XDG_CACHE_HOME/jaxtheory/jax/<cpu>``, else ``~/.cache/jaxtheory/jax/<cpu>``, where
+``<cpu>`` (:func:`cpu_tag`) names the machine architecture and a hash of the CPU's
+instruction-set features. XLA:CPU compiles for the host's features and, on load, only
+*warns* when a cached program was compiled for features the host lacks ("Target machine
+feature ... is not supported on the host machine ... could lead to execution errors such
+as SIGILL"): a home directory shared between machines of different CPUs (a cluster's
+NFS home, a restored CI cache) would otherwise hand one CPU's code to another. A cache
+directory the user already gave JAX (the ``JAX_COMPILATION_CACHE_DIR`` environment
+variable or ``jax_compilation_cache_dir``), or an explicit directory, is kept as it is:
+share one only between machines of one CPU model.
 
 Switching it off: ``JAXTHEORY_CACHE=0`` in the environment, ``--no-cache`` on the
 command line, or :func:`disable_compile_cache` in a program.
@@ -37,6 +44,7 @@ __all__ = [
     "ENV_SWITCH",
     "MIN_COMPILE_TIME_S",
     "compile_cache_dir",
+    "cpu_tag",
     "default_cache_dir",
     "disable_compile_cache",
     "enable_compile_cache",
@@ -55,24 +63,59 @@ _lock = threading.Lock()
 _decided: str | None = None
 
 
-def default_cache_dir() -> Path:
-    """The cache directory used when none is given: ``$JAXTHEORY_CACHE_DIR`` or a per-user one.
+def cpu_tag() -> str:
+    """A name for this host's CPU: its architecture and a hash of its instruction-set features.
+
+    The features are the ``flags`` (x86) or ``Features`` (Arm) line of ``/proc/cpuinfo``,
+    sorted; where there is no such file, the processor's name. Two machines get the same
+    tag when XLA:CPU may run one's compiled programs on the other.
 
     Returns:
-        ``$JAXTHEORY_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/jaxtheory/jax``, else
-        ``~/.cache/jaxtheory/jax``.
+        ``"<machine>-<12 hex digits>"``, e.g. ``"x86_64-3f0c9a1b2d4e"``.
+
+    Example:
+        >>> from jaxtheory.compile_cache import cpu_tag
+        >>> import platform
+        >>> cpu_tag().startswith(platform.machine() + "-") and len(cpu_tag().split("-")[-1]) == 12
+        True
+    """
+    import hashlib
+    import platform
+
+    features = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip().lower() in ("flags", "features"):
+                    features = " ".join(sorted(value.split()))
+                    break
+    except OSError:
+        pass
+    if not features:
+        features = platform.processor() or platform.platform()
+    digest = hashlib.blake2b(features.encode(), digest_size=6).hexdigest()
+    return f"{platform.machine() or 'unknown'}-{digest}"
+
+
+def default_cache_dir() -> Path:
+    """The cache directory used when none is given: ``$JAXTHEORY_CACHE_DIR`` or a per-user, per-CPU one.
+
+    Returns:
+        ``$JAXTHEORY_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/jaxtheory/jax/<cpu>``,
+        else ``~/.cache/jaxtheory/jax/<cpu>``, with ``<cpu>`` from :func:`cpu_tag`.
 
     Example:
         >>> import os
-        >>> from jaxtheory.compile_cache import default_cache_dir
-        >>> default_cache_dir().parts[-2:] == ("jaxtheory", "jax") or "JAXTHEORY_CACHE_DIR" in os.environ
+        >>> from jaxtheory.compile_cache import cpu_tag, default_cache_dir
+        >>> default_cache_dir().parts[-3:] == ("jaxtheory", "jax", cpu_tag()) or "JAXTHEORY_CACHE_DIR" in os.environ
         True
     """
     env = os.environ.get(ENV_DIR)
     if env:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path("~/.cache").expanduser())
-    return Path(base) / "jaxtheory" / "jax"
+    return Path(base) / "jaxtheory" / "jax" / cpu_tag()
 
 
 def _switched_off_by_env() -> bool:

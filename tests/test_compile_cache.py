@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxtheory.compile_cache import MIN_COMPILE_TIME_S
+from jaxtheory.compile_cache import MIN_COMPILE_TIME_S, cpu_tag
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,9 +109,9 @@ def test_switched_off_by_the_environment(tmp_path):
 
 
 def test_default_directory_and_minimum_compile_time(tmp_path):
-    # no JAXTHEORY_CACHE_DIR: $XDG_CACHE_HOME/jaxtheory/jax, and jaxtheory's own minimum
+    # no JAXTHEORY_CACHE_DIR: $XDG_CACHE_HOME/jaxtheory/jax/<cpu>, and jaxtheory's own minimum
     out = _sweep(_env(XDG_CACHE_HOME=tmp_path / "xdg"))
-    assert out["dir"] == str(tmp_path / "xdg" / "jaxtheory" / "jax")
+    assert out["dir"] == str(tmp_path / "xdg" / "jaxtheory" / "jax" / cpu_tag())
     assert out["min_compile_s"] == pytest.approx(MIN_COMPILE_TIME_S)
 
 
@@ -144,3 +144,30 @@ def test_cli_flags(flag, tmp_path):
     assert r.returncode == 0, r.stderr
     assert not _files(by_env)  # the flag wins over the environment
     assert bool(_files(given)) == (flag == "--cache-dir")
+
+
+def test_cpu_tag_separates_instruction_sets_and_ignores_their_order(monkeypatch):
+    """Programs compiled for one CPU's features never share a default directory with another's."""
+    import builtins
+    import io
+
+    real_open = builtins.open
+
+    def fake(flags):
+        def opener(path, *a, **k):
+            if str(path) == "/proc/cpuinfo":
+                return io.StringIO(f"processor\t: 0\nmodel name\t: X\nflags\t\t: {flags}\n")
+            return real_open(path, *a, **k)
+
+        return opener
+
+    tags = {}
+    for name, flags in {
+        "avx512": "fpu sse2 avx2 avx512f avx512bw",
+        "reordered": "avx512bw avx512f avx2 sse2 fpu",
+        "avx2": "fpu sse2 avx2",
+    }.items():
+        monkeypatch.setattr(builtins, "open", fake(flags))
+        tags[name] = cpu_tag()
+    monkeypatch.setattr(builtins, "open", real_open)
+    assert tags["avx512"] == tags["reordered"] != tags["avx2"]
