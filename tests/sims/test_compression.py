@@ -115,16 +115,18 @@ def test_box_error_against_monte_carlo():
     rng = np.random.default_rng(0)
     n = 400_000
     pts = rng.random((n, 2))
-    q = S / 20  # boxes with ends on multiples of 1/20: overlapping, nested, disjoint, empty
+    q = cp.SCALE // 20  # box ends on multiples of 1/20: overlapping, nested, disjoint, empty
+
+    def codes(b):
+        return tuple(v * q for v in b)
+
     boxes = [
-        ((2, 10, 3, 15), (5, 14, 1, 12)),
-        ((4, 8, 4, 8), (2, 12, 3, 16)),
-        ((0, 3, 0, 3), (10, 20, 10, 20)),
-        (cp._EMPTY_BOX, (6, 9, 1, 19)),
+        (codes((2, 10, 3, 15)), codes((5, 14, 1, 12))),
+        (codes((4, 8, 4, 8)), codes((2, 12, 3, 16))),
+        (codes((0, 3, 0, 3)), codes((10, 20, 10, 20))),
+        (cp._EMPTY_BOX, codes((6, 9, 1, 19))),
     ]
-    for b1, b2 in boxes:
-        code = lambda b: tuple(int(v * q) if v >= 0 and b != cp._EMPTY_BOX else v for v in b)  # noqa: E731
-        c1, c2 = code(b1), code(b2)
+    for c1, c2 in boxes:
         got = float(cp.box_error(c1, c2))
         inside = [
             (pts[:, 0] >= c[0] / S)
@@ -134,7 +136,7 @@ def test_box_error_against_monte_carlo():
             for c in (c1, c2)
         ]
         p = float(np.mean(inside[0] != inside[1]))
-        assert abs(got - p) <= 5 * np.sqrt(max(p * (1 - p), 1e-6) / n), (b1, b2, got, p)
+        assert abs(got - p) <= 5 * np.sqrt(max(p * (1 - p), 1e-6) / n), (c1, c2, got, p)
 
 
 def test_half_graph_error_against_monte_carlo():
