@@ -109,8 +109,9 @@ class Paper:
             :data:`RECONSTRUCTION_BANNER`).
         banner: a further note shown at the top of the page (e.g. "an illustration of the
             theorem's mechanism, not a test of it").
-        unverified: the paper's own claims that this project cannot run (large pretrained
-            models, private data), listed on the page without a verdict.
+        unverified: the paper's own claims that this project cannot decide (large
+            pretrained models, private data, a theorem or an asymptotic statement no finite
+            computation establishes), listed on the page without a verdict.
 
     Example:
         >>> Paper("A reconstructed paper", found=False).found

@@ -479,8 +479,9 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
         lines += [
             "### The paper's own claims (no verdict here)",
             "",
-            "These concern systems this project cannot run; the claims above test a toy model of "
-            "the mechanism instead.",
+            "This project does not decide these: they concern systems it cannot run, or results "
+            "(theorems, asymptotics) no finite computation here establishes; the claims above test "
+            "what can be computed (a toy model of the mechanism, or finite instances).",
             "",
         ]
         lines += [f"- {c}" for c in unverified]
