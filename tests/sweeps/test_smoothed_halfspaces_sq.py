@@ -27,7 +27,15 @@ def _tails(W, sigmas):
     return np.array([[terms[i, d + 1 :].sum() for d in range(W.shape[-1])] for i in range(len(sigmas))])
 
 
-def fake(seeds=8, random_levels=None, excess=(0.0, -0.1, -0.2), tail_scale=1.0, dstar_shift=0, maj_drop=0):
+def fake(
+    seeds=8,
+    random_levels=None,
+    excess=(0.0, -0.1, -0.2),
+    tuned=(0.0, -0.1, -0.2),
+    tail_scale=1.0,
+    dstar_shift=0,
+    maj_drop=0,
+):
     """Results as the simulator would give them, from numpy closed forms."""
     n = SPEC.n
     maj = bo.majority_level_weights(n)
@@ -53,6 +61,7 @@ def fake(seeds=8, random_levels=None, excess=(0.0, -0.1, -0.2), tail_scale=1.0, 
     dstar = dstar + dstar_shift
     dstar[:, 0, 0] -= maj_drop
     ex = np.asarray(excess)[None, :] + 0.01 * rng.standard_normal((seeds, len(excess)))
+    ex_t = np.asarray(tuned)[None, :] + 0.01 * rng.standard_normal((seeds, len(tuned)))
     coords = {
         "seed": np.arange(seeds),
         "function": list(bo.FUNCTIONS),
@@ -69,7 +78,7 @@ def fake(seeds=8, random_levels=None, excess=(0.0, -0.1, -0.2), tail_scale=1.0, 
             "tail": (("seed", "function", "sigma", "degree"), tail),
             "dstar": (("seed", "function", "criterion", "sigma", "eps"), dstar),
             "excess": (("seed", "ldegree"), ex),
-            "excess_tuned": (("seed", "ldegree"), ex),
+            "excess_tuned": (("seed", "ldegree"), ex_t),
         },
         coords=coords,
     )
@@ -112,6 +121,14 @@ def test_excess_claim():
     assert verdict("l1-excess-falls-with-degree", fake().isel(ldegree=[0])) == "not-applicable"
 
 
+def test_tuned_threshold_claim():
+    assert verdict("tuned-threshold-error-falls", fake()) == "pass"
+    # only the tuned rounding rises: the random-threshold claim is unaffected
+    ds = fake(tuned=(0.0, 0.05, -0.2))
+    assert verdict("tuned-threshold-error-falls", ds) == "fail"
+    assert verdict("l1-excess-falls-with-degree", ds) == "pass"
+
+
 def test_cv_claim():
     ds = fake()
     assert verdict("degree-scaling-cv", ds) == "pass"
@@ -137,6 +154,7 @@ def test_smoke(tmp_path):
         "degree-bound",
         "degree-scaling-cv",
         "l1-excess-falls-with-degree",
+        "tuned-threshold-error-falls",
     ):
         assert by[name].verdict == "pass", name
     # a finding: random halfspaces need degree 5 where majority needs 3 at (σ, ε) = (0.1, 0.1)
