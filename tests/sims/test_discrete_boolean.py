@@ -216,7 +216,10 @@ def test_best_threshold_is_optimal():
 
 
 def test_run_small_lane():
-    spec = bo.BooleanSpec(n=5, sigmas=(0.1, 0.3), epsilons=(0.2, 0.05), learn_n=5, learn_degrees=(1, 3))
+    # one regression degree and 20 IRLS steps: the compile dominates this test
+    spec = bo.BooleanSpec(
+        n=5, sigmas=(0.1, 0.3), epsilons=(0.2, 0.05), learn_n=5, learn_degrees=(1,), irls_iters=20
+    )
     f = jax.jit(jax.vmap(lambda k: bo.run(spec, bo.DEFAULT_PARAMS, k)))
     out = jax.tree.map(np.asarray, f(jax.random.split(jax.random.key(0), 3)))
     assert out["dstar"].shape == (3, 2, 2, 2, 2) and out["tail"].shape == (3, 2, 2, 6)
