@@ -1,8 +1,14 @@
-"""Exact discrete computations: enumerations, counts, closed forms and small combinatorial
-programs, one module per paper of issue 25 (:mod:`.compression`: sample-compression schemes
-for products of intervals and half-graphs on pairs of points).
+"""Exact discrete computations: enumerations over finite sets (the Boolean cube, allocations, version
+spaces) small enough to be computed exactly rather than sampled, closed forms, and the transforms and
+small combinatorial programs they need; one module per paper.
+
+* :mod:`~jaxtheory.sims.discrete.boolean`: the fast Walsh–Hadamard transform, popcount, Fourier
+  level weights and the noise operator on the Boolean cube, L1 polynomial regression by IRLS
+  (arXiv:2605.02350, smoothed agnostic learning of halfspaces).
+* :mod:`~jaxtheory.sims.discrete.compression`: sample-compression schemes for products of intervals
+  and half-graphs on pairs of points (arXiv:2605.12465).
 """
 
-from jaxtheory.sims.discrete import compression
+from jaxtheory.sims.discrete import boolean, compression
 
-__all__ = ["compression"]
+__all__ = ["boolean", "compression"]
