@@ -280,7 +280,8 @@ class Experiment:
     Attributes:
         name: registry name (kebab-case), e.g. ``"noisy-quadratic"``.
         paper: the :class:`Paper` checked.
-        run: ``run(spec, params, key) -> {metric: array}``, pure and vmappable.
+        run: ``run(spec, params, key) -> {metric: array}``, pure and vmappable; in host
+            mode (``jit=False``) ``run(spec, params, seed)`` in plain Python/numpy.
         spec: default spec (frozen dataclass).
         params: default of every parameter ``run`` reads.
         presets: ``{"smoke": Preset(...), "full": Preset(...), ...}``.
@@ -293,6 +294,11 @@ class Experiment:
         source_file: the file of the module that defines the experiment; its code
             enters the fingerprint (:meth:`provenance`). Found from the caller when not
             given (``None`` when the caller has no file).
+        jit: ``True``: the sweep compiles ``jit(vmap(run))``. ``False``: host mode, for
+            computations that are naturally host-side (Python dynamic programs over
+            version spaces): ``run`` is called per lane with Python scalars and an
+            integer ``seed`` (see :func:`jaxtheory.sweep.sweep`), through the same chunk
+            store, resume, ``results.nc`` and claims.
     """
 
     name: str
@@ -308,6 +314,7 @@ class Experiment:
     description: str = ""
     default_preset: str = "smoke"
     source_file: str | None = None
+    jit: bool = True
 
     def __post_init__(self):
         if self.source_file is None:  # the module whose `Experiment(...)` made this object
@@ -317,6 +324,8 @@ class Experiment:
                 caller = None
             if caller and os.path.isfile(caller):
                 object.__setattr__(self, "source_file", os.path.abspath(caller))
+        if not isinstance(self.jit, bool):
+            raise TypeError(f"experiment {self.name!r}: jit must be True or False, got {self.jit!r}")
         if not self.presets:
             raise ValueError(f"experiment {self.name!r} has no presets")
         if self.default_preset not in self.presets:
@@ -444,6 +453,7 @@ class Experiment:
             label=f"{self.name}/{preset}",
             meta={"experiment": self.name, "preset": preset, "paper": dataclasses.asdict(self.paper)},
             fingerprint=code,
+            jit=self.jit,
         )
         claims = evaluate_claims(self.claims, res.dataset, spec)
         import jax

@@ -343,6 +343,10 @@ def _fence(text: str, lang: str = "") -> str:
 def _space_rows(manifest: dict) -> list[tuple[str, str, str, str]]:
     rows = []
     space = manifest.get("space") or {}
+    host = manifest.get("mode") == "host"  # a Python call per lane: nothing is vmapped or compiled
+    lane, per_static = (
+        ("host loop", "static (a group each)") if host else ("vmapped", "static (one compile each)")
+    )
     for n, ax in (space.get("axes") or {}).items():
         if ax.get("kind") == "zip":
             members = ax.get("members") or {}
@@ -357,9 +361,9 @@ def _space_rows(manifest: dict) -> list[tuple[str, str, str, str]]:
             else:
                 desc = _fmt_value(vals)
             count = len(vals)
-        rows.append((n, desc, str(count), "static (one compile each)" if ax.get("static") else "vmapped"))
+        rows.append((n, desc, str(count), per_static if ax.get("static") else lane))
     if "seeds" in space:
-        rows.append(("seed", f"{space['seeds']} seeds per config", str(space["seeds"]), "vmapped"))
+        rows.append(("seed", f"{space['seeds']} seeds per config", str(space["seeds"]), lane))
     return rows
 
 

@@ -214,6 +214,7 @@ class _Cache:
 # and static group (``jax.eval_shape``), and the compiled programs, one per static group
 # and chunk size.
 _SHAPES = _Cache(256)
+_HOST_CHUNKS = 32  # host mode: a sweep's lanes are stored in about this many chunks by default
 _COMPILED = _Cache(64)
 
 
@@ -385,6 +386,7 @@ def sweep(
     label: str = "sweep",
     meta: Mapping[str, Any] | None = None,
     fingerprint: str | Mapping[str, Any] | None = None,
+    jit: bool = True,
 ):
     """Run ``run(spec, params, key)`` over every lane of ``space``.
 
@@ -419,6 +421,18 @@ def sweep(
             ``code_provenance(run, sweep)``: the run function's module, this engine's,
             and the ``jaxtheory`` (and ``sweeps``) modules they import, library versions
             and the x64 flag.
+        jit: ``True`` (the default) compiles ``jit(vmap(run))`` per static group.
+            ``False`` is *host mode*, for computations that are naturally host-side
+            (Python dynamic programs, recursion over version spaces): ``run(spec,
+            params, seed)`` is a plain Python/numpy function called once per lane, with
+            ``params`` a dict of Python scalars (a categorical as its ``int`` code;
+            floats in float64) and ``seed`` a non-negative ``int`` below ``2**63``
+            derived from the lane's key words (:func:`host_seed`), so it depends on the
+            lane's config values and seed index, never on its position, and paired axes
+            stay out of it. It returns a dict of numpy arrays whose shapes agree across
+            the lanes of a static group. The chunk store, resume, assembly, divergence
+            flags and manifest are the compiled path's; ``devices`` is ignored (the lanes
+            of a chunk are split between the processes of a multi-process job).
 
     Returns:
         A :class:`SweepResult`.
@@ -453,6 +467,7 @@ def sweep(
         devices=devices,
         label=label,
         fingerprint=fingerprint,
+        jit=jit,
     )
     tally = _Tally()
     host = _HostWork(plan)
@@ -494,7 +509,7 @@ class _Group:
     ids: np.ndarray  # (lanes, 2): hashes of every value; they tell whether a stored chunk is ours
     keys: np.ndarray  # (lanes, 2): the PRNG key words; paired axes left out
     lane_fn: Callable
-    out_shape: Mapping[str, jax.ShapeDtypeStruct]
+    out_shape: Mapping[str, jax.ShapeDtypeStruct] | None  # None: host mode, until a lane is known
     coords: dict[str, Any]  # coordinates of the metrics' own dims
 
 
@@ -518,6 +533,7 @@ class _Plan:
     metric_dims: dict[str, tuple[str, ...]]
     label: str
     multi: bool  # several processes
+    jit: bool = True  # False: host mode, ``run(spec, params, seed)`` per lane in Python
 
     @property
     def fingerprint(self) -> str:
@@ -544,7 +560,7 @@ class _Plan:
 
 
 def _plan(
-    run, spec, space, params, *, run_dir, metric_dims, coords, chunk, devices, label, fingerprint
+    run, spec, space, params, *, run_dir, metric_dims, coords, chunk, devices, label, fingerprint, jit=True
 ) -> _Plan:
     """Bind the space, derive every lane's parameters, id and key, and every static
     group's spec and output shapes; raise for a bad space before anything compiles."""
@@ -554,12 +570,14 @@ def _plan(
         raise SpaceError(f"chunk must be a positive integer, got {chunk!r}")
     params = dict(params)
     bound = space.bind(spec, params)
-    devs = select_devices(devices)
+    if not isinstance(jit, bool):
+        raise TypeError(f"jit must be True or False, got {jit!r}")
+    devs = select_devices(devices) if jit else jax.local_devices(backend="cpu")[:1]
     run_path = Path(run_dir) if run_dir is not None else None
     code = _code_record(run, fingerprint)
     table = bound.dynamic_table()
     n_lanes = bound.num_configs * bound.seeds
-    lane_params = _lane_params(params, table, bound.seeds, n_lanes)
+    lane_params = _lane_params(params, table, bound.seeds, n_lanes, host=not jit)
     multi = jax.process_count() > 1
     if multi and run_path is None:
         raise ValueError("a sweep over several processes needs a run directory (run_dir=...)")
@@ -568,12 +586,14 @@ def _plan(
     metric_dims = {k: tuple(v) for k, v in dict(metric_dims or {}).items()}
     cfg_rows = [{k: table[k][i] for k in table} for i in range(bound.num_configs)]
     groups = [
-        _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords)
+        _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords, jit)
         for gi, gvals in enumerate(bound.static_groups())
     ]
     nd = len(devs)
     if chunk:
         chunk_size = int(math.ceil(chunk / nd) * nd)
+    elif not jit:  # no memory to fit: chunks small enough to resume from and show progress by
+        chunk_size = max(1, int(math.ceil(n_lanes / _HOST_CHUNKS)))
     else:
         out = groups[0].out_shape
         bytes_per_lane = sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in out.values())
@@ -596,11 +616,16 @@ def _plan(
         metric_dims,
         label,
         multi,
+        jit,
     )
 
 
-def _lane_params(params, table, seeds, n_lanes) -> dict[str, np.ndarray]:
-    """Each parameter's value per lane: its axis values repeated per seed, or its default."""
+def _lane_params(params, table, seeds, n_lanes, host=False) -> dict[str, np.ndarray]:
+    """Each parameter's value per lane: its axis values repeated per seed, or its default.
+
+    ``host``: 64-bit integers and floats, for a host-mode run (its values reach Python
+    as they were written, not rounded to float32).
+    """
     out: dict[str, np.ndarray] = {}
     for name, default in params.items():
         vals = table.get(name)
@@ -608,6 +633,8 @@ def _lane_params(params, table, seeds, n_lanes) -> dict[str, np.ndarray]:
             vals = None if vals is None else default.codes(vals)
             default = default.code(default.default)
         dt = _param_dtype(default, vals)
+        if host:
+            dt = {jnp.bool_: np.bool_, jnp.int32: np.int64}.get(dt, np.float64)
         if vals is None:
             out[name] = np.full(n_lanes, np.asarray(default), dtype=dt)
         else:
@@ -615,7 +642,7 @@ def _lane_params(params, table, seeds, n_lanes) -> dict[str, np.ndarray]:
     return out
 
 
-def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords) -> _Group:
+def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims, coords, jit=True) -> _Group:
     """Static group ``gi``: its spec, its lanes' ids and keys, its output shapes (traced once)."""
     try:
         spec_g = dataclasses.replace(spec, **gvals) if gvals else spec
@@ -629,6 +656,14 @@ def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims
         if not space.paired
         else lane_key_table([space.key_config(c) for c in configs], bound.seeds, space.base_seed)
     )
+
+    mcoords = coords(spec_g) if callable(coords) else dict(coords or {})
+    if not jit:  # host mode: shapes are learnt from the first lane computed (or stored)
+
+        def host_fn(p, kd, _spec=spec_g):
+            return run(_spec, p, host_seed(kd))
+
+        return _Group(gi, dict(gvals), spec_g, ids, keys, host_fn, None, dict(mcoords))
 
     def lane_fn(p, kd, _spec=spec_g):
         return dict(run(_spec, p, make_key(kd)))
@@ -646,7 +681,6 @@ def _group(gi, gvals, run, spec, bound, cfg_rows, lane_params, devs, metric_dims
             raise ValueError(
                 f"metric {name!r} has shape {tuple(s.shape)} but metric_dims names {metric_dims[name]}"
             )
-    mcoords = coords(spec_g) if callable(coords) else dict(coords or {})
     return _Group(gi, dict(gvals), spec_g, ids, keys, lane_fn, out_shape, dict(mcoords))
 
 
@@ -712,6 +746,13 @@ def _run_group(plan: _Plan, g: _Group, tally: _Tally, host: _HostWork, progress)
             tally.chunks_resumed += 1
             progress.update(min((ci + 1) * cs, n) - ci * cs, group=f"{g.index + 1}/{len(plan.groups)}")
             continue
+        if not plan.jit:  # host mode: compute this process's lanes here, then store them
+            host.while_computing()
+            lo, hi = ci * cs, min((ci + 1) * cs, n)
+            local = _host_chunk(plan, g, lo, hi, tally, progress)
+            results[ci] = _store_chunk(plan, g, ci, lo, hi, None, tally, local=local)
+            progress.update(0, group=f"{g.index + 1}/{len(plan.groups)}")
+            continue
         if program is None:
             program = _program(plan, g, tally)
         out = _dispatch(plan, g, program, ci, tally)
@@ -737,10 +778,81 @@ def _dispatch(plan: _Plan, g: _Group, program, ci: int, tally: _Tally):
     return out
 
 
-def _store_chunk(plan: _Plan, g: _Group, ci: int, lo: int, hi: int, out, tally: _Tally) -> dict | None:
-    """Read back this process's lanes of a chunk, flag divergence, write its part."""
+def _host_chunk(plan: _Plan, g: _Group, lo: int, hi: int, tally: _Tally, progress) -> tuple[np.ndarray, dict]:
+    """Host mode: run this process's lanes of chunk ``[lo, hi)`` one by one in Python.
+
+    The lanes of a chunk are split into contiguous blocks, one per process. Returns
+    (lane indices, ``{metric: (lanes, ...)}``); the metrics' names and shapes must agree
+    with the group's first lane (they become the group's ``out_shape``).
+    """
+    nproc, me = jax.process_count(), jax.process_index()
+    lanes = np.array_split(np.arange(lo, hi, dtype=np.int64), nproc)[me]
+    rows: list[dict[str, np.ndarray]] = []
     t0 = time.perf_counter()
-    lanes, out = _local_lanes(out, lo, hi)
+    for i in lanes:
+        p = {k: v[i].item() for k, v in plan.lane_params.items()}
+        got = g.lane_fn(p, g.keys[i])
+        if not isinstance(got, Mapping) or not got:
+            raise TypeError(f"run must return a non-empty dict of metrics, got {type(got).__name__}")
+        got = {str(k): np.asarray(v) for k, v in got.items()}
+        _check_host_lane(plan, g, got, int(i))
+        rows.append(got)
+        progress.update(1)
+    tally.timings["run_s"] += time.perf_counter() - t0
+    if not rows:  # this process holds no lane of the chunk
+        shapes = g.out_shape or {}
+        return lanes, {k: np.zeros((0, *s.shape), s.dtype) for k, s in shapes.items()}
+    return lanes, {k: np.stack([r[k] for r in rows]) for k in rows[0]}
+
+
+def _check_host_lane(plan: _Plan, g: _Group, got: Mapping[str, np.ndarray], lane: int) -> None:
+    """The group's output shapes from its first lane; later lanes must agree with them."""
+    shapes = {k: jax.ShapeDtypeStruct(v.shape, v.dtype) for k, v in got.items()}
+    if g.out_shape is None:
+        for name, s in shapes.items():
+            if s.dtype == object or s.dtype.kind in "USV":
+                raise TypeError(f"host run: metric {name!r} is not numeric (dtype {s.dtype})")
+            dims = plan.metric_dims.get(name)
+            if dims is not None and name != "diverged_step" and len(dims) != len(s.shape):
+                raise ValueError(f"metric {name!r} has shape {tuple(s.shape)} but metric_dims names {dims}")
+        g.out_shape = shapes
+        return
+    if set(shapes) != set(g.out_shape) or any(shapes[k].shape != g.out_shape[k].shape for k in shapes):
+        want = {k: tuple(v.shape) for k, v in g.out_shape.items()}
+        have = {k: tuple(v.shape) for k, v in shapes.items()}
+        raise ValueError(
+            f"host run: lane {lane} returned metrics {have}, but the group's first lane returned {want}: "
+            "every lane of a static group must return the same metrics with the same shapes"
+        )
+
+
+def host_seed(key_data: np.ndarray) -> int:
+    """A host-mode lane's ``seed``: its two key words as one non-negative 63-bit ``int``.
+
+    Args:
+        key_data: the lane's two ``uint32`` key words (:func:`lane_key_data`).
+
+    Returns:
+        ``(k0 << 31) ^ k1`` below ``2**63``, for ``numpy.random.default_rng(seed)``.
+
+    Example:
+        >>> import numpy as np
+        >>> host_seed(np.array([0, 7], np.uint32))
+        7
+    """
+    k0, k1 = (int(x) for x in np.asarray(key_data, dtype=np.uint32).reshape(2))
+    return ((k0 << 31) ^ k1) & ((1 << 63) - 1)
+
+
+def _store_chunk(
+    plan: _Plan, g: _Group, ci: int, lo: int, hi: int, out, tally: _Tally, local=None
+) -> dict | None:
+    """Read back this process's lanes of a chunk, flag divergence, write its part.
+
+    ``local``: (lanes, arrays) already on the host (host mode), instead of ``out``.
+    """
+    t0 = time.perf_counter()
+    lanes, out = _local_lanes(out, lo, hi) if local is None else local
     tally.timings["run_s"] += time.perf_counter() - t0
     t0 = time.perf_counter()
     n = lanes.size
@@ -799,8 +911,7 @@ class _HostWork:
 
 def _gather(plan: _Plan, g: _Group, chunks: Mapping[int, dict | None]) -> dict[str, np.ndarray]:
     """A group's results in lane order: ``{metric: (lanes, ...)}`` plus ``diverged_step``."""
-    names = list(dict.fromkeys([*g.out_shape, "diverged_step"]))
-    arrays: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    parts = []
     for ci, got in chunks.items():
         if got is None:  # written in parts by several processes
             got = _done_chunks(
@@ -814,9 +925,10 @@ def _gather(plan: _Plan, g: _Group, chunks: Mapping[int, dict | None]) -> dict[s
                 only=ci,
                 broadcast=False,
             )[ci]
-        for k in names:
-            arrays[k].append(got[k])
-    return {k: np.concatenate(v) for k, v in arrays.items()}
+        parts.append(got)
+    known = g.out_shape if g.out_shape is not None else (parts[0] if parts else {})  # host mode
+    names = list(dict.fromkeys([*known, "diverged_step"]))
+    return {k: np.concatenate([got[k] for got in parts]) for k in names}
 
 
 def _assemble(plan: _Plan, per_group: Sequence[Mapping[str, np.ndarray]]):
@@ -938,6 +1050,7 @@ def _record(plan: _Plan, ds, tally: _Tally, host: _HostWork, t_start: float, met
         "chunks_run": tally.chunks_run,
         "chunks_resumed": tally.chunks_resumed,
         "compiles": tally.compiles,
+        "mode": "jit" if plan.jit else "host",
         "status_counts": status_counts,
         "devices": devices,
         "versions": facts["versions"],
