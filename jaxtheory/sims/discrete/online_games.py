@@ -91,8 +91,9 @@ class OnlineGameSpec:
     Attributes:
         domain: points of the wide domain of the ``standard_wide`` game (the adversary
             may show any of them, ``T`` rounds); at least every ``T`` swept.
-        hedge_classes: class codes Hedge runs for; others report NaN (unions of two
-            intervals have about ``T^4/24`` experts at ``T = 10^4``).
+        hedge_classes: class codes Hedge runs for (unions of two intervals have about
+            ``T^4/24`` experts at ``T = 10^4``); for the others :func:`run` reports
+            ``hedge_ran = 0``.
     """
 
     domain: int = 12
@@ -652,8 +653,9 @@ def run(spec: OnlineGameSpec, params: dict, seed: int) -> dict[str, np.ndarray]:
 
     Returns:
         ``transductive``, ``adversary_directed``, ``standard``, ``standard_wide`` (int
-        scalars), ``hedge_regret`` (shape ``(len(ADVERSARIES),)``, NaN for a class Hedge
-        does not run for) and ``hedge_bound`` (scalar).
+        scalars), ``hedge_regret`` (shape ``(len(ADVERSARIES),)``), ``hedge_ran`` (1 when
+        the class is in ``spec.hedge_classes``; otherwise Hedge was not run and the regret
+        is 0, not NaN, which the sweep would flag as a diverged lane) and ``hedge_bound``.
 
     Example:
         >>> out = run(OnlineGameSpec(), {"cls": 1, "T": 3, "horizon": 50}, 0)
@@ -668,10 +670,12 @@ def run(spec: OnlineGameSpec, params: dict, seed: int) -> dict[str, np.ndarray]:
     vals = game_values(cls, T, spec.domain)
     out = {k: np.asarray(v, dtype=np.int64) for k, v in vals.items()}
     rng = np.random.default_rng(seed)
-    regret = np.full(len(ADVERSARIES), np.nan)
-    if cls in spec.hedge_classes:
+    regret = np.zeros(len(ADVERSARIES))
+    ran = cls in spec.hedge_classes
+    if ran:
         regret[0] = hedge_regret(cls, horizon, "coin", rng)["regret"]
         regret[1] = _directed_regret(cls, horizon)
     out["hedge_regret"] = regret
+    out["hedge_ran"] = np.asarray(ran, dtype=np.int8)
     out["hedge_bound"] = np.asarray(hedge_bound(cls, horizon))
     return out
