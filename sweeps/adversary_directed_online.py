@@ -143,9 +143,11 @@ def _draw_values(ds, spec, fig):
         if c == "thresholds":
             ax.plot(T, np.floor(np.log2(T + 1)), color="k", lw=0.8, alpha=0.5, label="⌊log₂(T+1)⌋")
         ax.set_title(c.replace("_", " "), fontsize=9)
-        ax.set_xlabel("T (points of X_T; rounds)")
+        ax.set_xlabel("T")
+        ax.tick_params(labelsize=7)
     axes[0].set_ylabel("minimax mistakes")
-    axes[0].legend(fontsize=6)
+    axes[1].legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
 
 
 def _draw_hedge(ds, spec, fig):
@@ -278,7 +280,7 @@ EXPERIMENT = Experiment(
             "thresholds-wide-domain",
             "On the 12-point wide domain, T rounds of the standard game against thresholds "
             "cost min(T, ⌊log₂ 13⌋) = min(T, 3) mistakes: more than on X_T whenever "
-            "⌊log₂(T+1)⌋ < min(T, 3) (T = 2, 4, 5, 6): residual 0.",
+            "⌊log₂(T+1)⌋ < min(T, 3), i.e. T = 2…6: residual 0.",
             _thresholds_wide,
             0.0,
             source="derived",
@@ -360,16 +362,19 @@ EXPERIMENT = Experiment(
         Figure(
             "game_values",
             _draw_values,
-            "Exact minimax mistakes against T for each class and setting (transductive, "
-            "adversary-directed, standard on X_T, standard on the 12-point domain); the "
-            "thin line is ⌊log₂(T+1)⌋.",
+            "Exact minimax mistakes against T (the points of X_T, and the rounds) for each "
+            "class and setting: transductive, adversary-directed, standard on X_T, standard "
+            "on the wide domain of spec.domain points (12 in the smoke); the thin line in the "
+            "thresholds panel is ⌊log₂(T+1)⌋.",
+            size=(9.0, 3.2),
         ),
         Figure(
             "hedge_regret",
             _draw_hedge,
             "Hedge's regret against the horizon, coin adversary (solid, seed mean ± one "
             "standard error) and directed adversary (dashed, deterministic), with the bound "
-            "√((T/2) ln|H|) dotted. Singletons' regret stays near one.",
+            "√((T/2) ln|H|) dotted (the singletons' and thresholds' bounds nearly coincide). "
+            "Singletons' regret stays near one.",
         ),
     ],
     description=DESCRIPTION,

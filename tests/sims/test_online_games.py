@@ -139,14 +139,15 @@ def test_fixed_order_value_matches_brute_force():
 def test_a_class_where_the_fixed_order_helps_the_learner():
     # Random classes on 5 points where the transductive value is below the
     # adversary-directed one: the gap exists, and the brute force confirms it.
-    found = []
+    found = None
     for hyps, n in _random_classes(400, seed=1, max_n=5):
         t, a = og.transductive_value(hyps, n), og.adversary_directed_value(hyps, n)
         assert t <= a
         if t < a:
-            found.append((hyps, n, t, a))
-    assert found
-    hyps, n, t, a = found[0]
+            found = (hyps, n, t, a)
+            break
+    assert found is not None
+    hyps, n, t, a = found
     assert (brute_transductive(hyps, n), brute_directed(hyps, n)) == (t, a)
 
 
