@@ -24,8 +24,8 @@ Every round's inner ``min_yhat max_y`` reduces to ``g(v0, v1) = max(v0, v1) +
 [v0 == v1]`` when both labels are possible and to the forced child's value otherwise;
 a point whose label every hypothesis agrees on never costs a mistake, so the programs
 drop such points and canonicalise a version space by relabelling its informative points
-``0..r-1`` in order (:func:`canonical`): games with the same structure share one memo
-entry. The agnostic part is Hedge (exponential weights on the probability of a mistake,
+``0..r-1`` in order (:func:`canonical`): version spaces that agree up to such a
+relabelling share one memo entry. The agnostic part is Hedge (exponential weights on the probability of a mistake,
 learning rate ``sqrt(8 ln|H| / T)``) over the class restricted to the ``T`` points,
 against an oblivious coin-flip adversary and an adaptive adversary-directed one
 (:func:`hedge_regret`); its regret is at most ``sqrt((T/2) ln|H|)`` for every label
