@@ -149,6 +149,12 @@ def test_a_class_where_the_fixed_order_helps_the_learner():
     assert found is not None
     hyps, n, t, a = found
     assert (brute_transductive(hyps, n), brute_directed(hyps, n)) == (t, a)
+    # the example the experiment's page cites: 8 labelings of 4 points (point 0 first)
+    strings = ["0000", "1010", "0110", "0001", "1101", "0011", "1011", "1111"]
+    cited = [sum(int(c) << i for i, c in enumerate(s)) for s in strings]
+    assert og.transductive_value(cited, 4) == brute_transductive(cited, 4)
+    assert og.adversary_directed_value(cited, 4) == brute_directed(cited, 4)
+    assert brute_transductive(cited, 4) < brute_directed(cited, 4)
 
 
 # -- exact values -----------------------------------------------------------------------------
