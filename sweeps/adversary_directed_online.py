@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 import xarray as xr
+from matplotlib.ticker import MaxNLocator
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset
 from jaxtheory.sims.discrete import online_games as og
@@ -144,6 +145,9 @@ def _draw_values(ds, spec, fig):
             ax.plot(T, np.floor(np.log2(T + 1)), color="k", lw=0.8, alpha=0.5, label="⌊log₂(T+1)⌋")
         ax.set_title(c.replace("_", " "), fontsize=9)
         ax.set_xlabel("T")
+        ax.set_ylim(bottom=0, top=float(v.sel(cls=c).max()) + 0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.tick_params(labelsize=7)
     axes[0].set_ylabel("minimax mistakes")
     axes[1].legend(fontsize=6, loc="lower right")
