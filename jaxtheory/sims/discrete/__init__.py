@@ -7,8 +7,11 @@ small combinatorial programs they need; one module per paper.
   (arXiv:2605.02350, smoothed agnostic learning of halfspaces).
 * :mod:`~jaxtheory.sims.discrete.compression`: sample-compression schemes for products of intervals
   and half-graphs on pairs of points (arXiv:2605.12465).
+* :mod:`~jaxtheory.sims.discrete.online_games`: memoised game dynamic programs for the minimax
+  mistake value of online learning over version spaces (standard, adversary-directed and
+  transductive settings) and Hedge; a host-mode simulator.
 """
 
-from jaxtheory.sims.discrete import boolean, compression
+from jaxtheory.sims.discrete import boolean, compression, online_games
 
-__all__ = ["boolean", "compression"]
+__all__ = ["boolean", "compression", "online_games"]
