@@ -90,5 +90,5 @@ def test_smoke_runs_and_claims_evaluate(exp, tmp_path):
     assert by["trained-model-learns"].verdict == "pass"
     assert by["emergent-mediator-both-kinds"].verdict == "pass"
     ds = run.results
-    assert ds["trained_patched"].sizes == {"seed": 8, "pair": 128, "head": 8}
-    assert ds["planted_reps"].sizes == {"seed": 8, "vignette": 128, "head": 8, "feature": 32}
+    assert ds["trained_patched"].sizes == {"seed": 10, "pair": 128, "head": 8}
+    assert ds["planted_reps"].sizes == {"seed": 10, "vignette": 128, "head": 8, "feature": 32}
