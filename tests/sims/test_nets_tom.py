@@ -10,7 +10,7 @@ from jaxtheory.sims.nets import transformer as tf
 
 
 def test_vignette_layout_and_answers():
-    tokens, targets = tom.sample_training(jax.random.key(0), 400)
+    tokens, targets = jax.jit(tom.sample_training, static_argnums=1)(jax.random.key(0), 400)
     t, y = np.asarray(tokens), np.asarray(targets)
     assert t.shape == (400, tom.SEQ_LEN)
     assert (t[:, 0] == tom.BOS).all()
@@ -25,7 +25,7 @@ def test_vignette_layout_and_answers():
 
 
 def test_minimal_pairs_differ_only_in_the_world_token():
-    p = tom.minimal_pairs(jax.random.key(1), 50)
+    p = jax.jit(tom.minimal_pairs, static_argnums=1)(jax.random.key(1), 50)
     c, r = np.asarray(p["clean"]), np.asarray(p["corrupt"])
     np.testing.assert_array_equal(c[:, :-1], r[:, :-1])
     assert (c[:, -1] != c[:, 3]).all() and (r[:, -1] == r[:, 3]).all()
@@ -34,7 +34,7 @@ def test_minimal_pairs_differ_only_in_the_world_token():
 
 
 def test_rsa_set_matches_condition_table():
-    t, cond = tom.rsa_set(jax.random.key(2), 3)
+    t, cond = jax.jit(tom.rsa_set, static_argnums=1)(jax.random.key(2), 3)
     t, cond = np.asarray(t), np.asarray(cond)
     loc = {v: i for i, v in enumerate(tom.LOCATIONS)}
     np.testing.assert_array_equal([loc[v] for v in t[:, 3]], tom.CONDITIONS["stored"][cond])
@@ -44,10 +44,14 @@ def test_rsa_set_matches_condition_table():
 
 
 def test_planted_head_solves_the_task_and_is_recovered():
-    params = tom.planted_model(jax.random.key(3))
-    pairs = tom.minimal_pairs(jax.random.key(5), 64)
-    patch = jax.jit(interp.patch_heads, static_argnums=(0, 4))
-    out = patch(tf.forward, params, pairs["clean"], pairs["corrupt"], tom.logit_diff)
+    @jax.jit  # one compile for the whole pipeline (eager, every op would compile on its own)
+    def pipeline(k1, k2):
+        pairs = tom.minimal_pairs(k2, 32)
+        return interp.patch_heads(
+            tf.forward, tom.planted_model(k1), pairs["clean"], pairs["corrupt"], tom.logit_diff
+        )
+
+    out = pipeline(jax.random.key(3), jax.random.key(5))
     # it answers every changed vignette FALSE (> 0) and every unchanged one TRUE (< 0)
     assert (out["clean"] > 0).all() and (out["corrupt"] < 0).all()
     eff = interp.normalized_effects(out["patched"], out["clean"], out["corrupt"]).mean(0)
