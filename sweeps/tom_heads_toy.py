@@ -232,7 +232,7 @@ final-position output encodes the divergence, so the two analyses answer differe
 questions even in the toy.
 
 **What this does not test.** Nothing here is about Qwen2.5-14B: the paper's own claims
-are listed above without a verdict. The toy checks that the bookkeeping recovers a known
+are listed on this page without a verdict. The toy checks that the bookkeeping recovers a known
 mediator, and whether a trained toy grows one that works for both kinds.
 """
 
