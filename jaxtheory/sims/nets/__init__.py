@@ -10,8 +10,16 @@
   its NTK logged (digest 002_15, a reconstruction from a seminar abstract).
 * :mod:`~jaxtheory.sims.nets.flow`: flow matching with an NTK-scaled ReLU velocity net on
   a Gaussian target, exact field, samplers and Bures W2 (arXiv:2606.10089).
+* :mod:`~jaxtheory.sims.nets.transformer`: a small attention-only transformer in pure
+  ``jnp`` exposing (and patching) per-head outputs, trained with Adam in a jitted scan.
+* :mod:`~jaxtheory.sims.nets.tom`: false-belief / false-photo vignettes as tokens, minimal
+  pairs and a planted divergence head (digest 000_15).
+* :mod:`~jaxtheory.sims.nets.interp`: activation patching and RSA statistics (permutation
+  tests, bootstrap intervals) for any model exposing per-head outputs.
 """
 
 from jaxtheory.sims.nets import flow, langevin_ntk, mlp, ntk, precision
+from jaxtheory.sims.nets import transformer
+from jaxtheory.sims.nets import interp, tom
 
-__all__ = ["precision", "mlp", "ntk", "langevin_ntk", "flow"]
+__all__ = ["precision", "mlp", "ntk", "langevin_ntk", "flow", "transformer", "interp", "tom"]
