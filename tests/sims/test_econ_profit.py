@@ -9,12 +9,16 @@ elasticity in closed form.
 
 import math
 
+import jax
 import numpy as np
 import pytest
 
 from jaxtheory.sims.econ import profit as pm
 
 SPEC = pm.ProfitSpec()
+# One compiled program for every test (the parameters are traced): run eagerly, op by op,
+# each call took 4-20 s; the values are the same computation (tolerances below are 1e-5 or looser).
+_run = jax.jit(pm.run, static_argnums=0)
 
 
 def _np_adoption(L, family, loc, width=0.1, step_width=0.03, log_scale=0.5):
@@ -76,7 +80,7 @@ def _ray_reference(p):
 @pytest.mark.parametrize("E", [1e17, 1e20])
 def test_optimum_matches_numpy_reference(family, E):
     p = dict(pm.DEFAULT_PARAMS, family=family, E=E, loc=2.2, revenue=1e8)
-    out = pm.run(SPEC, p, None)
+    out = _run(SPEC, p, None)
     ref = _ray_reference(p)
     # The reference is a stationary point of the full 2-D profit, not only of the ray:
     # central differences (h = 1e-5, truncation ~1e-10) vanish to float64 rounding/h.
@@ -91,7 +95,7 @@ def test_optimum_matches_numpy_reference(family, E):
 def test_uniform_closed_form():
     for E, kappa in [(1e17, 0.5), (1e19, 1.0), (1e21, 2.0)]:
         p = dict(pm.DEFAULT_PARAMS, family=3, E=E, kappa=kappa)
-        out = pm.run(SPEC, p, None)
+        out = _run(SPEC, p, None)
         ln, ld, c = pm.uniform_optimum(E, kappa, p["loc"], p["revenue"])
         assert abs(float(out["log_n"]) - ln) < 1e-5 and abs(float(out["log_d"]) - ld) < 1e-5
         assert abs(float(out["elasticity"])) < 1e-6  # constant density
@@ -99,7 +103,7 @@ def test_uniform_closed_form():
 
 def test_data_bound_matches_numpy_reference():
     p = dict(pm.DEFAULT_PARAMS, family=0, E=1e19, d_max=6e10, loc=2.2, revenue=1e8)
-    out = pm.run(SPEC, p, None)
+    out = _run(SPEC, p, None)
     ld = math.log(p["d_max"])
 
     def dn(ln, h=1e-6):
@@ -124,7 +128,7 @@ def test_adoption_median_is_loc():
 def test_lognormal_elasticity_closed_form():
     # s(L) ∝ φ(z)/x with z = log(x/x_c)/σ, x = L − E0 ∝ C^−γ: ε_s = γ(1 + z/σ).
     p = dict(pm.DEFAULT_PARAMS, family=1, E=1e18, loc=2.2, revenue=1e8)
-    out = pm.run(SPEC, p, None)
+    out = _run(SPEC, p, None)
     z = math.log((float(out["loss"]) - pm.E0) / (p["loc"] - pm.E0)) / p["log_scale"]
     expected = pm.GAMMA * (1.0 + z / p["log_scale"])
     assert abs(float(out["elasticity"]) - expected) < 1e-4
