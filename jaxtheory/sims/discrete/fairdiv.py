@@ -209,7 +209,7 @@ def is_envy_free(values: jax.Array, alloc: jax.Array) -> jax.Array:
 
 
 def is_efx(values: jax.Array, alloc: jax.Array) -> jax.Array:
-    """Whether ``v_i(A_i) >= v_i(A_j \\ {g})`` for all ``i, j`` and every good ``g ∈ A_j``.
+    """Whether ``v_i(A_i) >= v_i(A_j) - v_i(g)`` for all ``i != j`` and every good ``g`` of ``A_j``.
 
     The textbook EFX check (every good of ``A_j``, zero-valued ones included), written
     without sorting: an independent check of :func:`alpha_efkx` at ``k = 1``.
