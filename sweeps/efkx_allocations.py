@@ -280,6 +280,9 @@ EXPERIMENT = Experiment(
             spec={"n_graphs": 64, "graph_edges": 12},
             description="One accelerator: 6144 instances up to 3^11 = 177,147 allocations, "
             "393,216 multigraphs on 4 agents with 12 edges (4096 orientations each).",
+            # a lane's working set (one enumeration chunk of 2048 allocations × 4 k × n² × m
+            # masks, tens of MB) dwarfs its outputs, which is all the engine charges for
+            chunk=256,
         ),
     },
     claims=[

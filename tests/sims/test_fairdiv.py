@@ -112,19 +112,22 @@ def test_alpha_matches_subset_reference(n, m, high):
     assert (got == 1.0).any() and (got < 1.0).any() and (got == 0.0).any()  # all regimes seen
 
 
+_alpha = jax.jit(fd.alpha_efkx, static_argnums=2)
+
+
 def test_textbook_ef_and_efx():
     # two agents, goods worth (1, 1, 4) to both: {0, 1} vs {2} is EFX, not EF
     v = jnp.array([[1, 1, 4], [1, 1, 4]])
     a = jnp.array([0, 0, 1])
-    assert np.asarray(fd.alpha_efkx(v, a, (0, 1))).tolist() == [0.5, 1.0]
+    assert np.asarray(_alpha(v, a, (0, 1))).tolist() == [0.5, 1.0]
     assert not bool(fd.is_envy_free(v, a)) and bool(fd.is_efx(v, a))
     # {0, 2} vs {1}: agent 1 still envies after removing good 0 (4 > 1): α_1 = 1/4
     b = jnp.array([0, 1, 0])
-    assert float(fd.alpha_efkx(v, b, 1)) == 0.25 and not bool(fd.is_efx(v, b))
+    assert float(_alpha(v, b, 1)) == 0.25 and not bool(fd.is_efx(v, b))
     # a bundle of k goods never binds: one good each, k = 1
-    assert float(fd.alpha_efkx(jnp.array([[1, 9], [1, 9]]), jnp.array([0, 1]), 1)) == 1.0
+    assert float(_alpha(jnp.array([[1, 9], [1, 9]]), jnp.array([0, 1]), 1)) == 1.0
     # zero-valued goods count (EFX0): 0 holds nothing and sees {worthless, worth 5}
-    assert float(fd.alpha_efkx(jnp.array([[0, 5], [1, 1]]), jnp.array([1, 1]), 1)) == 0.0
+    assert float(_alpha(jnp.array([[0, 5], [1, 1]]), jnp.array([1, 1]), 1)) == 0.0
 
 
 def test_bad_k_and_shape_are_refused():
@@ -191,7 +194,7 @@ def test_orientation_brute_force_matches_reference():
 
 
 def test_random_multigraph_and_values_are_valid():
-    ends, w = fd.random_multigraph(jax.random.key(0), 4, 9)
+    ends, w = jax.jit(fd.random_multigraph, static_argnums=(1, 2))(jax.random.key(0), 4, 9)
     ends, w = np.asarray(ends), np.asarray(w)
     assert ((ends >= 0) & (ends < 4)).all() and (ends[:, 0] != ends[:, 1]).all()
     assert w.min() >= 1 and w.max() < 2048
