@@ -22,7 +22,7 @@ from jaxtheory.sweep import Space, categorical, static, values, zipped
 FAMILY = categorical(*fd.FAMILIES)
 #: The k for which the paper's (k+1)/(k+2) guarantee is checked (k = 0, EF, has none).
 GUARANTEE_KS = (1, 2, 3)
-#: Envy-cycle elimination's guarantee: 1/2-EFX (Plaut and Roughgarden 2020; Chan et al. 2019).
+#: Envy-cycle elimination's guarantee: 1/2-EFX (Plaut and Roughgarden 2020).
 ECE_ALPHA = 0.5
 
 
@@ -183,7 +183,9 @@ DESCRIPTION = r"""
 $n$ agents with additive valuations $v_i$ share $m$ indivisible goods. An allocation is
 $\alpha$-EF$k$X when, for every pair $i \ne j$ with $|A_j| > k$,
 $v_i(A_i) \ge \alpha\,(v_i(A_j) - s_{ik}(A_j))$, where $s_{ik}(A_j)$ is the sum of the
-$k$ goods of $A_j$ that $i$ values least (the binding case of "for every $k$ goods"). The
+$k$ goods of $A_j$ that $i$ values least (the binding case of "for every $k$ goods";
+removing the $k$ goods $i$ values most would test EF$k$, "up to some $k$ goods", a
+weaker notion). The
 evaluator returns the largest such $\alpha$, capped at 1: a pair with nothing left to
 envy ($v_i(A_i) \ge$ the remainder, $0/0$ included) gives 1, a positive remainder against
 $v_i(A_i) = 0$ gives 0, pairs with $|A_j| \le k$ do not bind. Goods worth 0 to $i$ count
@@ -217,9 +219,11 @@ edges, 4 with 8 and 9, and 5 with 10, whose count never fell below 10. Padding a
 without an EFX orientation (4 agents, 8 edges) with one edge worth 0 (or 1) to both
 ends on each of its 6 pairs leaves 28 EF2X orientations. The smoke's own
 search (3264 graphs on 4 agents with 8 edges) decides $k = 1$ and leaves $k = 2$
-inconclusive (with the smoke's integer weights, numpy searches on 4 agents found 8 of
-3000 graphs with 8 edges and 8 of 2000 with 9 edges without an EFX orientation, none
-without EF2X).
+inconclusive. With the smoke's integer weights, numpy searches on 4 agents found 8 of
+3000 graphs with 8 edges and 8 of 2000 with 9 edges without an EFX orientation, and none
+without EF2X in those, in 47,246 graphs on 4 agents with 11 edges, 23,183 on 3 agents
+with 11 edges, or 6957 complete graphs $K_5$ with 2 parallel edges added (12 edges; the
+fewest EF2X orientations any of them had was 9).
 
 Smoke results (2026-12-01): every one of the 204 instances, with four agents as well as
 three, has an EFX allocation (best $\alpha_1 = 1$), so the paper's $(k+1)/(k+2)$ never
@@ -317,9 +321,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "ece-half-efx",
-            "Envy-cycle elimination, the unenvied agent taking its favourite good, is ½-EFX "
-            "(Plaut and Roughgarden 2020; Chan et al. 2019): its smallest α_1 over the instances "
-            "is at least 0.5 (exact).",
+            "Envy-cycle elimination is ½-EFX (Plaut and Roughgarden 2020), run in the variant "
+            "where the unenvied agent takes its favourite remaining good: its smallest α_1 over "
+            "the instances is at least 0.5 (exact). The picking rule matters: giving the goods in "
+            "index order instead, two agents valuing three goods (1, 1, 100) end with α_1 = 0.01.",
             _ece,
             ECE_ALPHA,
             source="lit",
