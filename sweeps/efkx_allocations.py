@@ -222,8 +222,9 @@ search (3264 graphs on 4 agents with 8 edges) decides $k = 1$ and leaves $k = 2$
 inconclusive. With the smoke's integer weights, numpy searches on 4 agents found 8 of
 3000 graphs with 8 edges and 8 of 2000 with 9 edges without an EFX orientation, and none
 without EF2X in those, in 47,246 graphs on 4 agents with 11 edges, 23,183 on 3 agents
-with 11 edges, or 6957 complete graphs $K_5$ with 2 parallel edges added (12 edges; the
-fewest EF2X orientations any of them had was 9).
+with 11 edges, 6957 complete graphs $K_5$ with 2 parallel edges added (12 edges) or 681
+complete graphs $K_6$ (15 edges, 32,768 orientations each); the fewest EF2X orientations
+any of the last two kinds had was 9.
 
 Smoke results (2026-12-01): every one of the 204 instances, with four agents as well as
 three, has an EFX allocation (best $\alpha_1 = 1$), so the paper's $(k+1)/(k+2)$ never
