@@ -7,7 +7,7 @@ small combinatorial programs they need; one module per paper.
   (arXiv:2605.02350, smoothed agnostic learning of halfspaces).
 * :mod:`~jaxtheory.sims.discrete.compression`: sample-compression schemes for products of intervals
   and half-graphs on pairs of points (arXiv:2605.12465).
-* :mod:`~jaxtheory.sims.discrete.enumerate`: chunked base-n enumeration of all ``n**m``
+* :mod:`~jaxtheory.sims.discrete.enumeration`: chunked base-n enumeration of all ``n**m``
   assignments under ``lax.map``, with a validity mask for the padding.
 * :mod:`~jaxtheory.sims.discrete.fairdiv`: exhaustive α-EFkX evaluation of allocations,
   round-robin and envy-cycle elimination, multigraph orientations (arXiv:2605.10371).
@@ -16,6 +16,6 @@ small combinatorial programs they need; one module per paper.
   transductive settings) and Hedge; a host-mode simulator.
 """
 
-from jaxtheory.sims.discrete import boolean, compression, enumerate, fairdiv, online_games
+from jaxtheory.sims.discrete import boolean, compression, enumeration, fairdiv, online_games
 
-__all__ = ["boolean", "compression", "enumerate", "fairdiv", "online_games"]
+__all__ = ["boolean", "compression", "enumeration", "fairdiv", "online_games"]

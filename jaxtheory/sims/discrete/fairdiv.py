@@ -24,7 +24,7 @@ allocation only enters through masks and cumulative counts in that order, so it
 vmaps over allocations with the sort shared.
 
 Also here: the exhaustive best ``max_A α_k(A)`` over all ``n**m`` allocations (chunked
-base-``n`` enumeration, :mod:`jaxtheory.sims.discrete.enumerate`), round-robin, the
+base-``n`` enumeration, :mod:`jaxtheory.sims.discrete.enumeration`), round-robin, the
 envy-cycle elimination of Lipton et al. (2004) in the variant where the unenvied agent
 takes its favourite remaining good, and graph orientations (goods are edges of a
 multigraph on the agents, valued only by their two endpoints, each given to one of
@@ -43,7 +43,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from jaxtheory.sims.discrete import enumerate as denum
+from jaxtheory.sims.discrete import enumeration as denum
 
 __all__ = [
     "FAMILIES",

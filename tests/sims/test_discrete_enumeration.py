@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxtheory.sims.discrete import enumerate as en
+from jaxtheory.sims.discrete import enumeration as en
 
 
 @pytest.mark.parametrize("n,m", [(3, 4), (2, 5), (4, 3), (1, 3)])
