@@ -234,7 +234,15 @@ def element(pattern, period, r):
 
 
 def member(col: Collection, x):
-    """Membership of ``x`` (any int array) in every language: shape ``(M,) + x.shape``."""
+    """Membership of ``x`` in every language of ``col``.
+
+    Args:
+        col: the collection.
+        x: an int array (any shape) of universe elements.
+
+    Returns:
+        bool array of shape ``(M,) + x.shape``.
+    """
     x = jnp.asarray(x, jnp.int32)
     s = (x - 1) % col.period
     cut = col.cut.reshape((-1,) + (1,) * x.ndim)
@@ -242,7 +250,16 @@ def member(col: Collection, x):
 
 
 def language_size(col: Collection, i, n):
-    """``|L_i ∩ [1, n]|`` in closed form."""
+    """``|L_i ∩ [1, n]|`` in closed form.
+
+    Args:
+        col: the collection.
+        i: the language's index (may be traced).
+        n: the window end (``>= 0``).
+
+    Returns:
+        int32 count.
+    """
     lo, hi, c = col.lo[i], col.hi[i], col.cut[i]
     m = jnp.minimum(n, c)
     above = count_upto(hi, col.period, jnp.maximum(n, c)) - count_upto(hi, col.period, c)
@@ -250,7 +267,16 @@ def language_size(col: Collection, i, n):
 
 
 def language_element(col: Collection, i, r):
-    """The element of rank ``r`` (0-based) of ``L_i`` (it may exceed ``U``)."""
+    """The element of rank ``r`` (0-based) of ``L_i``, in closed form.
+
+    Args:
+        col: the collection.
+        i: the language's index (may be traced).
+        r: the rank (broadcasts).
+
+    Returns:
+        int32 element(s); ranks beyond ``|L_i ∩ [1, U]|`` give elements above ``U``.
+    """
     lo, hi, c = col.lo[i], col.hi[i], col.cut[i]
     n_lo = count_upto(lo, col.period, c)
     return jnp.where(
@@ -261,15 +287,30 @@ def language_element(col: Collection, i, r):
 
 
 def language_masks(col: Collection, spec: GenerationSpec):
-    """``(M, U)`` bool: membership of ``1..U`` in every language."""
+    """Membership of every element of the universe in every language.
+
+    Args:
+        col: the collection.
+        spec: the spec (its ``universe``).
+
+    Returns:
+        ``(M, U)`` bool; column ``x - 1`` is element ``x``.
+    """
     return member(col, jnp.arange(1, spec.universe + 1))
 
 
 def subset_matrix(col: Collection, spec: GenerationSpec):
-    """``S[i, j] = (L_i ∩ [1, U] ⊆ L_j ∩ [1, U])``, exactly.
+    """Which languages contain which, on the universe ``[1, U]``, exactly.
 
     Between consecutive cuts every language is periodic, so a segment is checked on its
     first ``min(P, length)`` positions: at most ``(M + 1)·PERIOD_MAX`` positions in all.
+
+    Args:
+        col: the collection.
+        spec: the spec.
+
+    Returns:
+        ``(M, M)`` bool, ``S[i, j] = (L_i ∩ [1, U] ⊆ L_j ∩ [1, U])``.
     """
     ends = jnp.sort(
         jnp.clip(jnp.concatenate([col.cut, jnp.array([spec.universe], jnp.int32)]), 0, spec.universe)
@@ -288,6 +329,15 @@ def draw_collection(spec: GenerationSpec, alpha, collection) -> Collection:
     ``b``, ``a``, ``a'``, the (rotated) order in which blocks join ``R`` (``R`` for α = 1/4
     ⊂ R for 1/2 ⊂ ...) and the decoys' refutation rounds ``t_j`` (uniform in ``[T/50, T/5]``; the
     cut is the element of ``K'`` revealed at round ``t_j``) depend on ``collection`` only.
+
+    Args:
+        spec: the spec.
+        alpha: the density of ``K'`` in ``K``, rounded to a multiple of ``1/BLOCKS``
+            (may be traced).
+        collection: the collection's index (may be traced).
+
+    Returns:
+        The :class:`Collection`.
     """
     key = jax.random.fold_in(jax.random.key(STRUCTURE_SEED), collection)
     kb, kc = jax.random.split(key)
@@ -305,7 +355,15 @@ def draw_collection(spec: GenerationSpec, alpha, collection) -> Collection:
 
 
 def reveal_sequence(col: Collection, spec: GenerationSpec):
-    """``(T,)`` int32: the adversary's reveals, the elements of rank ``0, 2, 4, ...`` of ``K'``."""
+    """The adversary's reveals: the elements of rank ``0, 2, 4, ...`` of ``K'``.
+
+    Args:
+        col: the collection.
+        spec: the spec (its ``rounds``).
+
+    Returns:
+        ``(T,)`` int32, increasing.
+    """
     return element(col.lo[spec.revealed], col.period, 2 * jnp.arange(spec.rounds))
 
 
@@ -531,9 +589,9 @@ def invalid_stats(outputs, target_mask, bins: int):
         bins: number of equal bins of the horizon (divides ``T``).
 
     Returns:
-        ``{"last_invalid": the last round (1-based) with an invalid output, 0 if none;
-        "invalid_last": the invalid fraction over the last ``max(1, T // 10)`` rounds;
-        "invalid_bins": the invalid fraction per bin}``.
+        A dict: ``last_invalid``, the last round (1-based) with an invalid output, 0 if
+        none; ``invalid_last``, the invalid fraction over the last ``max(1, T // 10)``
+        rounds; ``invalid_bins``, the invalid fraction per bin.
 
     Example:
         >>> import jax.numpy as jnp
