@@ -157,6 +157,15 @@ def test_generators_match_reference(alpha, lam, index, seed):
                 assert got == len([x for x in Kp if x <= N]) // 2
 
 
+def test_collections_are_nested_in_alpha():
+    """Paired α: collection i keeps b, a, a' and the decoy rounds; K' grows with α."""
+    sets = [_sets(_collection(a, 6), SPEC) for a in (0.25, 0.5, 0.75, 1.0)]
+    for small, big in zip(sets, sets[1:]):
+        assert small[SPEC.revealed] < big[SPEC.revealed]
+        assert small[SPEC.target] == big[SPEC.target] and small[0] == big[0]
+    assert sets[-1][SPEC.revealed] == sets[-1][SPEC.target]
+
+
 def test_recall_and_invalid_against_numpy():
     rng = np.random.default_rng(0)
     U, T = 500, 40

@@ -151,3 +151,12 @@ def test_smoke(tmp_path):
         fig = Figure()
         f.draw(ds, run.spec, fig)
         plots.check_drawn(fig, f.name)
+
+
+def test_presets_keep_every_generator_supplied():
+    """The adversary uses 2T elements of K', which has U·α/b of them: every preset must fit."""
+    for name, preset in EXP.presets.items():
+        spec = gen.GenerationSpec(**{**vars(EXP.spec), **preset.spec})
+        alphas = preset.space.axes["alpha"].resolve()
+        assert spec.universe * min(alphas) / max(gen.MODULI) > 2 * spec.rounds, name
+        assert max(spec.windows) <= spec.universe
