@@ -11,11 +11,14 @@ small combinatorial programs they need; one module per paper.
   assignments under ``lax.map``, with a validity mask for the padding.
 * :mod:`~jaxtheory.sims.discrete.fairdiv`: exhaustive α-EFkX evaluation of allocations,
   round-robin and envy-cycle elimination, multigraph orientations (arXiv:2605.10371).
+* :mod:`~jaxtheory.sims.discrete.generation`: generation in the limit over the universe 1…U as
+  boolean arrays, with the Kleinberg–Mullainathan, density and hallucination-tolerant generators as
+  scans (arXiv:2606.28354).
 * :mod:`~jaxtheory.sims.discrete.online_games`: memoised game dynamic programs for the minimax
   mistake value of online learning over version spaces (standard, adversary-directed and
   transductive settings) and Hedge; a host-mode simulator.
 """
 
-from jaxtheory.sims.discrete import boolean, compression, enumeration, fairdiv, online_games
+from jaxtheory.sims.discrete import boolean, compression, enumeration, fairdiv, generation, online_games
 
-__all__ = ["boolean", "compression", "enumeration", "fairdiv", "online_games"]
+__all__ = ["boolean", "compression", "enumeration", "fairdiv", "generation", "online_games"]
