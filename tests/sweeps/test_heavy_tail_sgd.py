@@ -7,11 +7,14 @@ finite, the noise is paired across every configuration axis, no lane diverges, a
 step exponent 1/2 is slower than 1/p by far more than the claim's 0.05.
 """
 
+from pathlib import Path
+
 import matplotlib
 import numpy as np
 import pytest
 
 from jaxtheory.registry import get_experiment
+from jaxtheory.report import verdicts as vsnap
 
 matplotlib.use("Agg")
 
@@ -26,6 +29,10 @@ def test_smoke_runs_and_claims_evaluate(smoke):
     exp, run = smoke
     run.check()  # claims evaluated, valid verdicts and sources, figures drawn
     assert all(c.measured is not None for c in run.claims)
+    # the smoke verdicts equal the snapshot (this run stands for tests/test_verdicts.py's,
+    # which would run the same preset a second time)
+    snap = vsnap.read_snapshot(vsnap.snapshot_path(Path(__file__).parents[1] / "verdicts", exp.name, "smoke"))
+    assert not vsnap.compare(vsnap.verdicts_of(run.claims), snap)
     by = {c.name: c for c in run.claims}
     assert by["no-divergence-heavy-tails"].verdict == "pass"
     assert by["no-divergence-heavy-tails"].measured == 0

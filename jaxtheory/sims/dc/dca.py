@@ -258,7 +258,7 @@ def run(spec: DCSpec, params: dict, key: jax.Array) -> dict:
 
     Example:
         >>> import jax
-        >>> out = run(DCSpec(dim=10, zeros=5, steps=20), {**DEFAULT_PARAMS, "algo": 0}, jax.random.key(0))
+        >>> out = jax.jit(run, static_argnums=0)(DCSpec(dim=10, zeros=5, steps=20), {**DEFAULT_PARAMS, "algo": 0}, jax.random.key(0))
         >>> float(out["h_final"]), bool(out["zero_set_kept"])
         (-2.5, True)
     """

@@ -405,7 +405,7 @@ def run(spec: BoostSpec, params: dict, key: jax.Array) -> dict:
 
     Example:
         >>> import jax
-        >>> out = run(BoostSpec(n_train=200, n_test=50, rounds=5), DEFAULT_PARAMS, jax.random.key(0))
+        >>> out = jax.jit(run, static_argnums=0)(BoostSpec(n_train=200, n_test=50, rounds=5), DEFAULT_PARAMS, jax.random.key(0))
         >>> out["train_loss"].shape, int(out["cost"])
         ((6,), 5)
     """

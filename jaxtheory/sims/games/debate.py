@@ -508,7 +508,7 @@ def run(spec: DebateSpec, params, key):
 
     Example:
         >>> import jax
-        >>> out = run(DebateSpec(depth=2, branching=4, games=8, flip_trials=16), DEFAULT_PARAMS,
+        >>> out = jax.jit(run, static_argnums=0)(DebateSpec(depth=2, branching=4, games=8, flip_trials=16), DEFAULT_PARAMS,
         ...           jax.random.key(0))
         >>> out["stable_wins"].shape, out["obfuscated_wins"].shape
         ((3, 2, 2, 3), (2, 2, 3))

@@ -503,7 +503,7 @@ def run(spec: FeedbackSpec, params: dict, key) -> dict:
 
     Example:
         >>> import jax
-        >>> out = run(FeedbackSpec(n=32, steps=5, probe=2), dict(FEEDBACK_PARAMS), jax.random.key(0))
+        >>> out = jax.jit(run, static_argnums=0)(FeedbackSpec(n=32, steps=5, probe=2), dict(FEEDBACK_PARAMS), jax.random.key(0))
         >>> out["regret_fb"].shape, bool((out["regret_fb"][1:] <= out["regret_fb"][:-1]).all())
         ((5,), True)
     """

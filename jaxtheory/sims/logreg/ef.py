@@ -395,7 +395,7 @@ def run(spec: EFGenSpec, params: dict, key: jax.Array) -> dict:
         >>> spec = EFGenSpec(d=8, n=32, n_test=64, horizons=(8, 16), num_pairs=2,
         ...                  diloco_workers=(2,), diloco_local_steps=(2,),
         ...                  diloco_rounds=(2, 4), diloco_n_test=64)
-        >>> out = run(spec, DEFAULT_PARAMS, jax.random.PRNGKey(0))
+        >>> out = jax.jit(run, static_argnums=0)(spec, DEFAULT_PARAMS, jax.random.PRNGKey(0))
         >>> {k: v.shape for k, v in sorted(out.items())}
         {'dl_excess': (2, 1, 2), 'gap': (4, 2), 'stability': (4, 2), 'test_loss': (4, 2), 'train_loss': (4, 2)}
     """

@@ -709,7 +709,7 @@ def run(spec: MultimodalSpec, params: dict, key: jax.Array) -> dict:
     Example:
         >>> import jax
         >>> spec = MultimodalSpec(k=2, m=4, d=8, rho_x_grid=(0.0, 0.5), n_test=64, steps=20, batch=32)
-        >>> out = run(spec, DEFAULT_PARAMS, jax.random.key(0))
+        >>> out = jax.jit(run, static_argnums=0)(spec, DEFAULT_PARAMS, jax.random.key(0))
         >>> out["cf_recall"].shape, out["train_angle_x"].shape
         ((1, 2, 4), ())
     """
