@@ -146,6 +146,7 @@ def test_gpu_sweep_tiny():
     assert all(r[3] > 0 for r in out["rows"])
 
 
+@pytest.mark.slow  # ~20 s of compiles: every accelerator part at its tiny size; run with -m slow
 def test_accelerator_tiny_records_every_part_with_the_device(tmp_path):
     acc = _load("accelerator")
     res = tmp_path / "RESULTS.md"
@@ -184,7 +185,14 @@ SCRIPTS = sorted(p.stem for p in BENCH.glob("*.py") if not p.stem.startswith("_"
 COVERED = {"sweep_overhead", "gpu_sweep", "accelerator"}  # run above, with checks of their output
 
 
-@pytest.mark.parametrize("name", SCRIPTS)
+#: Benchmarks whose tiny run still compiles for 10 s or more: their checks of the source run
+#: in the default tests, their tiny run with -m slow.
+HEAVY_TINY = {"compile_cache", "moe_step"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in HEAVY_TINY else n for n in SCRIPTS]
+)
 def test_every_benchmark_runs_tiny_without_touching_results(name):
     source = (BENCH / f"{name}.py").read_text()
     assert "--tiny" in source, f"benchmarks/{name}.py has no --tiny mode"

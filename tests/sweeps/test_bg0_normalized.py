@@ -26,6 +26,7 @@ def smoke(tmp_path_factory):
     return exp, exp.sweep("smoke", out=tmp_path_factory.mktemp("runs"), quiet=True)
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_smoke_runs_and_claims_evaluate(smoke):
     exp, run = smoke
     run.check()  # claims evaluated, valid verdicts and sources, figures drawn
@@ -41,6 +42,7 @@ def test_smoke_runs_and_claims_evaluate(smoke):
     assert all(-0.5 < v < 0.0 for v in rate.measured.values())
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_smoke_results_invariants(smoke):
     _, run = smoke
     ds = run.results
@@ -52,6 +54,7 @@ def test_smoke_results_invariants(smoke):
     assert np.isfinite(normalized["mean_grad_norm"]).all()
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_rate_claims_need_two_budgets_in_the_asymptotic_range(smoke):
     exp, run = smoke
     one = run.results.sel(steps=[900, 2700]).assign_coords(steps=[300, 900])
@@ -84,6 +87,7 @@ def test_tuning_aggregates_over_seeds_first_per_cell():
     np.testing.assert_array_equal(tuned.sel(algorithm="a").values, y[:, 0, 2])
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_figures_draw(smoke):
 
     exp, run = smoke

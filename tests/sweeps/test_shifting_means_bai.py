@@ -26,6 +26,7 @@ def _claim(run, name):
     return next(c for c in run.claims if c.name == name)
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_smoke_preset_runs_and_claims_evaluate(smoke):
     ds = smoke.results
     assert int((ds["status"] != 0).sum()) == 0
@@ -47,6 +48,7 @@ def test_smoke_preset_runs_and_claims_evaluate(smoke):
     assert ds.sizes["seed"] >= analysis.MIN_SAMPLE
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_censoring_bookkeeping_and_paired_environments(smoke):
     ds = smoke.results
     # every episode is exactly one of censored / correct / error, and a censored
@@ -75,6 +77,7 @@ def test_censoring_bookkeeping_and_paired_environments(smoke):
     assert float(ds["tau"].isel(algo=0).sel(env="none").std("seed").min()) > 0
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_claim_cells_follow_the_design_rules(smoke):
     ds = smoke.results
     # ISM-theory is judged where the horizon is >= 1.5x its predicted stopping time:
@@ -100,6 +103,7 @@ def test_claim_cells_follow_the_design_rules(smoke):
     assert m._ez2(0.5, 4, 1.0) == pytest.approx(4 * (2 + 0.25))
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_censored_cells_open_the_interval_on_the_side_the_bound_cannot_close(smoke):
     ds = smoke.results.copy(deep=True)
     a = list(ds["policy"].values).index("ism_practical")  # K = 4
@@ -127,6 +131,7 @@ def test_censored_cells_open_the_interval_on_the_side_the_bound_cannot_close(smo
     assert m._open(e, [1, -1], [False, False]) == e
 
 
+@pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_figures_draw_what_the_smoke_preset_has(smoke, tmp_path):
     from matplotlib.figure import Figure
 
