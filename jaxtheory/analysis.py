@@ -54,6 +54,8 @@ __all__ = [
     "at_equal_cost",
     "best_over",
     "tuned",
+    "ranks",
+    "pearson",
     "spearman",
     "monotone_violations",
     "select",
@@ -942,20 +944,51 @@ def tuned(
 # -- orderings ---------------------------------------------------------------------------
 
 
-def _ranks(a: np.ndarray) -> np.ndarray:
-    """Ranks of a 1-d array, ties given their average rank."""
-    order = np.argsort(a, kind="mergesort")
-    ranks = np.empty(a.size, float)
-    ranks[order] = np.arange(a.size, dtype=float)
-    for v in np.unique(a):
-        tied = a == v
-        if tied.sum() > 1:
-            ranks[tied] = ranks[tied].mean()
-    return ranks
+def ranks(x: Any) -> np.ndarray:
+    """Ranks (1-based) along the last axis, ties given their average rank; batched.
+
+    Sort-based (``O(n log n)`` per row), so it serves long rows as well as stacks of
+    short ones (a permutation test's resamples, one per row).
+
+    Example:
+        >>> ranks([10.0, 20.0, 10.0]).tolist()
+        [1.5, 3.0, 1.5]
+    """
+    x = np.asarray(x, float)
+    n = x.shape[-1]
+    order = np.argsort(x, axis=-1, kind="stable")
+    xs = np.take_along_axis(x, order, -1)
+    pos = np.broadcast_to(np.arange(n), x.shape)
+    first = np.ones(x.shape, bool)  # the first sorted position of each group of ties
+    first[..., 1:] = xs[..., 1:] != xs[..., :-1]
+    last = np.ones(x.shape, bool)
+    last[..., :-1] = first[..., 1:]
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=-1)
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, n), -1), axis=-1), -1)
+    out = np.empty(x.shape, float)
+    np.put_along_axis(out, order, (start + end) / 2.0 + 1.0, -1)
+    return out
+
+
+def pearson(x: Any, y: Any) -> np.ndarray:
+    """Pearson correlation along the last axis (batched; NaN where a side is constant).
+
+    Example:
+        >>> float(pearson([1.0, 2.0, 3.0], [2.0, 4.0, 7.0])) > 0.98
+        True
+    """
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    xc = x - x.mean(-1, keepdims=True)
+    yc = y - y.mean(-1, keepdims=True)
+    den = np.sqrt((xc**2).sum(-1) * (yc**2).sum(-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (xc * yc).sum(-1) / np.where(den > 0, den, 1.0), np.nan)
 
 
 def spearman(x: Any, y: Any) -> float:
     """Spearman's rank correlation of two equal-length sequences (ties averaged).
+
+    :func:`pearson` of the :func:`ranks`; for batches of rows call those two directly.
 
     Example:
         >>> spearman([1, 2, 3, 4], [10, 20, 25, 100])
@@ -965,10 +998,7 @@ def spearman(x: Any, y: Any) -> float:
     y = np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise ValueError("spearman needs two 1-d sequences of one length >= 2")
-    rx, ry = _ranks(x), _ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
-    den = math.sqrt(float((rx * rx).sum() * (ry * ry).sum()))
-    return float((rx * ry).sum() / den) if den > 0 else float("nan")
+    return float(pearson(ranks(x), ranks(y)))
 
 
 def monotone_violations(y: Any, *, increasing: bool = False, tol: float = 0.0) -> int:

@@ -240,32 +240,10 @@ def upper(m):
     return m[..., i, j]
 
 
-def rankdata(x):
-    """Ranks (1-based) along the last axis, ties given their average rank; batched.
-
-    Example:
-        >>> rankdata([10.0, 20.0, 10.0]).tolist()
-        [1.5, 3.0, 1.5]
-    """
-    x = np.asarray(x, float)
-    less = (x[..., None, :] < x[..., :, None]).sum(-1)
-    equal = (x[..., None, :] == x[..., :, None]).sum(-1)
-    return less + (equal + 1) / 2.0
-
-
-def pearson(x, y):
-    """Pearson correlation along the last axis (batched; NaN where a side is constant).
-
-    Example:
-        >>> float(pearson([1.0, 2.0, 3.0], [2.0, 4.0, 7.0])) > 0.98
-        True
-    """
-    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
-    xc = x - x.mean(-1, keepdims=True)
-    yc = y - y.mean(-1, keepdims=True)
-    den = np.sqrt((xc**2).sum(-1) * (yc**2).sum(-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (xc * yc).sum(-1) / np.where(den > 0, den, 1.0), np.nan)
+#: Average ranks along the last axis (batched): :func:`jaxtheory.analysis.ranks`.
+rankdata = analysis.ranks
+#: Pearson correlation along the last axis (batched): :func:`jaxtheory.analysis.pearson`.
+pearson = analysis.pearson
 
 
 def spearman(x, y):
