@@ -230,15 +230,27 @@ def _med(da):
     return np.asarray(da.median("seed").values, np.float64)
 
 
-def _draw_cost(ds, spec, fig):
+def _draw_cost_curves(ds, fig, loss, xlabel, ylabel, ncol=1):
+    """Seed-median ``loss`` against cumulative cost, one line per scheme (adaptive solid)."""
     ax = fig.add_subplot(1, 1, 1)
     for i, lab in enumerate(np.atleast_1d(ds["scheme"].values)):
         sub = _one(ds, str(lab))
         ls = "-" if str(lab).startswith("eps") else "--"
-        ax.loglog(_med(sub["cost"]), _med(sub["loss"]), ls, color=f"C{i}", label=str(lab))
-    ax.set_xlabel("cumulative cost (cell samples), seed median")
-    ax.set_ylabel("exact loss ½‖f − f*‖², seed median")
-    ax.legend(fontsize=7, ncol=2)
+        ax.loglog(_med(sub["cost"]), _med(sub[loss]), ls, color=f"C{i}", label=str(lab))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7, ncol=ncol)
+
+
+def _draw_cost(ds, spec, fig):
+    _draw_cost_curves(
+        ds,
+        fig,
+        "loss",
+        "cumulative cost (cell samples), seed median",
+        "exact loss ½‖f − f*‖², seed median",
+        2,
+    )
 
 
 def _draw_levels(ds, spec, fig):

@@ -16,7 +16,13 @@ import numpy as np
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset
 from jaxtheory.sims.functional import kdtree as kd
 from jaxtheory.sweep import Space, categorical, values
-from sweeps.adaptive_fgd import _cost_ratios, _labels, _med, _one  # same paper, same scheme labels
+from sweeps.adaptive_fgd import (
+    _cost_ratios,
+    _draw_cost_curves,
+    _labels,
+    _med,
+    _one,
+)  # same paper, same scheme labels
 
 #: The ``scheme`` parameter: labels of :data:`jaxtheory.sims.functional.kdtree.SCHEMES`.
 SCHEME = categorical(*kd.SCHEMES)
@@ -77,14 +83,13 @@ def _needs_pairs(ds, spec):
 
 
 def _draw_cost(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    for i, lab in enumerate(np.atleast_1d(ds["scheme"].values)):
-        sub = _one(ds, str(lab))
-        ls = "-" if str(lab).startswith("eps") else "--"
-        ax.loglog(_med(sub["cost"]), _med(sub["test_loss"]), ls, color=f"C{i}", label=str(lab))
-    ax.set_xlabel("cumulative cost (kernel evaluations), seed median")
-    ax.set_ylabel("test loss ½ mean (f − y)², seed median")
-    ax.legend(fontsize=7)
+    _draw_cost_curves(
+        ds,
+        fig,
+        "test_loss",
+        "cumulative cost (kernel evaluations), seed median",
+        "test loss ½ mean (f − y)², seed median",
+    )
 
 
 def _draw_depth(ds, spec, fig):
