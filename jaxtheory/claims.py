@@ -13,7 +13,10 @@ print is what was checked). The verdict is computed, never chosen:
 ``inconclusive``
     the interval contains a boundary of the region: the preset is too small to decide;
 ``not-applicable``
-    the preset lacks what the claim needs (its ``requires`` says so).
+    the preset lacks what the claim needs (its ``requires`` says so);
+``error``
+    the measurement (or ``requires``) raised, or the statistic is NaN: a bug to fix,
+    never a refutation (the exception is recorded).
 
 Intervals are 95% (expanded) percentile-bootstrap intervals over the sample dimension
 (``over``, ``"seed"`` by default) computed by :mod:`jaxtheory.analysis`, or what the
@@ -22,15 +25,27 @@ measure returns as an :class:`~jaxtheory.analysis.Estimate`; a sample of fewer t
 on it is inconclusive. An interval may be open on one side (an infinite end: the data
 bound the statistic from one side only, as a mean of censored times is bounded from
 below); the claim can then fail on the bounded side, and is otherwise inconclusive.
-An exact quantity (a closed form,
-a residual, a count) has no interval and passes or fails on its value. A claim over
+A sample holding ``+inf`` (a time not reached within the horizon) is such a censored
+sample: :func:`censored_estimate` turns it into a one-sided interval, so an infinity
+alone never decides a claim. An exact quantity (a closed form, a residual, a count:
+``deterministic``) has no interval and passes or fails on its value; an exact value
+computed from fewer than eight seeds is inconclusive, as a bootstrap would be. A claim over
 several *cells* (every dimension of the measured DataArray that is not the sample or
 the fitted dimension) is judged cell by cell, with the 5% error split over the cells
 (Bonferroni), so that a true claim over twelve cells is not failed by chance in one.
 The claim fails when any cell fails, is inconclusive when none fails and some is
 undecided, and passes when every cell passes.
 
-Constructors (every one takes ``source=``, one of :data:`SOURCES`):
+Where a claim comes from (``source``, one of :data:`SOURCES`) is part of what its
+verdict means. A claim that tests what the paper states carries the paper's words,
+``quote=``, copied verbatim from the abstract (or from the paper, with ``where=``
+saying where it was read); the encoding takes the weakest faithful reading of those
+words. ``source="reconstruction"`` is such a statement tested on a model or algorithm
+rebuilt without the paper; ``stand_in=`` names data that stand in for the paper's. A
+threshold no sentence of the paper gives is ``proposed``.
+
+Constructors (every one takes ``source=`` and the keywords ``quote``, ``where``,
+``stand_in``, ``deterministic``):
 
 * :meth:`Claim.at_most`, :meth:`Claim.at_least`, :meth:`Claim.within`,
   :meth:`Claim.close`: a statistic (a seed-mean by default) against a bound;
@@ -50,6 +65,7 @@ them (or of numbers) by cell label, or a number.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -65,18 +81,35 @@ __all__ = [
     "NotApplicable",
     "VERDICTS",
     "SOURCES",
+    "PAPER_SOURCES",
+    "censored_estimate",
     "evaluate_claims",
     "describe_rule",
     "describe_interval",
 ]
 
 #: The verdicts a claim can have.
-VERDICTS = ("pass", "fail", "inconclusive", "not-applicable")
+VERDICTS = ("pass", "fail", "inconclusive", "not-applicable", "error")
 
-#: Where a claim's statement and number come from: a statement of the paper, a number
-#: printed in the paper or its code, a closed form or identity derived here, classical
-#: literature, a threshold proposed here with no paper behind it, a sanity check, a toy.
-SOURCES = ("paper", "paper-number", "derived", "lit", "proposed", "sanity", "toy")
+#: Where a claim's statement and number come from: a statement of the paper (quoted), a
+#: number printed in the paper or its code, a quoted statement of the paper tested on a
+#: model or algorithm rebuilt without the paper, a closed form or identity derived here,
+#: classical literature, a threshold or statement proposed here with no paper sentence
+#: behind it (a paper digest's thresholds included), a sanity check, a toy.
+SOURCES = (
+    "paper",
+    "paper-number",
+    "reconstruction",
+    "derived",
+    "lit",
+    "proposed",
+    "sanity",
+    "toy",
+)
+
+#: Sources that speak for the paper: they carry the paper's words (``quote``) or, for a
+#: printed number, where it was read (``where``).
+PAPER_SOURCES = ("paper", "paper-number", "reconstruction")
 
 _INF = math.inf
 
@@ -101,8 +134,12 @@ class ClaimResult:
         interval: its interval ``[low, high]`` (per cell), ``None`` where exact.
         n: the sample size the statistic is computed from (smallest over cells).
         cells: per-cell verdicts, for a claim over several cells.
-        error: the exception, when the measurement raised.
-        reason: why the claim is not applicable.
+        error: the exception, when the measurement raised (verdict ``error``).
+        reason: why the claim is not applicable, or why a cell is undecided.
+        quote: the paper's words the claim tests (verbatim).
+        where: where in the paper the quote (or the number) was read; ``None`` for the
+            abstract.
+        stand_in: the stand-in data the claim runs on instead of the paper's.
     """
 
     name: str
@@ -118,6 +155,9 @@ class ClaimResult:
     cells: Mapping[str, str] | None = None
     error: str | None = None
     reason: str | None = None
+    quote: str | None = None
+    where: str | None = None
+    stand_in: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -143,23 +183,33 @@ class ClaimResult:
         }
         if self.cells:
             d["cells"] = dict(self.cells)
-        if self.error:
-            d["error"] = self.error
-        if self.reason:
-            d["reason"] = self.reason
+        for key in ("error", "reason", "quote", "where", "stand_in"):
+            if getattr(self, key):
+                d[key] = getattr(self, key)
         return d
 
 
 def _judge(est: Estimate, low: float, high: float) -> str:
-    """Verdict of one estimate against the acceptance region ``[low, high]``."""
+    """Verdict of one estimate against the acceptance region ``[low, high]``.
+
+    A NaN statistic is ``error`` (a broken measurement, never a refutation). An infinite
+    statistic is a censored one (not reached within the horizon): by itself it decides
+    nothing; with an interval it is judged on the interval's bounded side only.
+    """
     v = est.value
-    if v is None or not np.isfinite(v):
-        return "fail"
+    if v is None or np.isnan(v):
+        return "error"
     if est.exact:
+        if not np.isfinite(v):
+            return "inconclusive"  # censored, and the data give no bound on it
         return "pass" if low <= v <= high else "fail"
     a, b = est.low, est.high
     if np.isnan(a) or np.isnan(b):
-        return "inconclusive"  # no interval could be formed (e.g. one seed)
+        return "inconclusive"  # no interval could be formed (e.g. fewer than 8 seeds)
+    if v == _INF:
+        b = _INF
+    elif v == -_INF:
+        a = -_INF
     # an infinite end is a one-sided interval (the data bound the statistic on one side
     # only, e.g. a mean of censored times): it can fail on the bounded side, never pass
     # a region bounded on the open side
@@ -171,11 +221,74 @@ def _judge(est: Estimate, low: float, high: float) -> str:
 
 
 def _combine(verdicts: Sequence[str]) -> str:
-    if any(v == "fail" for v in verdicts):
-        return "fail"
-    if any(v == "inconclusive" for v in verdicts):
-        return "inconclusive"
+    for v in ("error", "fail", "inconclusive"):
+        if any(x == v for x in verdicts):
+            return v
     return "pass"
+
+
+def censored_estimate(
+    sample: Any,
+    stat: str = "mean",
+    *,
+    level: float = analysis.DEFAULT_LEVEL,
+    seed: int = 0,
+    censored_at: float | None = None,
+) -> Estimate:
+    """The ``stat`` of a sample over axis 0 with its interval, censored values included.
+
+    A ``+inf`` in the sample is a value censored above (a time not reached within the
+    horizon): the statistic is then bounded from below only. Each ``+inf`` is replaced
+    by ``censored_at`` (the horizon, when the measure knows it) or else by the sample's
+    largest finite value (no censored value lies below an observed one when every run
+    shares the horizon); the bootstrap interval of that sample gives the lower end, and
+    the upper end is ``+inf``. ``-inf`` (censored below) is the mirror image; both at
+    once leave the interval open on both sides. A NaN in the sample is no censoring:
+    the statistic is NaN, which the verdict reports as an ``error``. Without infinities
+    this is :func:`jaxtheory.analysis.bootstrap` of the statistic.
+
+    Args:
+        sample: array whose axis 0 is the sample (seeds or instances).
+        stat: ``"mean"`` or ``"median"`` (both monotone, so a bound on each censored
+            value bounds the statistic).
+        level: confidence level.
+        seed: bootstrap seed.
+        censored_at: the value a censored entry is known to pass (the horizon).
+
+    Returns:
+        An :class:`~jaxtheory.analysis.Estimate`; ``high`` (or ``low``) is infinite
+        where the sample holds censored values.
+
+    Example:
+        >>> import numpy as np
+        >>> e = censored_estimate(np.r_[np.full(10, 5.0), np.full(6, np.inf)], censored_at=100.0)
+        >>> e.high, bool(e.low > 5.0)
+        (inf, True)
+    """
+    x = np.asarray(sample, dtype=float)
+    n = x.shape[0] if x.ndim else 1
+
+    def agg(s):
+        return analysis._aggregate(s, stat)
+
+    if np.isnan(x).any():
+        return Estimate(float("nan"), float("nan"), float("nan"), n, "NaN in the sample", level)
+    pos, neg = np.isposinf(x), np.isneginf(x)
+    if not (pos.any() or neg.any()):
+        return analysis.bootstrap(x, agg, level=level, seed=seed)
+    if pos.any() and neg.any():
+        return Estimate(_INF, -_INF, _INF, n, "censored on both sides", level)
+    finite = x[np.isfinite(x)]
+    if censored_at is not None:
+        sub = float(censored_at)
+    elif finite.size:
+        sub = float(finite.max() if pos.any() else finite.min())
+    else:  # every value censored and no horizon given: no bound from the data
+        return Estimate(_INF if pos.any() else -_INF, float("nan"), float("nan"), n, "censored", level)
+    est = analysis.bootstrap(np.where(pos | neg, sub, x), agg, level=level, seed=seed)
+    if pos.any():
+        return Estimate(est.value, est.low, _INF, n, "bootstrap (censored: lower bound)", level)
+    return Estimate(est.value, -_INF, est.high, n, "bootstrap (censored: upper bound)", level)
 
 
 def _r(x: Any, digits: int = 6) -> Any:
@@ -210,15 +323,17 @@ def _to_cells(x: Any, *, over: str | None, stat: str, family: bool, seed: int) -
         if over is not None and over in x.dims:
             parts = analysis.cells(x, [over])
             lv = _level(len(parts), family)
+            at = x.attrs.get("censored_at")
             return [
                 _Cell(
                     analysis.cell_label(c),
                     c,
-                    analysis.bootstrap(
-                        np.asarray(sub.values, float),
-                        lambda s: analysis._aggregate(s, stat),
+                    censored_estimate(
+                        np.asarray(sub.transpose(over, ...).values, float),
+                        stat,
                         level=lv,
                         seed=seed,
+                        censored_at=at,
                     ),
                 )
                 for c, sub in parts
@@ -238,6 +353,46 @@ def _to_cells(x: Any, *, over: str | None, stat: str, family: bool, seed: int) -
     return [_Cell("", {}, Estimate(float(np.asarray(x, float))))]
 
 
+_META = ("quote", "where", "stand_in", "deterministic")
+
+
+def _meta(name: str, meta: Mapping[str, Any], **defaults: Any) -> dict[str, Any]:
+    """The keyword arguments every constructor passes through: quote, where, stand_in, deterministic."""
+    unknown = sorted(set(meta) - set(_META))
+    if unknown:
+        raise TypeError(f"claim {name!r}: unknown argument(s) {unknown}; a claim also takes {list(_META)}")
+    return {**defaults, **meta}
+
+
+def _seed_count(ds: Any) -> int | None:
+    """The number of seeds of a run's dataset (``None`` when it has no seed dimension)."""
+    sizes = getattr(ds, "sizes", None)
+    if sizes is None or "seed" not in sizes:
+        return None
+    return int(sizes["seed"])
+
+
+def _notes(cells: list[_Cell], verdicts: Mapping[str, str]) -> dict[str, str]:
+    """``error`` / ``reason`` texts for cells whose verdict is an error or a seed-minimum rule."""
+    out = {}
+    bad = [c.label or "the statistic" for c in cells if verdicts[c.label] == "error"]
+    if bad:
+        out["error"] = "NaN statistic (not a censored value) in: " + ", ".join(bad)
+    few = [
+        c
+        for c in cells
+        if verdicts[c.label] == "inconclusive"
+        and c.est.exact
+        and c.est.value is not None
+        and np.isfinite(c.est.value)
+    ]
+    if few:
+        out["reason"] = (
+            f"an exact statistic computed from fewer than {analysis.MIN_SAMPLE} seeds forms no interval"
+        )
+    return out
+
+
 def _per_cell_value(v: Any, cell: _Cell) -> Any:
     """A per-cell parameter: a constant, a dict by cell label, or a function of the cell's coords."""
     if callable(v):
@@ -255,8 +410,14 @@ def _pack(cells: list[_Cell], f: Callable[[_Cell], Any]) -> Any:
     return {c.label: f(c) for c in cells}
 
 
-def _seed_of(name: str) -> int:
-    return int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % (2**31)
+def _seed_of(name: str, experiment: str = "") -> int:
+    """The bootstrap seed of a claim: a hash of the experiment's and the claim's whole names.
+
+    Claims whose names share a prefix (or two experiments' claims of one name) draw
+    different resamples; the same claim always draws the same ones.
+    """
+    h = hashlib.sha256(f"{experiment}\0{name}".encode()).digest()
+    return int.from_bytes(h[:8], "little") % (2**31)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -285,8 +446,22 @@ class Claim:
         family: split the 5% error over the cells (Bonferroni); default True.
         requires: ``requires(ds, spec) -> str | None``: a reason the claim does not
             apply to this preset, or ``None`` when it does.
-        evaluate_fn: a custom evaluation returning a :class:`ClaimResult` (for
-            :meth:`ordering` and :meth:`fraction`).
+        evaluate_fn: a custom evaluation ``evaluate_fn(claim, ds, spec, seed)``
+            returning a :class:`ClaimResult` (for :meth:`slope` and :meth:`ordering`).
+        quote: the paper's words the claim tests, copied verbatim (whitespace aside)
+            from its abstract, or from the paper itself with ``where``. Required for
+            the sources ``paper`` and ``reconstruction``; ``paper-number`` takes a
+            quote or a ``where``.
+        where: where in the paper the quote was read (section, theorem, figure), or
+            for a ``paper-number`` the authors' code location; ``None``: the abstract.
+        stand_in: the stand-in data the claim runs on instead of the paper's, named
+            (the page shows it beside the verdict).
+        deterministic: the statistic is a deterministic function of the
+            configuration (a count, an enumeration, a closed form), so an exact value
+            needs no interval. An exact statistic of a run with fewer than
+            :data:`~jaxtheory.analysis.MIN_SAMPLE` seeds that is not declared
+            deterministic is ``inconclusive``: a statistic computed from seeds obeys
+            the seed minimum whatever the constructor.
     """
 
     name: str
@@ -302,11 +477,30 @@ class Claim:
     stat: str = "mean"
     family: bool = True
     requires: Callable[[Any, Any], str | None] | None = None
-    evaluate_fn: Callable[[Claim, Any, Any], ClaimResult] | None = None
+    evaluate_fn: Callable[[Claim, Any, Any, int], ClaimResult] | None = None
+    quote: str | None = None
+    where: str | None = None
+    stand_in: str | None = None
+    deterministic: bool = False
 
     def __post_init__(self):
         if self.source not in SOURCES:
             raise ValueError(f"claim {self.name!r}: source must be one of {SOURCES}, not {self.source!r}")
+        for key in ("quote", "where", "stand_in"):
+            v = getattr(self, key)
+            if v is not None and (not isinstance(v, str) or not v.strip()):
+                raise ValueError(f"claim {self.name!r}: {key} must be a non-empty string or None")
+        if self.source in ("paper", "reconstruction") and not self.quote:
+            raise ValueError(
+                f"claim {self.name!r}: source={self.source!r} tests a statement of the paper and "
+                "needs quote= (its words, copied verbatim from the abstract, or from the paper "
+                "with where=); a statement no sentence of the paper makes is source='proposed'"
+            )
+        if self.source == "paper-number" and not (self.quote or self.where):
+            raise ValueError(
+                f"claim {self.name!r}: source='paper-number' needs quote= (the number as printed) "
+                "or where= (where in the paper or the authors' code it is)"
+            )
         if self.rule not in ("at_most", "at_least", "within", "close", "equals", "ordering", "fraction"):
             raise ValueError(f"claim {self.name!r}: unknown rule {self.rule!r}")
         if self.stat not in ("mean", "median"):
@@ -331,10 +525,26 @@ class Claim:
         raise AssertionError(self.rule)
 
     def _base(self, verdict: str, **kw) -> ClaimResult:
-        return ClaimResult(self.name, self.statement, self.source, verdict, rule=self.rule, **kw)
+        return ClaimResult(
+            self.name,
+            self.statement,
+            self.source,
+            verdict,
+            rule=self.rule,
+            quote=self.quote,
+            where=self.where,
+            stand_in=self.stand_in,
+            **kw,
+        )
 
-    def evaluate(self, ds: Any, spec: Any) -> ClaimResult:
-        """The verdict on ``ds``; a measurement that raises is a failed verdict, not a crash."""
+    def evaluate(self, ds: Any, spec: Any, *, experiment: str = "") -> ClaimResult:
+        """The verdict on ``ds``.
+
+        A measurement (or ``requires``) that raises gives the verdict ``error`` with the
+        exception: a bug, never a refutation. ``experiment`` (the experiment's name)
+        seeds the bootstrap together with the claim's name.
+        """
+        seed = _seed_of(self.name, experiment)
         try:
             if self.requires is not None:
                 reason = self.requires(ds, spec)
@@ -346,7 +556,7 @@ class Claim:
                         tolerance=self.tolerance,
                     )
             if self.evaluate_fn is not None:
-                return self.evaluate_fn(self, ds, spec)
+                return self.evaluate_fn(self, ds, spec, seed)
             raw = self.measure(ds, spec)
             if self.rule == "equals":
                 from jaxtheory.sweep import store
@@ -354,21 +564,32 @@ class Claim:
                 m = store.to_jsonable(raw)
                 ok = m == store.to_jsonable(self.expected)
                 return self._base("pass" if ok else "fail", expected=self.expected, measured=m)
-            cells = _to_cells(
-                raw, over=self.over, stat=self.stat, family=self.family, seed=_seed_of(self.name)
-            )
+            cells = _to_cells(raw, over=self.over, stat=self.stat, family=self.family, seed=seed)
             regions = {c.label: self._region(c) for c in cells}
-            verdicts = {c.label: _judge(c.est, *regions[c.label]) for c in cells}
-            return self._result(cells, regions, verdicts)
+            return self._result(cells, regions, self._verdicts(cells, regions, ds))
         except NotApplicable as e:
             return self._base("not-applicable", reason=str(e))
-        except Exception as e:  # noqa: BLE001 - a broken measurement is reported
+        except Exception as e:  # noqa: BLE001 - a broken measurement is reported, as an error
             return self._base(
-                "fail",
+                "error",
                 error=f"{type(e).__name__}: {e}",
                 expected=None if callable(self.expected) else self.expected,
                 tolerance=self.tolerance,
             )
+
+    def _verdicts(
+        self, cells: list[_Cell], regions: Mapping[str, tuple[float, float]], ds: Any
+    ) -> dict[str, str]:
+        """Per-cell verdicts, with the seed minimum applied to exact statistics of seeded runs."""
+        seeds = _seed_count(ds)
+        few = seeds is not None and seeds < analysis.MIN_SAMPLE and not self.deterministic
+        out = {}
+        for c in cells:
+            v = _judge(c.est, *regions[c.label])
+            if few and c.est.exact and v in ("pass", "fail"):
+                v = "inconclusive"  # an exact value computed from fewer than 8 seeds
+            out[c.label] = v
+        return out
 
     def _result(
         self, cells: list[_Cell], regions: Mapping[str, tuple[float, float]], verdicts: Mapping[str, str]
@@ -380,8 +601,10 @@ class Claim:
 
         ns = [c.est.n for c in cells if c.est.n is not None]
         constant = not callable(self.expected) and not isinstance(self.expected, Mapping)
+        notes = _notes(cells, verdicts)
         return self._base(
             _combine(list(verdicts.values())),
+            **notes,
             expected=expected_of(cells[0])
             if constant and self.rule != "within"
             else _pack(cells, expected_of),
@@ -408,6 +631,7 @@ class Claim:
         stat: str = "mean",
         family: bool = True,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """Passes when the statistic's interval lies at or below ``bound``.
 
@@ -423,6 +647,8 @@ class Claim:
             stat: ``"mean"`` or ``"median"``.
             family: Bonferroni over cells.
             requires: ``requires(ds, spec) -> reason or None``.
+            **meta: ``quote``, ``where``, ``stand_in``, ``deterministic`` (every
+                constructor takes them; see :class:`Claim`).
 
         Returns:
             The :class:`Claim`.
@@ -446,6 +672,7 @@ class Claim:
             stat=stat,
             family=family,
             requires=requires,
+            **_meta(name, meta),
         )
 
     @classmethod
@@ -461,6 +688,7 @@ class Claim:
         stat: str = "mean",
         family: bool = True,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """Passes when the statistic's interval lies at or above ``bound`` (see :meth:`at_most`)."""
         return cls(
@@ -474,6 +702,7 @@ class Claim:
             stat=stat,
             family=family,
             requires=requires,
+            **_meta(name, meta),
         )
 
     @classmethod
@@ -490,6 +719,7 @@ class Claim:
         stat: str = "mean",
         family: bool = True,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """Passes when the statistic's interval lies inside ``[low, high]`` (see :meth:`at_most`)."""
         return cls(
@@ -504,6 +734,7 @@ class Claim:
             stat=stat,
             family=family,
             requires=requires,
+            **_meta(name, meta),
         )
 
     @classmethod
@@ -521,6 +752,7 @@ class Claim:
         stat: str = "mean",
         family: bool = True,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """Passes when the interval lies within ``expected ± (atol + rtol·|expected|)``.
 
@@ -549,6 +781,7 @@ class Claim:
             stat=stat,
             family=family,
             requires=requires,
+            **_meta(name, meta),
         )
 
     @classmethod
@@ -572,6 +805,7 @@ class Claim:
         xvalues: Callable[[Any, Any], Any] | None = None,
         family: bool = True,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """A log-log slope of the seed-aggregated curve along ``x``, with a bootstrap interval.
 
@@ -609,7 +843,7 @@ class Claim:
             >>> y = T ** -0.5 * np.exp(0.05 * np.random.default_rng(0).standard_normal((32, 3)))
             >>> ds = xr.Dataset({"err": (("seed", "T"), y)}, coords={"T": T})
             >>> Claim.slope("rate", "err ∝ T^-1/2.", lambda ds, s: ds["err"], "T", expected=-0.5,
-            ...             atol=0.1, source="paper").evaluate(ds, None).verdict
+            ...             atol=0.1, source="derived").evaluate(ds, None).verdict
             'pass'
         """
         given = [
@@ -625,7 +859,7 @@ class Claim:
         target = {"close": expected, "at_most": at_most, "at_least": at_least}[rule]
         fit = analysis.semilog_rate if semilog else analysis.loglog_slope
 
-        def slopes(ds, spec):
+        def slopes(ds, spec, seed):
             da = measure(ds, spec)
             keep = [d for d in (over, x) if d]
             parts = analysis.cells(da, keep)
@@ -634,15 +868,14 @@ class Claim:
             out = []
             for coords, sub in parts:
                 kw = {} if semilog else {"xvalues": xv}
-                est = fit(sub, x, over, stat=stat, xmin=xmin, xmax=xmax, level=lv, seed=_seed_of(name), **kw)
+                est = fit(sub, x, over, stat=stat, xmin=xmin, xmax=xmax, level=lv, seed=seed, **kw)
                 out.append(_Cell(analysis.cell_label(coords), coords, est))
             return out
 
-        def evaluate(self, ds, spec):
-            cells = slopes(ds, spec)
+        def evaluate(self, ds, spec, seed):
+            cells = slopes(ds, spec, seed)
             regions = {c.label: self._region(c) for c in cells}
-            verdicts = {c.label: _judge(c.est, *regions[c.label]) for c in cells}
-            return self._result(cells, regions, verdicts)
+            return self._result(cells, regions, self._verdicts(cells, regions, ds))
 
         return cls(
             name=name,
@@ -657,6 +890,7 @@ class Claim:
             family=family,
             requires=requires,
             evaluate_fn=evaluate,
+            **_meta(name, meta),
         )
 
     @classmethod
@@ -675,6 +909,7 @@ class Claim:
         stat: str = "mean",
         family: bool = True,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """The statistic is ordered along ``dim`` as ``order`` says, each step decided by interval.
 
@@ -708,14 +943,14 @@ class Claim:
             >>> loss = np.array([[1.0, 2.0, 3.0]]) + 0.1 * np.random.default_rng(0).standard_normal((16, 3))
             >>> ds = xr.Dataset({"loss": (("seed", "method"), loss)}, coords={"method": ["a", "b", "c"]})
             >>> Claim.ordering("abc", "a < b < c.", lambda ds, s: ds["loss"], "method", ["a", "b", "c"],
-            ...                source="paper").evaluate(ds, None).verdict
+            ...                source="proposed").evaluate(ds, None).verdict
             'pass'
         """
         order = list(order)
         if len(order) < 2:
             raise ValueError(f"claim {name!r}: an ordering needs at least two values")
 
-        def evaluate(self, ds, spec):
+        def evaluate(self, ds, spec, seed):
             da = measure(ds, spec)
             if dim not in da.dims:
                 raise ValueError(f"dimension {dim!r} is not among {tuple(da.dims)}")
@@ -739,14 +974,15 @@ class Claim:
                     if over is None:
                         est = Estimate(float(diff(arr[None])[0]))
                     else:
-                        est = analysis.bootstrap(arr, diff, level=lv, seed=_seed_of(name))
+                        est = analysis.bootstrap(arr, diff, level=lv, seed=seed)
                     pair = f"{order[i]}→{order[i + 1]}"
                     label = ",".join(p for p in (analysis.cell_label(coords), pair) if p)
                     cells.append(_Cell(label, coords, est))
-            verdicts = {c.label: _judge(c.est, margin, _INF) for c in cells}
+            verdicts = self._verdicts(cells, {c.label: (margin, _INF) for c in cells}, ds)
             ns = [c.est.n for c in cells if c.est.n is not None]
             return self._base(
                 _combine(list(verdicts.values())),
+                **_notes(cells, verdicts),
                 expected={"order": [str(o) for o in order], "increasing": increasing},
                 tolerance=margin,
                 measured={c.label: _r(c.est.value) for c in cells},
@@ -768,6 +1004,7 @@ class Claim:
             family=family,
             requires=requires,
             evaluate_fn=evaluate,
+            **_meta(name, meta),
         )
 
     @classmethod
@@ -780,6 +1017,7 @@ class Claim:
         *,
         source: str = "derived",
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """An exact identity holds to ``tol``: ``|residual| <= tol`` in every cell.
 
@@ -811,6 +1049,7 @@ class Claim:
             expected=tol,
             over=None,
             requires=requires,
+            **_meta(name, meta, deterministic=True),
         )
 
     @classmethod
@@ -824,6 +1063,7 @@ class Claim:
         at_least: float | None = None,
         at_most: float | None = None,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """The fraction of lanes (or instances) where a condition holds, with a Wilson interval.
 
@@ -858,6 +1098,7 @@ class Claim:
             expected=at_least if at_least is not None else at_most,
             over=None,
             requires=requires,
+            **_meta(name, meta),
         )
 
     @classmethod
@@ -870,12 +1111,13 @@ class Claim:
         *,
         source: str,
         requires: Callable | None = None,
+        **meta: Any,
     ) -> Claim:
         """Passes when ``measure == expected`` exactly (counts, labels, orderings: no sampling).
 
         Example:
             >>> Claim.equals("none", "No lane diverges.", lambda ds, s: 0, 0,
-            ...              source="paper").evaluate(None, None).verdict
+            ...              source="sanity").evaluate(None, None).verdict
             'pass'
         """
         return cls(
@@ -887,6 +1129,7 @@ class Claim:
             expected=expected,
             over=None,
             requires=requires,
+            **_meta(name, meta, deterministic=True),
         )
 
 
@@ -935,6 +1178,8 @@ def describe_interval(c: Mapping[str, Any]) -> str:
     return f"[{_fmt_num(iv[0])}, {_fmt_num(iv[1])}]"
 
 
-def evaluate_claims(claims: Sequence[Claim], ds: Any, spec: Any) -> list[ClaimResult]:
-    """Evaluate every claim on ``ds``."""
-    return [c.evaluate(ds, spec) for c in claims]
+def evaluate_claims(
+    claims: Sequence[Claim], ds: Any, spec: Any, *, experiment: str = ""
+) -> list[ClaimResult]:
+    """Evaluate every claim on ``ds`` (``experiment`` seeds the bootstrap with each claim's name)."""
+    return [c.evaluate(ds, spec, experiment=experiment) for c in claims]

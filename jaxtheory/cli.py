@@ -82,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="join a multi-process run that JAX detects (SLURM, Cloud TPU)",
     )
     r.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-    r.add_argument("--check", action="store_true", help="exit 1 when a claim fails")
+    r.add_argument(
+        "--check", action="store_true", help="exit 1 when a claim fails or errors (its measurement raised)"
+    )
     r.add_argument("--strict", action="store_true", help="exit 1 when a claim fails or is inconclusive")
 
     s = sub.add_parser("show", help="code, space, devices, timings, lane statuses and claims of a run")
@@ -90,6 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="draw the experiment's figures (PNG and SVG) next to the results")
     rep.add_argument("run_dir")
+
+    sn = sub.add_parser(
+        "snapshot",
+        help="run (or reuse) a preset and compare its verdicts with tests/verdicts/NAME.PRESET.json",
+        parents=[cache],
+    )
+    sn.add_argument("name", help="experiment name (see `jaxtheory list`)")
+    sn.add_argument("--preset", default="smoke", help="preset (default: smoke)")
+    sn.add_argument("--runs", default="runs", help="root directory of runs to reuse or write")
+    sn.add_argument("--dir", default="tests/verdicts", help="snapshot directory (default: tests/verdicts)")
+    sn.add_argument(
+        "--update",
+        action="store_true",
+        help="write the snapshot (and, for a preset other than smoke, its claims with their "
+        "intervals, NAME.PRESET.claims.json, which the experiment's page shows) instead of comparing",
+    )
 
     d = sub.add_parser("docs", help="generated documentation")
     dsub = d.add_subparsers(dest="docs_command", required=True, metavar="ACTION")
@@ -229,8 +247,13 @@ def _cmd_run(a) -> int:
     except Exception as e:  # noqa: BLE001 - the simulator (or the engine) failed
         return _run_error(e)
     print(result.run_dir)
+    if (a.check or a.strict) and result.errors:
+        for c in result.claims:
+            if c.verdict == "error":
+                print(f"jaxtheory: claim {c.name} could not be measured: {c.error}", file=sys.stderr)
     if (a.check or a.strict) and result.failed:
         print(f"jaxtheory: claims failed: {', '.join(result.failed)}", file=sys.stderr)
+    if (a.check or a.strict) and (result.failed or result.errors):
         return 1
     if a.strict and result.inconclusive:
         print(f"jaxtheory: claims inconclusive: {', '.join(result.inconclusive)}", file=sys.stderr)
@@ -259,6 +282,44 @@ def _cmd_report(a) -> int:
     for p in paths:
         print(p)
     return 0
+
+
+def _cmd_snapshot(a) -> int:
+    from jaxtheory.registry import get_experiment
+    from jaxtheory.report import verdicts as vsnap
+
+    _configure_cache(a)
+    try:
+        exp = get_experiment(a.name)
+        exp.preset(a.preset)
+    except KeyError as e:
+        return _err(e.args[0])
+    try:
+        run = exp.sweep(a.preset, out=a.runs)
+    except Exception as e:  # noqa: BLE001 - the simulator (or the engine) failed
+        return _run_error(e)
+    fresh = vsnap.verdicts_of(run.claims)
+    path = vsnap.snapshot_path(a.dir, exp.name, a.preset)
+    errors = [c for c in run.claims if c.verdict == "error"]
+    for c in errors:
+        print(f"jaxtheory: claim {c.name} could not be measured: {c.error}", file=sys.stderr)
+    if a.update:
+        if errors:
+            return _err("no snapshot is written while a claim is an error: fix its measurement first")
+        vsnap.write_snapshot(path, fresh)
+        print(path)
+        if a.preset != "smoke":
+            rec = vsnap.claims_record_path(a.dir, exp.name, a.preset)
+            vsnap.write_claims_record(rec, run)
+            print(rec)
+        return 0
+    snap = vsnap.read_snapshot(path)
+    if snap is None:
+        return _err(f"no snapshot {path}; record one with --update")
+    diff = vsnap.compare(fresh, snap)
+    for line in diff:
+        print(f"{exp.name}/{a.preset}: {line}")
+    return 1 if diff or errors else 0
 
 
 def _cmd_docs(a) -> int:
@@ -292,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_show(a)
     if a.command == "report":
         return _cmd_report(a)
+    if a.command == "snapshot":
+        return _cmd_snapshot(a)
     if a.command == "docs":
         return _cmd_docs(a)
     return _err(f"unknown command {a.command!r}")  # pragma: no cover

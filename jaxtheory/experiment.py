@@ -209,6 +209,11 @@ class ExperimentRun:
         return [c.name for c in self.claims if c.verdict == "fail"]
 
     @property
+    def errors(self) -> list[str]:
+        """Names of the claims whose verdict is ``error`` (the measurement raised)."""
+        return [c.name for c in self.claims if c.verdict == "error"]
+
+    @property
     def inconclusive(self) -> list[str]:
         """Names of the claims whose verdict is ``inconclusive``."""
         return [c.name for c in self.claims if c.verdict == "inconclusive"]
@@ -250,8 +255,8 @@ class ExperimentRun:
         if [c.name for c in self.claims] != names:
             raise AssertionError(f"the run evaluated {[c.name for c in self.claims]}, not {names}")
         for c in self.claims:
-            if c.error is not None:
-                raise AssertionError(f"claim {c.name!r} raised: {c.error}")
+            if c.verdict == "error" or c.error is not None:
+                raise AssertionError(f"claim {c.name!r} is an error: {c.error}")
             if c.verdict not in VERDICTS or c.source not in SOURCES:
                 raise AssertionError(f"claim {c.name!r}: verdict {c.verdict!r}, source {c.source!r}")
         for f in self.experiment.figures:
@@ -456,7 +461,7 @@ class Experiment:
             fingerprint=code,
             jit=self.jit,
         )
-        claims = evaluate_claims(self.claims, res.dataset, spec)
+        claims = evaluate_claims(self.claims, res.dataset, spec, experiment=self.name)
         import jax
 
         if run_dir is not None and jax.process_index() == 0:
