@@ -22,6 +22,7 @@ from typing import Any
 from jaxtheory.report.pages import (
     ExperimentPage,
     RunRecord,
+    _code,
     _fence,
     draw_figures,
     prepare_pages_dir,
@@ -77,6 +78,28 @@ def run_or_reuse(exp: Any, preset: str, runs: str | os.PathLike) -> RunRecord:
         return rec
     draw_figures(exp, rec)
     return rec
+
+
+def _recorded_runs(exp: Any, preset: str, verdicts: str | os.PathLike | None) -> dict[str, dict]:
+    """The experiment's recorded runs of other presets (``medium``), by preset, for its page.
+
+    They are read from ``<verdicts>/<name>.<preset>.claims.json`` (written by
+    ``jaxtheory snapshot NAME --preset medium --update``); without ``verdicts``, from the
+    checkout's ``tests/verdicts``.
+    """
+    from jaxtheory.report import verdicts as vsnap
+
+    where = (
+        Path(verdicts) if verdicts is not None else Path(__file__).resolve().parents[1] / "tests" / "verdicts"
+    )
+    out = {}
+    for other in exp.presets:
+        if other == preset:
+            continue
+        rec = vsnap.read_claims_record(vsnap.claims_record_path(where, exp.name, other))
+        if rec is not None:
+            out[other] = rec
+    return out
 
 
 def _compare_verdicts(
@@ -161,8 +184,15 @@ def write_experiment_pages(
         used = preset if preset in exp.presets else exp.default_preset
         say(f"docs: {name}: running or reusing preset {used!r} under {runs}/")
         rec = run_or_reuse(exp, used, runs)
+        for c in rec.claims:
+            if c.get("verdict") == "error":
+                rec.errors.append(
+                    f"Claim `{c['name']}` could not be measured (verdict *error*, a bug, not a "
+                    f"refutation): {_code(str(c.get('error')))}"
+                )
         if verdicts is not None and rec.run_dir is not None:
             _compare_verdicts(rec, name, used, verdicts, update_verdicts)
+        rec.recorded = _recorded_runs(exp, used, verdicts)
         page = write_page(exp, used, rec, gen)
         pages.append(page)
         state = "ok" if page.ok else "FAILED: " + page.errors[0].splitlines()[0]
@@ -217,7 +247,8 @@ def build_docs(
 
     Returns:
         The exit status: 0 when the site built and every experiment ran; 1 when Sphinx
-        failed or any experiment's run, claims or figures raised (its page says so and
+        failed, an experiment module failed to import, or any experiment's run, claims
+        or figures raised, a claim's verdict included (``error``: its page says so and
         the rest of the site is still built).
 
     Raises:
@@ -229,6 +260,10 @@ def build_docs(
         src, preset=preset, runs=runs, only=only, verdicts=verdicts, update_verdicts=update_verdicts
     )
     failed = [p.name for p in pages if not p.ok]
+    from jaxtheory.registry import import_errors
+
+    if not only:  # a module that fails to import has no page: the site is not whole
+        failed += [f"sweeps.{m} (import)" for m in sorted(import_errors())]
     print(
         f"docs: wrote {len(pages)} experiment page(s) in {time.perf_counter() - t0:.1f} s"
         + (f"; with failures: {', '.join(failed)}" if failed else ""),

@@ -112,6 +112,9 @@ class Paper:
         unverified: the paper's own claims that this project cannot decide (large
             pretrained models, private data, a theorem or an asymptotic statement no finite
             computation establishes), listed on the page without a verdict.
+        reconstructed: what of the paper was rebuilt without it (a model, an algorithm,
+            a data set), in a few words, for the index of papers; claims tested on it
+            have ``source="reconstruction"``.
 
     Example:
         >>> Paper("A reconstructed paper", found=False).found
@@ -125,6 +128,7 @@ class Paper:
     found: bool = True
     banner: str = ""
     unverified: tuple[str, ...] = ()
+    reconstructed: str = ""
 
     def __post_init__(self):
         if isinstance(self.unverified, str):

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from jaxtheory.claims import VERDICTS, describe_interval, describe_rule
+from jaxtheory.claims import PAPER_SOURCES, VERDICTS, describe_interval, describe_rule
 from jaxtheory.experiment import RECONSTRUCTION_BANNER
 
 __all__ = [
@@ -57,6 +57,9 @@ class RunRecord:
         figure_errors: figures that failed to draw, with the error.
         empty_figures: figures that drew no data (:func:`jaxtheory.plots.check_drawn`).
         wall_s: seconds the run (or its reuse) took in this build.
+        recorded: recorded runs of the experiment's other presets (``medium``), by
+            preset (:func:`jaxtheory.report.verdicts.read_claims_record`), shown beside
+            this run's verdicts.
     """
 
     run_dir: Path | None = None
@@ -67,6 +70,7 @@ class RunRecord:
     figure_errors: dict[str, str] = dataclasses.field(default_factory=dict)
     empty_figures: list[str] = dataclasses.field(default_factory=list)
     wall_s: float | None = None
+    recorded: dict[str, dict] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -84,6 +88,8 @@ class ExperimentPage:
         run_dir: the run directory used.
         empty_figures: figures that drew no data (:func:`jaxtheory.plots.check_drawn`);
             any of them fails :func:`jaxtheory.docs_build.build_docs`.
+        statements: the paper's statements the page tests (claims with a quote):
+            ``{"quoted": n, "pass": n, "fail": n, "undecided": n, "reconstruction": n}``.
     """
 
     name: str
@@ -95,6 +101,7 @@ class ExperimentPage:
     errors: list[str] = dataclasses.field(default_factory=list)
     run_dir: Path | None = None
     empty_figures: list[str] = dataclasses.field(default_factory=list)
+    statements: dict = dataclasses.field(default_factory=dict)
 
 
 def prepare_pages_dir(source: Path, names: Sequence[str]) -> Path:
@@ -165,7 +172,21 @@ def write_page(exp: Any, preset: str, rec: RunRecord, gen: Path) -> ExperimentPa
         },
         run_dir=rec.run_dir,
         empty_figures=list(rec.empty_figures),
+        statements=_statement_counts(claims),
     )
+
+
+def _statement_counts(claims: Sequence[dict]) -> dict:
+    """How many of the paper's statements a run tests, and how many it decides."""
+    paper = [c for c in claims if c.get("source") in PAPER_SOURCES]
+    verdicts = [_verdict(c) for c in paper]
+    return {
+        "quoted": len(paper),
+        "pass": verdicts.count("pass"),
+        "fail": verdicts.count("fail"),
+        "undecided": sum(v in ("inconclusive", "not-applicable", "error") for v in verdicts),
+        "reconstruction": sum(c.get("source") == "reconstruction" for c in paper),
+    }
 
 
 def write_index(
@@ -222,6 +243,19 @@ _VERDICT_MARK = {
     "fail": "✘ FAIL",
     "inconclusive": "? inconclusive",
     "not-applicable": "– n/a",
+    "error": "⚠ ERROR",
+}
+
+#: What each source means, as the pages say it.
+SOURCE_TEXT = {
+    "paper": "the paper",
+    "paper-number": "the paper's number",
+    "reconstruction": "the paper, under our reconstruction",
+    "derived": "derived here",
+    "lit": "literature",
+    "proposed": "our threshold",
+    "sanity": "sanity check",
+    "toy": "toy",
 }
 
 
@@ -229,13 +263,24 @@ def _verdict(c: dict) -> str:
     return c.get("verdict") or ("pass" if c.get("passed") else "fail")
 
 
-def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> list[str]:
+def _claims_table(
+    claims: list[dict], exp_name: str, details: list[dict], recorded: dict[str, dict] | None = None
+) -> list[str]:
     """The claims as an HTML table: name, verdict, measured, interval, expected, source on
-    one row and the statement on the row beneath (so the verdict never scrolls away)."""
+    one row, the recorded verdicts of other presets beside them, and beneath, the
+    paper's words (for a quoted claim) and what is tested of them (so the verdict
+    never scrolls away)."""
+    recorded = recorded or {}
+    other = {
+        p: {c["name"]: c for c in r.get("claims", []) if isinstance(c, dict) and "name" in c}
+        for p, r in recorded.items()
+    }
+    heads = "".join(f"<th>{html.escape(p.capitalize())} preset</th>" for p in other)
+    ncol = 6 + len(other)
     rows = [
         '<table class="claims">',
         "<thead><tr><th>Claim</th><th>Verdict</th><th>Measured</th><th>95% interval</th>"
-        "<th>Expected</th><th>Source</th></tr></thead>",
+        f"<th>Expected</th>{heads}<th>Source</th></tr></thead>",
         "<tbody>",
     ]
     for c in claims:
@@ -243,9 +288,9 @@ def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> lis
         measured = _fmt_value(c.get("measured"))
         interval = describe_interval(c)
         if c.get("error"):
-            measured = f"error: {c['error']}"
-        elif c.get("reason"):
-            measured = f"not applicable: {c['reason']}"
+            measured = f"error: {html.escape(str(c['error']))}"
+        elif v == "not-applicable" and c.get("reason"):
+            measured = f"not applicable: {html.escape(str(c['reason']))}"
         elif isinstance(c.get("measured"), dict) or len(measured) > LONG_CELL:
             details.append(c)
             n = len(c["measured"]) if isinstance(c.get("measured"), (dict, list)) else 1
@@ -255,18 +300,67 @@ def _claims_table(claims: list[dict], exp_name: str, details: list[dict]) -> lis
             measured = html.escape(measured)
         if c.get("n"):
             interval += f" (n={c['n']})"
+        mark = _VERDICT_MARK.get(v, v)
+        src = c.get("source", "")
+        if src == "reconstruction":
+            mark += '<br><span class="verdict-note">of our reconstruction</span>'
+        cols = ""
+        for by in other.values():
+            o = by.get(c["name"])
+            if o is None:
+                cols += "<td>–</td>"
+                continue
+            ov = _verdict(o)
+            cols += (
+                f'<td class="verdict verdict-{ov}">{_VERDICT_MARK.get(ov, ov)}<br>'
+                f"{html.escape(_recorded_interval(o))}</td>"
+            )
         rows.append(
             f'<tr class="claim-head verdict-{v}"><td><strong>{html.escape(c["name"])}</strong></td>'
-            f'<td class="verdict">{_VERDICT_MARK.get(v, v)}</td><td>{measured}</td>'
-            f"<td>{html.escape(interval)}</td><td>{html.escape(describe_rule(c))}</td>"
-            f"<td>{html.escape(str(c.get('source', '')))}</td></tr>"
+            f'<td class="verdict">{mark}</td><td>{measured}</td>'
+            f"<td>{html.escape(interval)}</td><td>{html.escape(describe_rule(c))}</td>{cols}"
+            f"<td>{html.escape(SOURCE_TEXT.get(src, str(src)))}</td></tr>"
         )
+        if c.get("quote"):
+            where = html.escape(c.get("where") or "abstract")
+            rows.append(
+                f'<tr class="claim-quote"><td colspan="{ncol}"><blockquote class="paper-quote">'
+                f"“{html.escape(c['quote'], quote=False)}”</blockquote>"
+                f'<span class="quote-where">— {where}</span></td></tr>'
+            )
+        elif c.get("where"):
+            rows.append(
+                f'<tr class="claim-quote"><td colspan="{ncol}"><span class="quote-where">Read in the '
+                f"paper: {html.escape(c['where'])}</span></td></tr>"
+            )
+        badges = ""
+        if src == "reconstruction":
+            badges += '<span class="badge badge-reconstruction">under our reconstruction</span> '
+        if c.get("stand_in"):
+            badges += (
+                f'<span class="badge badge-stand-in">stand-in data: {html.escape(c["stand_in"])}</span> '
+            )
+        lead = "<em>What we test:</em> " if c.get("quote") or c.get("where") else ""
         rows.append(
-            f'<tr class="claim-statement"><td colspan="6">{html.escape(c.get("statement", ""), quote=False)}'
-            "</td></tr>"
+            f'<tr class="claim-statement"><td colspan="{ncol}">{badges}{lead}'
+            f"{html.escape(c.get('statement', ''), quote=False)}</td></tr>"
         )
     rows += ["</tbody>", "</table>", ""]
     return rows
+
+
+def _recorded_interval(c: dict) -> str:
+    """A recorded claim's statistic and interval, short (``0.41 [0.3, 0.5]``, ``3 cells``)."""
+    iv = c.get("interval")
+    m = c.get("measured")
+    if isinstance(iv, dict) or isinstance(m, dict):
+        n = len(iv) if isinstance(iv, dict) else len(m)
+        return f"{n} cells"
+    if m is None:
+        return ""
+    if iv is None:
+        return f"{_fmt_value(m)} (exact)"
+    return f"{_fmt_value(m)} [{_fmt_value(iv[0])}, {_fmt_value(iv[1])}]"
 
 
 def _cells_text(c: dict) -> str:
@@ -457,14 +551,35 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
     for err in rec.errors:
         lines += [":::{error}", err, ":::", ""]
 
-    lines += ["## What is simulated", ""]
-    desc = inspect.cleandoc(exp.description or "").strip()
-    lines += [desc or "_No description given._", ""]
-
-    lines += ["## Claims", ""]
     details: list[dict] = []  # claims whose measurement is too long for a table cell
+    stated = [c for c in claims if c.get("source") in PAPER_SOURCES]
+    further = [c for c in claims if c.get("source") not in PAPER_SOURCES]
+    lines += ["## What the paper states", ""]
+    if stated:
+        lines += [
+            "Each statement is quoted from the paper (from its abstract unless said otherwise); "
+            "beneath it, what this page tests of it, read as weakly as the words allow, and the "
+            "verdict with its 95% interval. *Under our reconstruction* marks a statement tested on "
+            "a model or algorithm rebuilt without the paper: its verdict speaks for the "
+            "reconstruction, not for the paper. *Stand-in data* names data used in place of the "
+            "paper's.",
+            "",
+        ]
+        lines += _claims_table(stated, exp.name, details, rec.recorded)
+    elif claims:
+        lines += ["_No claim here quotes the paper: the checks below are ours._", ""]
     if claims:
-        lines += _claims_table(claims, exp.name, details)
+        lines += ["## Our further checks", ""]
+        if further:
+            lines += [
+                "Checks no sentence of the paper states: closed forms and identities derived here, "
+                "classical results, thresholds we chose (*our threshold*: a failure refutes the "
+                "threshold, not the paper), sanity checks and toys.",
+                "",
+            ]
+            lines += _claims_table(further, exp.name, details, rec.recorded)
+        else:
+            lines += ["_None._", ""]
         for c in details:
             lines += [f"(measured-{exp.name}-{c['name']})=", f"### Cells: {c['name']}", ""]
             lines += [_fence(_cells_text(c), "text"), ""]
@@ -474,6 +589,15 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
         lines.append("")
     else:
         lines += ["_This experiment states no claims._", ""]
+    for other, r in rec.recorded.items():
+        lines += [
+            f"The *{other.capitalize()} preset* column shows the run recorded with "
+            f"`jaxtheory snapshot {exp.name} --preset {other} --update`"
+            + (f" (run `{r['run']}`" if r.get("run") else " (")
+            + (f", {r['recorded']}" if r.get("recorded") else "")
+            + f"); `jaxtheory run {exp.name} --preset {other}` reproduces it.",
+            "",
+        ]
     unverified = getattr(p, "unverified", ())
     if unverified:
         lines += [
@@ -486,6 +610,10 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
         ]
         lines += [f"- {c}" for c in unverified]
         lines.append("")
+
+    lines += ["## What is simulated", ""]
+    desc = inspect.cleandoc(exp.description or "").strip()
+    lines += [desc or "_No description given._", ""]
 
     lines += ["## Figures", ""]
     shown = 0
@@ -606,15 +734,20 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
 
 
 def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str], preset: str) -> str:
+    from jaxtheory.registry import experiments
+
+    exps = experiments()
     lines: list[str] = []
     if pages:
-        lines += ["| Experiment | Paper | Verdicts | Status |", "| --- | --- | --- | --- |"]
+        lines += _papers_table(pages, exps, preset)
+        lines += [
+            "| Experiment | Paper | Verdicts | Status |",
+            "| --- | --- | --- | --- |",
+        ]
         for pg in pages:
-            from jaxtheory.registry import experiments
-
-            exp = experiments()[pg.name]
+            exp = exps[pg.name]
             paper = _md_cell(exp.paper.title) + (f" (arXiv:{exp.paper.arxiv})" if exp.paper.arxiv else "")
-            status = "ok" if pg.ok else "✘ run or figure failed"
+            status = "ok" if pg.ok else "✘ run, claim or figure failed"
             claims = ", ".join(f"{n} {v}" for v, n in pg.verdicts.items()) if pg.claims_total else "–"
             lines.append(f"| {{ref}}`{pg.name} <experiment-{pg.name}>` | {paper} | {claims} | {status} |")
         lines += ["", f"Every page is built from the `{preset}` preset.", ""]
@@ -633,3 +766,38 @@ def _render_index(pages: Sequence[ExperimentPage], import_errors: dict[str, str]
             "",
         ]
     return "\n".join(lines)
+
+
+def _papers_table(pages: Sequence[ExperimentPage], exps: dict, preset: str) -> list[str]:
+    """Per paper: statements quoted, decided (pass / fail), undecided, what was reconstructed."""
+    by_paper: dict[str, list[ExperimentPage]] = {}
+    for pg in pages:
+        by_paper.setdefault(exps[pg.name].paper.title.strip(), []).append(pg)
+    lines = [
+        f"**Per paper ({preset} preset).** *Quoted*: the paper's statements the experiments test, "
+        "each with the paper's words; *decided*: those with a pass or fail verdict; *undecided*: "
+        "inconclusive (the preset cannot decide), not applicable, or an error. *Reconstructed*: "
+        "what was rebuilt without the paper; a verdict on it speaks for the reconstruction.",
+        "",
+        "| Paper | Experiments | Quoted | Decided (pass / fail) | Undecided | Reconstructed |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for title, pgs in by_paper.items():
+        paper = exps[pgs[0].name].paper
+        tot = {k: sum(pg.statements.get(k, 0) for pg in pgs) for k in ("quoted", "pass", "fail", "undecided")}
+        nrec = sum(pg.statements.get("reconstruction", 0) for pg in pgs)
+        what = getattr(paper, "reconstructed", "") or (
+            "the paper's algorithm (paper not found)" if not getattr(paper, "found", True) else ""
+        )
+        if nrec and not what:
+            what = "a model or algorithm (see the page)"
+        if what and nrec:
+            what += f"; {nrec} statement(s) tested on it"
+        refs = ", ".join(f"{{ref}}`{pg.name} <experiment-{pg.name}>`" for pg in pgs)
+        decided = tot["pass"] + tot["fail"]
+        lines.append(
+            f"| {_md_cell(title)} | {refs} | {tot['quoted']} | {decided} ({tot['pass']} / {tot['fail']}) | "
+            f"{tot['undecided']} | {_md_cell(what or '–')} |"
+        )
+    lines.append("")
+    return lines

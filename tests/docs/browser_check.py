@@ -18,7 +18,8 @@ A page fails on: an uncaught exception or a ``console.error``; a browser log ent
 of level error (e.g. "Failed to load resource"); a failed request (a missing file); an
 ``<img>`` that does not load; a ``<figure>`` whose image is missing; an experiment page
 showing fewer figures than its experiment draws (the page states the count in
-``<meta name="jaxtheory:figures">``); visible text with raw TeX delimiters ``\(`` or
+``<meta name="jaxtheory:figures">``); a page quoting the paper beside a badge (a
+reconstruction, stand-in data) whose quote or badge is not visible; visible text with raw TeX delimiters ``\(`` or
 ``\[`` outside code (math MathJax did not render), a MathJax error (``mjx-merror``), or,
 on an experiment page, no rendered formula (``mjx-container``) at all; a page that
 scrolls horizontally; a cell of a ``table.claims`` whose content overflows it, or such a
@@ -112,6 +113,10 @@ PAGE_PROBE = r"""
     raw_tex: raw.slice(0, 5),
     raw_tex_count: raw.length,
     claims_tables: document.querySelectorAll("table.claims").length,
+    quotes: [...document.querySelectorAll("blockquote.paper-quote")]
+      .filter(q => q.getClientRects().length && q.textContent.trim().length > 3).length,
+    badges: [...document.querySelectorAll(".badge")]
+      .filter(b => { const r = b.getBoundingClientRect(); return r.width > 4 && r.height > 4; }).length,
     claims_overflow: overflow.slice(0, 5),
     page_width: document.documentElement.scrollWidth,
     window_width: window.innerWidth,
@@ -230,12 +235,19 @@ class Browser:
 
 
 def check_page(
-    b: Browser, url: str, *, experiment: bool, timeout: float, screenshot: Path | None = None
+    b: Browser,
+    url: str,
+    *,
+    experiment: bool,
+    timeout: float,
+    screenshot: Path | None = None,
+    quoted: bool = False,
 ) -> list[str]:
     """Load ``url`` (a ``file:`` URL) in a fresh tab; return the problems found.
 
     ``experiment`` marks a generated experiment page: it must show its figures and at
-    least one rendered formula. With ``screenshot``, the whole page is saved there as PNG.
+    least one rendered formula. ``quoted`` marks a page that quotes the paper beside a
+    badge: both must be visible. With ``screenshot``, the whole page is saved there as PNG.
     """
     problems: list[str] = []
     target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -322,9 +334,15 @@ def check_page(
                     f"{info['window_width']} px window"
                 )
             problems += [f"claims table does not fit: {o}" for o in info["claims_overflow"]]
+            if quoted and not (info["quotes"] and info["badges"]):
+                problems.append(
+                    f"the page should show a paper quote and a badge: {info['quotes']} quote(s), "
+                    f"{info['badges']} badge(s) visible"
+                )
             print(
                 f"  {info['title']!r}: {info['images']} image(s), {info['figures']} figure(s), "
-                f"{info['formulas']} formula(s), {info['claims_tables']} claims table(s)"
+                f"{info['formulas']} formula(s), {info['claims_tables']} claims table(s), "
+                f"{info['quotes']} quote(s), {info['badges']} badge(s)"
             )
         if screenshot is not None:
             shot = b.send(
@@ -355,12 +373,25 @@ def math_problems(info: dict, experiment: bool) -> list[str]:
 
 
 def default_pages(site: Path) -> list[str]:
-    """``index.html`` and the first generated experiment page."""
+    """``index.html``, the first generated experiment page, and the first one that quotes
+    the paper beside a badge (a reconstruction or stand-in data), where there is one."""
     pages = ["index.html"]
     exp = sorted((site / "experiments" / "_generated").glob("*.html"))
     if exp:
         pages.append(exp[0].relative_to(site).as_posix())
+    q = quoted_page(site)
+    if q is not None and q not in pages:
+        pages.append(q)
     return pages
+
+
+def quoted_page(site: Path) -> str | None:
+    """The first generated experiment page with a paper quote and a badge, or ``None``."""
+    for p in sorted((site / "experiments" / "_generated").glob("*.html")):
+        text = p.read_text(errors="replace")
+        if 'class="paper-quote"' in text and 'class="badge ' in text:
+            return p.relative_to(site).as_posix()
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -378,6 +409,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="directory to save a full-page PNG of every checked page in",
     )
+    ap.add_argument(
+        "--require-quote",
+        action="store_true",
+        help="fail unless some experiment page shows a paper quote and a badge (and check that page)",
+    )
     a = ap.parse_args(argv)
     site = Path(a.site)
     if not (site / "index.html").exists():
@@ -390,6 +426,10 @@ def main(argv: list[str] | None = None) -> int:
     pages = a.page or default_pages(site)
     if not a.page and len(pages) < 2:
         print("browser_check: no experiment page was built", file=sys.stderr)
+        return 1
+    quoted = quoted_page(site)
+    if a.require_quote and quoted is None:
+        print("browser_check: no experiment page shows a paper quote with a badge", file=sys.stderr)
         return 1
     t0 = time.monotonic()
     try:
@@ -417,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
                 timeout=a.timeout,
                 screenshot=shot,
                 experiment=rel.startswith("experiments/_generated/"),
+                quoted=rel == quoted,
             )
             for p in problems:
                 print(f"  FAIL {p}")

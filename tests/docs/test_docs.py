@@ -236,7 +236,7 @@ def test_experiment_page_content(built_pages):
     for c in exp.claims:
         row = next(line for line in text.splitlines() if f"<strong>{c.name}</strong>" in line)
         assert row.count("<td") == 6 and any(m in row for m in ("✔ pass", "✘ FAIL", "? inconclusive"))
-        assert f"<td>{c.source}</td>" in row
+        assert f"<td>{P.SOURCE_TEXT[c.source]}</td>" in row
         assert html.escape(c.statement, quote=False) in text
     # figures copied beside the page, with captions
     for f in exp.figures:
@@ -296,7 +296,12 @@ def _fake(name, run, figures=(), paper=None):
         presets={"smoke": Preset(Space(a=values(1.0, 2.0), seeds=2))},
         claims=[
             Claim.at_least(
-                "positive", "x is positive.", lambda ds, spec: float(ds["x"].min()), 0.0, source="sanity"
+                "positive",
+                "x is positive.",
+                lambda ds, spec: float(ds["x"].min()),
+                0.0,
+                source="sanity",
+                deterministic=True,  # x = a whatever the seed
             )
         ],
         figures=list(figures),
@@ -357,6 +362,73 @@ def test_reconstruction_banner_and_unverified_claims(tmp_path, monkeypatch):
     assert RECONSTRUCTION_BANNER not in plain and "no verdict here" not in plain
     with pytest.raises(TypeError, match="tuple"):
         Paper("x", unverified="one string")
+
+
+def test_paper_statements_open_the_page_with_quote_badges_and_recorded_medium(tmp_path, monkeypatch):
+    import jaxtheory.registry as reg
+    from jaxtheory.report import verdicts as vsnap
+
+    def x_min(ds, spec):
+        return ds["x"].min()
+
+    exp = _fake("quoted", _ok_run, [Figure("good", _good_figure)])
+    exp = dataclasses.replace(
+        exp,
+        presets={**exp.presets, "medium": Preset(Space(a=values(1.0, 2.0, 3.0), seeds=2))},
+        paper=Paper("A quoted paper", arxiv="2601.00001", reconstructed="the adoption model"),
+        claims=[
+            Claim.at_least(
+                "positive-quoted",
+                "x is positive at every a.",
+                lambda ds, spec: float(ds["x"].min()),
+                0.0,
+                source="paper",
+                quote="the iterates stay positive",
+                deterministic=True,
+            ),
+            Claim.at_least(
+                "rebuilt",
+                "Under our reconstruction, x ≥ 1.",
+                lambda ds, spec: float(ds["x"].min()),
+                1.0,
+                source="reconstruction",
+                quote="never below one",
+                stand_in="synthetic data in place of the survey",
+                deterministic=True,
+            ),
+            Claim.at_most("ours", "x ≤ 5: our threshold.", lambda ds, spec: 1.0, 5.0, source="proposed"),
+            Claim.at_most("broken", "Raises.", lambda ds, spec: ds["nope"], 1.0, source="sanity"),
+        ],
+    )
+    monkeypatch.setattr(reg, "experiments", lambda: {"quoted": exp})
+    monkeypatch.setattr(reg, "import_errors", lambda: {})
+    verdicts = tmp_path / "verdicts"
+    medium = exp.sweep("medium", out=tmp_path / "runs", quiet=True)
+    vsnap.write_claims_record(vsnap.claims_record_path(verdicts, "quoted", "medium"), medium)
+    src = tmp_path / "docs"
+    (page,) = B.write_experiment_pages(src, runs=tmp_path / "runs", verdicts=None, log=lambda s: None)
+    # the broken measurement is an error verdict, never a fail, and it fails the page
+    assert not page.ok and any("`broken` could not be measured" in e for e in page.errors)
+    assert page.verdicts.get("error") == 1 and "fail" not in page.verdicts
+    assert page.statements == {"quoted": 2, "pass": 2, "fail": 0, "undecided": 0, "reconstruction": 1}
+    text = page.path.read_text()
+    states, further = text.index("## What the paper states"), text.index("## Our further checks")
+    assert states < further < text.index("## What is simulated")
+    paper_part, ours = text[states:further], text[further : text.index("## What is simulated")]
+    assert "“the iterates stay positive”" in paper_part and "— abstract" in paper_part
+    assert 'class="badge badge-reconstruction">under our reconstruction' in paper_part
+    assert "stand-in data: synthetic data in place of the survey" in paper_part
+    assert "of our reconstruction" in paper_part and "<em>What we test:</em>" in paper_part
+    assert "<strong>ours</strong>" in ours and "<strong>ours</strong>" not in paper_part
+    assert "our threshold" in ours and "⚠ ERROR" in ours
+    # no recorded medium run in the default verdicts directory for this fake experiment
+    assert "Medium preset</th>" not in text
+    (page,) = B.write_experiment_pages(src, runs=tmp_path / "runs", verdicts=verdicts, log=lambda s: None)
+    text = page.path.read_text()
+    assert "<th>Medium preset</th>" in text and "jaxtheory snapshot quoted --preset medium --update" in text
+    summary = (src / "experiments" / "_generated" / "summary.md").read_text()
+    row = next(line for line in summary.splitlines() if line.startswith("| A quoted paper"))
+    assert "| 2 | 2 (2 / 0) | 0 | the adoption model; 1 statement(s) tested on it |" in row
 
 
 def test_a_broken_page_writer_fails_loudly(tmp_path, monkeypatch):
