@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from jaxtheory.optim._value import accept_if_decrease
@@ -201,13 +202,51 @@ def _split(tree):
     return leaves, treedef, floats
 
 
+def _compute_dtype(p_leaves):
+    """The dtype of the snapshots and of the linear algebra: the parameters' dtype, at least
+    float32 (LAPACK has no bfloat16/float16 SVD or eigh; float32 and float64 are kept)."""
+    if not p_leaves:  # a placeholder tree (optax.tree.map_params): no leaf, no dtype
+        return jnp.dtype(jnp.float32)
+    dtype = jnp.result_type(*p_leaves)
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise ValueError(
+            "koopman_accelerate takes real floating-point params (the DMD fit and the "
+            f"held-out loss comparison are over the reals); got dtype {dtype}"
+        )
+    return jnp.promote_types(dtype, jnp.float32)
+
+
 def _pack(params, inner_state):
     """The augmented state vector: parameters, then the inner state's float leaves."""
     p_leaves = jax.tree.leaves(params)
     s_leaves, _, floats = _split(inner_state)
     parts = [jnp.ravel(x) for x in p_leaves] + [jnp.ravel(s_leaves[i]) for i in floats]
-    dtype = jnp.result_type(*p_leaves)
+    dtype = _compute_dtype(p_leaves)
+    if not parts:
+        return jnp.zeros((0,), dtype), 0
     return jnp.concatenate([p.astype(dtype) for p in parts]), sum(x.size for x in p_leaves)
+
+
+def _block_ids(params, inner_state):
+    """Block index of each entry of the packed state (see :func:`koopman_accelerate`'s ``block_scale``).
+
+    Block 0 is the parameters; an inner-state float leaf whose key path ends with a
+    parameter's key path belongs to the block of its path prefix (Adam's ``mu`` leaves
+    form one block, its ``nu`` leaves another), any other float leaf is a block of its own.
+    """
+    p_paths = [p for p, _ in jax.tree_util.tree_flatten_with_path(params)[0]]
+    p_sizes = [jnp.size(x) for x in jax.tree.leaves(params)]
+    ids = [[0] * int(n) for n in p_sizes]
+    blocks: dict = {}
+    for path, x in jax.tree_util.tree_flatten_with_path(inner_state)[0]:
+        if not jnp.issubdtype(jnp.asarray(x).dtype, jnp.inexact):
+            continue
+        suffix = max(
+            (len(p) for p in p_paths if len(p) <= len(path) and path[len(path) - len(p) :] == p), default=0
+        )
+        key = path[: len(path) - suffix]
+        ids.append([blocks.setdefault(key, len(blocks) + 1)] * int(jnp.size(x)))
+    return [i for part in ids for i in part], len(blocks) + 1
 
 
 def _unpack(vec, params, inner_state):
@@ -248,6 +287,11 @@ def _post_process(state, steps):
     return state
 
 
+def _fresh(x):
+    """A copy of an array leaf (a buffer of its own); other leaves unchanged."""
+    return jnp.array(x, copy=True) if isinstance(x, (jax.Array, np.ndarray)) else x
+
+
 def _lift(S, affine):
     """Rows are states; append a column of ones for an affine drift."""
     if not affine:
@@ -255,11 +299,23 @@ def _lift(S, affine):
     return jnp.concatenate([S, jnp.ones((S.shape[0], 1), S.dtype)], axis=1)
 
 
-def _backtest(S, mask, rank, affine, n_theta, method):
-    """Fit on all snapshots but the last, predict the last one stride ahead (parameters)."""
-    L = _lift(S * mask, affine)
+def _block_scale(S, ids, n_blocks):
+    """Per entry: the root mean square of its block over the snapshots ``S`` (1 for a zero block)."""
+    sq = jax.ops.segment_sum(jnp.sum(jnp.square(S), axis=0), ids, num_segments=n_blocks)
+    count = jax.ops.segment_sum(jnp.full(ids.shape, S.shape[0], S.dtype), ids, num_segments=n_blocks)
+    rms = jnp.sqrt(sq / count)
+    tiny = jnp.finfo(S.dtype).tiny
+    return jnp.where(rms > tiny, rms, 1.0)[ids]
+
+
+def _backtest(S, mask, rank, affine, n_theta, method, scaler):
+    """Fit on all snapshots but the last, predict the last one stride ahead (parameters).
+
+    The block scales (``scaler``) are taken from the fitted snapshots only."""
+    scale = scaler(S[:-1])
+    L = _lift(S * mask / scale, affine)
     fit = exact_dmd(L[:-2].T, L[1:-1].T, min(rank, L.shape[0] - 2, L.shape[1]), method=method)
-    pred = dmd_extrapolate(fit, L[-2], 1)[0][:n_theta]
+    pred = dmd_extrapolate(fit, L[-2], 1)[0][:n_theta] * scale[:n_theta]
     true, prev = S[-1, :n_theta], S[-2, :n_theta]
     return jnp.linalg.norm(pred - true) / jnp.linalg.norm(true - prev)
 
@@ -276,6 +332,7 @@ def koopman_accelerate(
     period: int | None = None,
     enabled=True,
     dmd_method: str = "gram",
+    block_scale: bool = False,
 ) -> optax.GradientTransformationExtraArgs:
     """Safeguarded Koopman (exact DMD) extrapolation of training, every ``period`` steps.
 
@@ -310,6 +367,26 @@ def koopman_accelerate(
     snapshots, predict the last), for the augmented and the parameters-only operator,
     relative to the last stride's displacement: ``error_augmented`` and ``error_params``.
 
+    With ``block_scale`` each block of the stacked state (the parameters; each inner-state
+    tree that mirrors them, e.g. Adam's :math:`m` and :math:`\nu`; any other float leaf)
+    is divided by its root mean square over the fitted snapshots before the DMD, and the
+    prediction multiplied back: a diagonal change of coordinates. On the raw state the
+    least-squares fit weighs the blocks by their size (Adam's moments are orders of
+    magnitude smaller than the parameters and barely enter the fit); scaled, each block
+    weighs alike. The backtests use the same scaling.
+
+    **Params.** Any pytree of real floating-point arrays (any shapes; float32, float64,
+    bfloat16 or float16). The snapshots, the DMD and the held-out loss values are kept in
+    the parameters' dtype promoted to at least float32 (LAPACK has no half-precision SVD
+    or eigh), and the jumped parameters and inner state are cast back to their own dtypes.
+    Complex or integer parameters are refused with a ``ValueError`` (the fit and the
+    safeguard's loss comparison are over the reals). ``init`` needs only the tree's
+    shapes and dtypes (it runs under :func:`jax.eval_shape` and on
+    :func:`optax.tree.map_params`'s placeholder), and every state field is a buffer of its
+    own, so a jitted step may donate the state and the parameters. Keyword arguments of
+    ``update`` other than ``value_fn`` are passed to ``inner`` (which ignores those it
+    does not take).
+
     Args:
         inner: the optimizer to accelerate (Adam, SGD with momentum, Adadelta...).
         tau: the snapshot stride :math:`\\tau` (an int, or a traced integer with ``period``).
@@ -324,6 +401,8 @@ def koopman_accelerate(
             inner optimizer's, with the attempts' diagnostics still recorded.
         dmd_method: :func:`exact_dmd`'s ``method``; ``"gram"`` by default, since a
             vmapped LAPACK SVD inside the training loop can hang XLA:CPU (see there).
+        block_scale: fit the DMD on the state with each block scaled to unit root mean
+            square (see above; static). ``False`` (default) fits the raw stacked state.
 
     Returns:
         An :class:`optax.GradientTransformationExtraArgs` with state
@@ -370,10 +449,13 @@ def koopman_accelerate(
     def init_fn(params):
         inner_state = inner.init(params)
         s, _ = _pack(params, inner_state)
-        z = jnp.zeros((), s.dtype)
-        i = jnp.zeros((), jnp.int32)
-        snaps = jnp.broadcast_to(s, (window + 1, s.size))
-        return KoopmanState(i, inner_state, snaps, i, i, i, z, z, i, z, z)
+        # Every field a buffer of its own (no field shares an array with another or with
+        # ``params``), so that a jitted step may donate the state and the parameters.
+        inner_state = jax.tree.map(_fresh, inner_state)
+        z = lambda: jnp.zeros((), s.dtype)  # noqa: E731
+        i = lambda: jnp.zeros((), jnp.int32)  # noqa: E731
+        snaps = jnp.tile(s[None], (window + 1, 1))
+        return KoopmanState(i(), inner_state, snaps, i(), i(), i(), z(), z(), i(), z(), z())
 
     def update_fn(updates, state, params=None, *, value_fn=None, **extra):
         if params is None or value_fn is None:
@@ -388,11 +470,18 @@ def koopman_accelerate(
         dtype = s.dtype
         aug = jnp.asarray(augment, dtype)
         mask = jnp.concatenate([jnp.ones((n_theta,), dtype), jnp.full((s.size - n_theta,), aug)])
+        if block_scale:
+            ids, n_blocks = _block_ids(theta, inner_state)
+            ids = jnp.asarray(ids, jnp.int32)
+            scaler = lambda S: _block_scale(S, ids, n_blocks)  # noqa: E731
+        else:
+            scaler = lambda S: jnp.ones(S.shape[1], S.dtype)  # noqa: E731
 
         def attempt(_):
-            L = _lift(snaps * mask, affine)
+            scale = scaler(snaps)
+            L = _lift(snaps * mask / scale, affine)
             fit = exact_dmd(L[:-1].T, L[1:].T, rank, method=dmd_method)
-            preds = dmd_extrapolate(fit, L[-1], max_jumps)[:, : s.size]
+            preds = dmd_extrapolate(fit, L[-1], max_jumps)[:, : s.size] * scale
             cand = jnp.concatenate([s[None], preds], axis=0)  # row 0: the backprop iterate
 
             def loss_of(vec):
@@ -401,7 +490,7 @@ def koopman_accelerate(
 
             values = jax.lax.map(loss_of, cand).astype(dtype)
             ok = jnp.cumprod((values[1:] <= values[:-1]).astype(jnp.int32))
-            j = jnp.sum(ok)  # the first increase (or NaN) ends the search
+            j = jnp.sum(ok, dtype=jnp.int32)  # the first increase (or NaN) ends the search
             spent = 1 + jnp.minimum(j + 1, max_jumps)
             chosen = jnp.where(mask > 0, cand[j], s)
             v_cand = jnp.where(jnp.asarray(enabled, bool) & (j > 0), values[j], jnp.inf)
@@ -411,8 +500,8 @@ def koopman_accelerate(
             new_inner = _post_process(new_inner, jump * t)
             upd = jax.tree.map(lambda a, b, c: jnp.where(accepted, a - b, c), new_theta, params, u)
             new_snaps = snaps.at[-1].set(vec)
-            e_aug = _backtest(snaps, jnp.ones_like(mask), rank, affine, n_theta, dmd_method)
-            e_par = _backtest(snaps, mask.at[n_theta:].set(0), rank, affine, n_theta, dmd_method)
+            e_aug = _backtest(snaps, jnp.ones_like(mask), rank, affine, n_theta, dmd_method, scaler)
+            e_par = _backtest(snaps, mask.at[n_theta:].set(0), rank, affine, n_theta, dmd_method, scaler)
             return (
                 upd,
                 new_inner,

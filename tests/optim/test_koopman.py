@@ -1,5 +1,7 @@
 """exact_dmd, dmd_extrapolate and koopman_accelerate against float64 references and identities."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -135,3 +137,148 @@ def test_koopman_rejects_bad_input():
     opt = koopman_accelerate(optax.sgd(0.1), tau=1, window=4, rank=4, max_jumps=2)
     with pytest.raises(ValueError, match="value_fn"):
         opt.update(jnp.ones(2), opt.init(jnp.ones(2)), jnp.ones(2))
+
+
+# -- optax's generic contracts -----------------------------------------------------------
+def _sgdm():
+    return koopman_accelerate(optax.sgd(0.1, momentum=0.9), tau=2, window=4, rank=4, max_jumps=3)
+
+
+def _tree_loss(p):
+    return 0.5 * sum(jnp.sum(jnp.square(x.astype(jnp.float32) - 1.0)) for x in jax.tree.leaves(p))
+
+
+def _tree(dtype=jnp.float32):
+    return {"w": jnp.full((3, 2), 0.5, dtype), "b": jnp.zeros(2, dtype)}
+
+
+def test_map_params_and_abstract_init():
+    # optax.tree.map_params calls init on a placeholder tree (no leaf at all)
+    opt = _sgdm()
+    state = opt.init(_tree())
+    mapped = optax.tree.map_params(opt, lambda x: x + 1, state)
+    np.testing.assert_array_equal(mapped.inner_state[0].trace["w"], state.inner_state[0].trace["w"] + 1)
+    np.testing.assert_array_equal(mapped.snapshots, state.snapshots)  # not a params tree
+    # init needs shapes and dtypes only
+    shapes = jax.eval_shape(opt.init, _tree())
+    assert shapes.snapshots.shape == (5, 16) and shapes.snapshots.dtype == jnp.float32
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+def test_half_precision_params(dtype):
+    # the linear algebra runs in float32 (no LAPACK half-precision SVD/eigh), jumps are cast back
+    f = _quadratic()
+    koop = koopman_accelerate(optax.adam(0.05), tau=2, window=6, rank=6, max_jumps=10)
+
+    def step(carry, _):
+        x, state = carry
+        u, state = koop.update(jax.grad(f)(x.astype(jnp.float32)).astype(dtype), state, x, value_fn=f)
+        return (optax.apply_updates(x, u), state), None
+
+    x0 = jnp.zeros(4, dtype)
+    state0 = koop.init(x0)
+    (x, state), _ = jax.jit(lambda c: jax.lax.scan(step, c, None, length=36))((x0, state0))
+    assert x.dtype == dtype and state.snapshots.dtype == jnp.float32
+    assert jax.tree.map(lambda a: a.dtype, state) == jax.tree.map(lambda a: a.dtype, state0)
+    assert int(state.n_jumps) >= 1 and float(state.value) <= float(state.value_backprop)
+    assert bool(jnp.isfinite(x.astype(jnp.float32)).all())
+
+
+def test_float32_params_under_x64():
+    # explicit int32 counters: both lax.cond branches keep their dtypes when x64 is on
+    with jax.enable_x64(True):
+        H = jnp.diag(jnp.array([1.0, 0.3, 0.1, 0.03], jnp.float32))
+        f = lambda x: 0.5 * x @ H @ x  # noqa: E731
+        koop = koopman_accelerate(optax.adam(0.05), tau=2, window=6, rank=6, max_jumps=10)
+
+        def step(carry, _):
+            x, state = carry
+            u, state = koop.update(jax.grad(f)(x), state, x, value_fn=f)
+            return (optax.apply_updates(x, u), state), None
+
+        x0 = jnp.ones(4, jnp.float32)
+        (x, state), _ = jax.jit(lambda c: jax.lax.scan(step, c, None, length=36))((x0, koop.init(x0)))
+        assert x.dtype == jnp.float32 and state.count.dtype == jnp.int32
+        assert state.snapshots.dtype == jnp.float32 and int(state.n_jumps) >= 1
+
+
+def test_init_buffers_can_be_donated():
+    opt = _sgdm()
+    params = _tree()
+    state = opt.init(params)
+    bufs = [x.unsafe_buffer_pointer() for x in jax.tree.leaves((params, state))]
+    assert len(set(bufs)) == len(bufs)  # no two fields (nor a field and params) share a buffer
+
+    @functools.partial(jax.jit, donate_argnums=(0, 1))
+    def step(x, s):
+        u, s = opt.update(jax.grad(_tree_loss)(x), s, x, value_fn=_tree_loss)
+        return optax.apply_updates(x, u), s
+
+    for _ in range(9):
+        params, state = step(params, state)
+    assert int(state.count) == 9
+
+
+def test_unknown_update_kwargs_are_ignored():
+    opt = _sgdm()
+    params = _tree()
+    g = jax.grad(_tree_loss)(params)
+    u0, _ = opt.update(g, opt.init(params), params, value_fn=_tree_loss)
+    u1, _ = opt.update(g, opt.init(params), params, value_fn=_tree_loss, unknown=3, step=jnp.ones(()))
+    for a, b in zip(jax.tree.leaves(u0), jax.tree.leaves(u1)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [jnp.complex64, jnp.int32])
+def test_non_real_params_refused(dtype):
+    with pytest.raises(ValueError, match="real floating-point"):
+        _sgdm().init(jnp.ones(3, dtype))
+
+
+# -- per-block scaling -------------------------------------------------------------------
+def test_block_ids_follow_the_optimizer_state():
+    from jaxtheory.optim._koopman import _block_ids, _block_scale
+
+    params = [{"w": jnp.ones((2, 3)), "b": jnp.ones(3)}, {"w": jnp.ones((3, 1)), "b": jnp.ones(1)}]
+    state = optax.adam(1e-3).init(params)
+    ids, n = _block_ids(params, state)
+    # parameters (13 entries), then mu (one block, 13) and nu (one block, 13); count is an int
+    assert n == 3 and ids == [0] * 13 + [1] * 13 + [2] * 13
+    rng = np.random.default_rng(0)
+    S = jnp.asarray(rng.standard_normal((5, 39)) * np.repeat([10.0, 1e-2, 1e-4], 13), jnp.float32)
+    scaled = S / _block_scale(S, jnp.asarray(ids), n)
+    for b in range(3):
+        np.testing.assert_allclose(
+            float(jnp.sqrt(jnp.mean(scaled[:, 13 * b : 13 * (b + 1)] ** 2))), 1.0, rtol=1e-5
+        )
+    # a bare-array parameter: Adam's mu and nu are still two blocks
+    ids, n = _block_ids(jnp.ones(4), optax.adam(1e-3).init(jnp.ones(4)))
+    assert n == 3 and ids == [0] * 4 + [1] * 4 + [2] * 4
+
+
+def test_block_scale_is_a_change_of_coordinates():
+    # On the exactly affine heavy ball (float64) the scaled fit still predicts exactly, and
+    # the jump passes the safeguard: scaling changes the least-squares weights, not the model.
+    with jax.enable_x64(True):
+        H = jnp.diag(jnp.array([1.0, 0.3, 0.1, 0.03]))
+        xs = jnp.array([1.0, -1.0, 0.5, 2.0])
+        f = lambda x: 0.5 * (x - xs) @ H @ (x - xs)  # noqa: E731
+        koop = koopman_accelerate(
+            optax.sgd(0.1, momentum=0.9),
+            tau=1,
+            window=10,
+            rank=9,
+            max_jumps=20,
+            block_scale=True,
+            dmd_method="svd",  # the Gram path's cut-off (10 sqrt(eps)) drops the fast modes here
+        )
+        x0 = jnp.zeros(4, jnp.float64)
+
+        def step(carry, _):
+            x, state = carry
+            u, state = koop.update(jax.grad(f)(x), state, x, value_fn=f)
+            return (optax.apply_updates(x, u), state), state.error_augmented
+
+        (x, state), err = jax.lax.scan(step, (x0, koop.init(x0)), None, length=10)
+        assert float(err[-1]) < 1e-8  # (x, m) with the affine row: dimension 9 = rank
+        assert int(state.n_jumps) == 1 and float(state.value) <= float(state.value_backprop)
