@@ -1,9 +1,10 @@
 """Generalization of error feedback: EF-SGD and DiLoCo-EF on convex logistic regression.
 
-Checks three claims of the error-feedback generalization paper (digest 002_17; no
-arXiv id found): compression changes the generalization gap only transiently, the
-choice of compressor does not matter at matched contraction α, and DiLoCo-EF's excess
-risk falls like (M·H·T)^(−1/2). The run function is :func:`jaxtheory.sims.logreg.run`;
+Checks three statements of the abstract of the error-feedback generalization paper (the
+paper itself was not found, so EF-SGD, DiLoCo-EF and the compressors are the standard
+ones, rebuilt from the abstract): compression changes the generalization gap only
+transiently, the choice of compressor does not matter at matched contraction α, and
+DiLoCo-EF's excess risk falls like (M·H·T)^(−1/2). The run function is :func:`jaxtheory.sims.logreg.run`;
 everything compared inside one lane shares its data, index sequence and compressor
 randomness (common random numbers), so differences between methods are resolved far
 below the seed-to-seed spread.
@@ -18,19 +19,20 @@ from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.sims import logreg
 from jaxtheory.sweep import Space, static, values
 
-# Claim 1: log-log slope in T of the seed-mean |gap_EF - gap_SGD|: at most -0.5, a margin
-# for pre-asymptotic horizons above the paper's T^(-3/4) (the sqrt(b_alpha) term).
+# Claim 1: log-log slope in T of the seed-mean |gap_EF - gap_SGD|: at most -0.5 (ours), a
+# margin for pre-asymptotic horizons above the abstract's T^(-3/4) (the sqrt(b_alpha) term).
 SLOPE_MAX = -0.5
-# Claim 1b: gap_EF / gap_SGD after at least one epoch (T >= n), for alpha >= 0.05.
+# Claim 1b (proposed): gap_EF / gap_SGD after at least one epoch (T >= n), for alpha >= 0.05.
 RATIO_MAX = 1.05
 ALPHA_MIN = 0.05
-# Claim 2: matched-alpha compressors' seed-mean gaps within 10% of each other (ratio in 1 ± 0.1).
+# Claim 2: matched-alpha compressors' seed-mean gaps within 10% of each other (ratio in
+# 1 ± 0.1; the 10% reading of "nearly indistinguishable" is ours).
 REL_TOL = 0.10
 # Claim 3: the O(1/sqrt(MHT)) upper bound: log-log slope of the DiLoCo-EF excess risk against
 # N = M H T at most -0.4 (a margin of 0.1 above -1/2 for the finite grid).
 RATE_MAX = -0.4
-# Claim 3b: DiLoCo-EF / DiLoCo excess risk at the largest T within 1 ± 0.1 (the compression
-# terms are of lower order than the shared leading term).
+# Claim 3b (proposed): DiLoCo-EF / DiLoCo excess risk at the largest T within 1 ± 0.1 (the
+# compression terms are of lower order than the shared leading term).
 DL_RATIO_TOL = 0.10
 
 COMPRESSORS = logreg.EF_METHODS[1:]
@@ -268,16 +270,11 @@ $N = MHT$ over the whole $(M, H, T)$ grid: $O(1/\sqrt{MHT})$ is an upper bound, 
 claim is slope $\le -0.4$, and, since the leading term is the uncompressed one, the ratio
 DiLoCo-EF / DiLoCo at the largest $T$ is $1 \pm 0.1$.
 
-**Medium preset verdicts (2026-12-01).** `compression-gap-slope` pass: slopes −0.657
-[−0.740, −0.575] (top-k), −0.626 [−0.711, −0.551] (random-k), −0.595 [−0.669, −0.526]
-(QSGD) over $T = 250\dots4000$ (smoke, $T \le 1000$ and 32 seeds: inconclusive); but the
-last local slopes ($T$ = 2000 → 4000) flatten to −0.19, −0.54 and −0.22, so a longer
-horizon may show a floor. `ef-gap-within-5pct` pass (largest ratio 1.018 [1.004, 1.033],
-random-k at $T = n$). `matched-alpha-indifference` pass (every pair within
-[0.983, 1.030]). `diloco-ef-rate` pass: slope −0.617 [−0.627, −0.609] over
-$M \in \{1, 2, 4\}$, $H \in \{1, 4\}$, $T \in \{16, 64, 256\}$ (plain DiLoCo −0.611).
-`diloco-ef-matches-diloco` pass: ratios 0.997–1.009 at $T = 256$, every interval inside
-[0.99, 1.02].
+**What the medium preset shows beyond the verdicts.** The compression-induced part of the
+gap decays over $T = 250\dots4000$, but its last local slopes (from $T = 2000$ to $4000$)
+are flatter than the fitted ones, so a longer horizon could still show a floor there; plain
+DiLoCo has the same slope against $N$ as DiLoCo-EF, and the local slopes of both steepen
+towards large $N$: the $O(1/\sqrt{MHT})$ rate is an upper bound, met with room to spare.
 """
 
 _SMOKE_SPEC = {
@@ -295,8 +292,15 @@ EXPERIMENT = Experiment(
     name="ef-generalization",
     paper=Paper(
         title="Generalization of error feedback (EF-SGD and DiLoCo-EF) via on-average model "
-        "stability (digest 002_17; arXiv id not found)",
-        authors="unknown (reconstructed from the abstract; see the digest)",
+        "stability (arXiv id not found)",
+        authors="unknown",
+        # the paper was not found: EF-SGD (EF14), DiLoCo-EF and the matched compressors are
+        # the standard algorithms, rebuilt from the abstract and the literature it names
+        found=False,
+        banner="The paper was not found: EF-SGD (EF14 error feedback), DiLoCo-EF (error feedback "
+        "on the workers' pseudo-gradients, server averaging) and the compressors are rebuilt "
+        "from the abstract and the literature it names; the paper's convex benchmarks are "
+        "unknown, so its experiments run on synthetic logistic regression.",
     ),
     run=logreg.run,
     spec=logreg.EFGenSpec(),
@@ -359,59 +363,79 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
+        # reconstruction: the abstract's bound on the compression-induced stability terms,
+        # tested on our EF14 rebuild (the paper was not found); -0.5 is our threshold.
         Claim.slope(
             "compression-gap-slope",
             "The compression-induced part of the generalization gap is transient: the "
             "seed mean of the per-seed |gap_EF − gap_SGD| decays in T with log-log slope "
-            "≤ −0.5 for every compressor (the paper's terms are T^(−3/4) and T^(−1); −0.5 "
-            "leaves a margin for pre-asymptotic horizons).",
+            "≤ −0.5 for every compressor. The abstract bounds the compression terms by "
+            "T^(−3/4) and T^(−1) (upper bounds); the threshold −0.5, a margin for "
+            "pre-asymptotic horizons, is ours.",
             _compression_gap,
             "horizon",
             at_most=SLOPE_MAX,
-            source="paper",
+            source="reconstruction",
+            quote="compression-induced stability terms are transient, decaying as "
+            r"$\mathcal{O}(\sqrt{b_\alpha}\,T^{-3/4}+b_\alpha T^{-1})$",
         ),
+        # proposed: no sentence of the abstract gives a 5% bound after one epoch.
         Claim.at_most(
             "ef-gap-within-5pct",
             "After one epoch (T ≥ n), EF's generalization gap is within 5% of SGD's at "
             "α ≥ 0.05: the ratio of seed-mean gaps (paired: same data and index "
-            "sequence) is ≤ 1.05 for every compressor and horizon.",
+            "sequence) is ≤ 1.05 for every compressor and horizon. The 5% and the one-epoch "
+            "horizon are ours.",
             _after_one_epoch,
             RATIO_MAX,
-            source="paper",
+            source="proposed",
             requires=_needs_epoch,
         ),
+        # reconstruction: the abstract's experimental statement, on our compressors and on
+        # synthetic data (the paper's convex benchmarks are unknown).
         Claim.close(
             "matched-alpha-indifference",
             "Top-k, random-k and quantization at matched α give nearly indistinguishable "
             "generalization gaps: the ratio of seed-mean gaps of every pair lies in "
-            "1 ± 0.1 at every T ≥ 10 d/k.",
+            '1 ± 0.1 at every T ≥ 10 d/k. The 10% reading of "nearly indistinguishable" is '
+            "ours.",
             _indifference,
             1.0,
             atol=REL_TOL,
-            source="paper",
+            source="reconstruction",
+            quote="Top-$k$, Random-$k$, and quantization with matched contraction factor "
+            "$\\alpha$ exhibit nearly indistinguishable generalization trajectories",
+            stand_in="synthetic well-specified logistic regression (d = 50, n = 250) in place of "
+            "the paper's convex benchmarks",
         ),
+        # reconstruction: an O(.) rate is an upper bound, tested as one on our DiLoCo-EF.
         Claim.slope(
             "diloco-ef-rate",
             "DiLoCo-EF with inner step Θ(1/(H√T)) has excess risk O(1/√(MHT)): the "
             "log-log slope of the seed-mean excess risk against N = M·H·T is at most "
-            "−0.4. Encoded as the upper bound it is, not as slope = −0.5: plain DiLoCo "
-            "has the same slope (−0.604, DiLoCo-EF −0.611, at M = H = 2, T ≤ 256) and "
-            "the local slopes keep steepening (to −0.87 at T = 4096).",
+            "−0.4. Encoded as the upper bound it is, not as slope = −0.5 (plain DiLoCo "
+            "has the same slope, and the local slopes steepen at large N); the margin 0.1 "
+            "above −1/2 for the finite grid is ours.",
             _dl_ef_curve,
             "N",
             at_most=RATE_MAX,
-            source="paper",
+            source="reconstruction",
+            quote="a local stepsize $\\eta_l=\\Theta(1/(H\\sqrt{T}))$ controls the drift from "
+            "$H$ local steps, yielding the leading $\\mathcal{O}(1/\\sqrt{MHT})$ excess-risk "
+            "scaling",
         ),
+        # proposed: that EF costs DiLoCo nothing at leading order, to 10%, is our reading.
         Claim.close(
             "diloco-ef-matches-diloco",
             "Error feedback costs DiLoCo only lower-order terms (the leading "
             "O(1/√(MHT)) term is the uncompressed one, and worker averaging damps the "
             "compression perturbations): at the largest T the ratio of seed-mean excess "
-            "risks DiLoCo-EF / DiLoCo (paired: same sample stream) lies in 1 ± 0.1.",
+            "risks DiLoCo-EF / DiLoCo (paired: same sample stream) lies in 1 ± 0.1. The "
+            "statement and its 10% are ours.",
             _dl_ratio,
             1.0,
             atol=DL_RATIO_TOL,
-            source="paper",
+            source="proposed",
         ),
     ],
     figures=[
