@@ -254,8 +254,14 @@ def summarize(run_dir: str | Path) -> str:
                     lines.append(
                         "         not passing: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else "")
                     )
+            if c.get("quote"):
+                q = c["quote"] if len(c["quote"]) <= 100 else c["quote"][:97] + "..."
+                lines.append(f"         quote ({c.get('where') or 'abstract'}): “{q}”")
+            if c.get("stand_in"):
+                lines.append(f"         stand-in data: {c['stand_in']}")
             if c.get("reason"):
-                lines.append(f"         not applicable: {c['reason']}")
+                label = "not applicable" if _verdict(c) == "not-applicable" else "why"
+                lines.append(f"         {label}: {c['reason']}")
             if c.get("error"):
                 lines.append(f"         error: {c['error']}")
     return "\n".join(lines)
