@@ -65,19 +65,18 @@ def test_reduction_claim():
     assert verdict("k0-is-ef-k1-is-efx", fake(mismatch=2)) == "fail"
 
 
-def test_guarantee_claim():
-    assert verdict("efkx-guarantee", fake(best=1.0)) == "pass"
-    assert verdict("efkx-guarantee", fake(best=0.81)) == "pass"  # above 2/3, 3/4 and 4/5
-    res = CLAIMS["efkx-guarantee"].evaluate(fake(best=0.7), _Spec())  # below 3/4 and 4/5
-    assert res.verdict == "fail"
-    assert res.cells == {
-        "k=1,n=3,m=8": "pass",
-        "k=2,n=3,m=8": "fail",
-        "k=3,n=3,m=8": "fail",
-        "k=1,n=4,m=7": "pass",
-        "k=2,n=4,m=7": "pass",
-        "k=3,n=4,m=7": "pass",
-    }
+def test_guarantee_claims():
+    for name in ("efx-two-thirds", "ef2x-guarantee", "efkx-guarantee"):
+        assert verdict(name, fake(best=1.0)) == "pass"
+        assert verdict(name, fake(best=0.81)) == "pass"  # above 2/3, 3/4 and 4/5
+    # 0.7: above 2/3 (k = 1), below 3/4 (k = 2) and 4/5 (k = 3), on one three-agent instance
+    assert verdict("efx-two-thirds", fake(best=0.7)) == "pass"
+    for name, k in (("ef2x-guarantee", 2), ("efkx-guarantee", 3)):
+        res = CLAIMS[name].evaluate(fake(best=0.7), _Spec())
+        assert res.verdict == "fail"
+        assert res.cells == {f"k={k},n=3,m=8": "fail", f"k={k},n=4,m=7": "pass"}
+    # an exhaustive enumeration: exact, and decided on few seeds too
+    assert verdict("efkx-guarantee", fake(seeds=4, best=0.7)) == "fail"
 
 
 def test_three_agent_claim():
