@@ -34,7 +34,9 @@ def test_smoke_preset_runs_and_claims_evaluate(tmp_path):
     by = {c.name: c for c in res.claims}
     assert by["exact-identities"].passed and by["multiworker-ratio-one-at-k1"].passed
     # the tuned claims found interior optima on the smoke grid (else: not-applicable)
-    for name in ("multiworker-excess-removed-by-tuning", "sla-nesterov-at-least-as-fast-as-heavy-ball"):
+    for name in ("multiworker-excess-ameliorated-by-tuning", "sla-nesterov-at-least-as-fast-as-heavy-ball"):
         assert by[name].verdict != "not-applicable", by[name].reason
-    # re-tuning can only lower LA-DiLoCo's risk: the share removed lies in [0, 1]
-    assert all(0.0 <= v <= 1.0 for v in by["multiworker-excess-removed-by-tuning"].measured.values())
+    # re-tuning can only lower LA-DiLoCo's risk: untuned minus tuned excess is never negative
+    assert all(v >= 0.0 for v in by["multiworker-excess-ameliorated-by-tuning"].measured.values())
+    # on the factor-2^(1/4) grid the two optima differ in every cell: no tie on one grid point
+    assert all(v > 0.0 for v in by["multiworker-excess-ameliorated-by-tuning"].measured.values())
