@@ -3,9 +3,10 @@
 Checks arXiv:2605.15314 (Hashemi, Upadhyay, Fazla): with gradient noise whose variance
 grows like :math:`\\sigma_0^2 + \\sigma_1^2\\lVert x - x_0\\rVert^2`, normalized methods
 travel at most :math:`\\sum_t \\eta_t`, so NSGD-M reaches the rate :math:`T^{-1/6}`
-with the schedule :math:`\\eta = \\eta_0 T^{-5/6}`, :math:`\\beta = 1 - T^{-2/3}` on
-smooth and generalized-smooth objectives alike, and normalized STORM with a sharp
-initial estimate does better at equal oracle calls. The simulator is
+(with the schedule :math:`\\eta = \\eta_0 T^{-5/6}`, :math:`\\beta = 1 - T^{-2/3}`, our
+reconstruction) on smooth and generalized-smooth objectives alike, and normalized STORM
+with a sharp initial estimate the rate :math:`T^{-1/4}` under mean-square smoothness.
+The simulator is
 :mod:`jaxtheory.sims.stochastic_opt.bg0`; method, objective and noise are categorical
 parameters (labels ``ALGORITHMS``, ``OBJECTIVES``, ``NOISES`` there, codes in the run), so
 one compiled program per budget covers a preset on CPU.
@@ -32,16 +33,39 @@ NOISE = categorical(*bg0.NOISES)
 #: The normalized methods (the travel bound and no divergence hold for them).
 NORMALIZED = ("nsgdm-bg", "nsgdm-classic", "storm-sharp", "storm")
 
-#: NSGD-M with the BG schedule: slope at most −1/6 + 0.04 (digest of 2605.15314, with a
-#: tolerance for the Δ/(ηT) transient).
-BG_SLOPE = -1 / 6 + 0.04
-#: The classic schedule with bounded variance (σ1 = 0): slope −1/4 ± 0.05 (the digest's
-#: interval [−0.30, −0.20]).
+#: Our tolerance on a rate: an O(ε^(−1/r)) complexity is a slope at most −r against the
+#: oracle calls; the fitted slope may exceed −r by 0.04 (the Δ/(ηT) transient).
+RATE_TOL = 0.04
+#: NSGD-M with the BG schedule: O(ε^−6), slope at most −1/6 + RATE_TOL.
+BG_SLOPE = -1 / 6 + RATE_TOL
+#: The classic schedule with bounded variance (σ1 = 0): O(ε^−4), slope at most −1/4 + 0.05
+#: (the upper end of our earlier two-sided interval [−0.30, −0.20]).
 CLASSIC_SLOPE, CLASSIC_TOL = -0.25, 0.05
-#: Rates are fitted over budgets ≥ this: the digest fits over T ∈ [10³, 10⁵]; 900 is our
-#: grid's nearest budget. Below it the BG-schedule slope is pre-asymptotic (issues 16, 17:
-#: −0.125 fitted over 100–900, local slopes steepening to −0.146 over 900–8100).
+#: Normalized STORM with sharp initialization under mean-square smoothness: O(ε^−4), slope
+#: at most −1/4 + RATE_TOL.
+STORM_SLOPE = -0.25 + RATE_TOL
+#: Rates are fitted over budgets ≥ this (the asymptotic range of our grid). Below it the
+#: BG-schedule slope is pre-asymptotic (−0.125 fitted over 100–900, local slopes
+#: steepening to −0.146 over 900–8100).
 RATE_XMIN = 900
+#: The abstract's words the reconstruction claims test.
+Q_NSGDM = (
+    "converges under $\\mathsf{BG}$-0 noise with oracle complexity $\\mathcal{O}(\\varepsilon^{-6})$. "
+    "This rate holds both for standard smoothness and for $\\alpha$-symmetric generalized smoothness"
+)
+Q_CLASSIC = (
+    "When the distance-growth parameter in the noise model vanishes, our guarantees recover the "
+    "standard bounded-variance rates: $\\mathcal{O}(\\varepsilon^{-4})$ for momentum"
+)
+Q_STORM = (
+    "Under mean-square smoothness and sharp initialization, the method achieves the minimax "
+    "optimal $\\mathcal{O}(\\varepsilon^{-4})$ complexity"
+)
+#: What was rebuilt without the paper: the step-size and momentum schedules.
+_RECON = (
+    "under our reconstruction of the schedules (derived here so that the stated rates come "
+    "out; the paper's own schedules were not read)"
+)
 #: The travel bound holds exactly; the displacement is summed in compensated float32
 #: (Kahan), and each step's length is eta to a few float32 ulps: 1e-6 relative.
 TRAVEL_RTOL = 1e-6
@@ -147,6 +171,11 @@ def _bg_rate(ds, spec):
 
 def _classic_rate(ds, spec):
     return _curve(ds, "nsgdm-classic", sigma1=0.0)
+
+
+def _storm_rate(ds, spec):
+    """Normalized STORM with sharp initialization on the mean-square-smooth cosine well."""
+    return _curve(ds, "storm-sharp", objective="cosine")
 
 
 def _needs_sigma1_zero(ds, spec):
@@ -311,10 +340,10 @@ and every configuration axis is paired: the lanes of one seed share the noise st
 whatever the method, objective, noise model, $\sigma_1$ or budget, so the comparison of
 methods is made on common noise. Rates are fitted on the seed mean of
 $\frac1T\sum_t\lVert\nabla F(x_t)\rVert$ (the expected gradient norm at a uniformly
-drawn iterate) over budgets $T \ge 900$, the asymptotic range (the digest fits over
-$[10^3, 10^5]$); below it the BG-schedule slope is pre-asymptotic (issues 16, 17: the
-slope fitted over 100–900 is $-0.125$, local slopes steepen to $-0.146$ over 900–8100),
-and the `generalized_smoothness` figure prints each curve's local slopes. Where a preset
+drawn iterate) over budgets $T \ge 900$, the asymptotic range; below it the BG-schedule
+slope is pre-asymptotic (the slope fitted over 100–900 is $-0.125$, local slopes steepen
+to $-0.146$ over 900–8100), and the `generalized_smoothness` figure prints each curve's
+local slopes. Where a preset
 sweeps the step sizes (`full`: $\eta_0$ and SGD's step swept together), every claim
 uses the tuning protocol of `jaxtheory.analysis.best_over`: per cell and budget, the
 seed mean of each step size first, then the smallest; `smoke` and `medium` run the
@@ -327,23 +356,19 @@ $e_{T-1} \approx (1 - 1/T)^{T-1} e_0 \approx e^{-1} e_0$: the initial error is n
 forgotten, and the normalized step settles where $\nabla F(x) \approx -e_{T-1}$. So
 STORM from one sample plateaus at $\lVert\nabla F\rVert \approx e^{-1}\,\mathbb E\lVert
 d_0 - \nabla F(x_0)\rVert = e^{-1}\sigma_0\,\mathbb E\lVert z\rVert$ (about $0.36\,\sigma_0$
-at $d = 10$, not $\sigma_0$ as the digest guessed), while a batch of $B_0$ samples
-divides that level by $\sqrt{B_0}$.
+at $d = 10$, not $\sigma_0$), while a batch of $B_0$ samples divides that level by
+$\sqrt{B_0}$.
 
-Medium preset verdicts (2026-12-01, 64 seeds, budgets 900, 2700, 8100, 95% intervals,
-Bonferroni over cells): every claim passes. `travel-invariant` (largest ratio 1.0),
-`normalized-never-diverge` (0 lanes) and `sgd-drifts-on-radial` (all SGD lanes drift at
-$\sigma_1 = 5$, Wilson interval [0.98, 1]; none at $\sigma_1 = 0$) pass;
-`nsgdm-bg-rate` passes in every cell, the slowest being the cosine well at
-$\sigma_1 = 5$, $-0.1438$ [$-0.1470$, $-0.1412$] against $\le -0.1267$ (the other cells
-$-0.151$ to $-0.178$); its local slopes over $900 \to 2700 \to 8100$ are $-0.133, -0.155$
-there (quartic $-0.147, -0.156$, cosh $-0.161, -0.166$ at $\sigma_1 = 5$; $-0.172$ to
-$-0.178$ and flat at $\sigma_1 = 0$), so the BG-0 curves are still steepening while the
-$\sigma_1 = 0$ ones are straight. `nsgdm-classic-rate` passes ($-0.244$, $-0.249$,
-$-0.251$, intervals within $\pm 0.001$); `storm-sharp-beats-nsgdm` passes (NSGD-M minus
-STORM 0.61 [0.55, 0.67], 1.99 [1.91, 2.05], 4.70 [4.65, 4.74] on the cosine, quartic and
-cosh objectives); `storm-without-sharp-init-plateaus` passes (plain/predicted 1.019
-[0.963, 1.076]; plain − 3·sharp 0.220 [0.207, 0.234]).
+What the paper states: only the abstract could be read. It gives oracle complexities,
+$O(\varepsilon^{-6})$ for NSGD-M under BG-0 noise (standard and generalized smoothness
+alike), $O(\varepsilon^{-4})$ for normalized STORM under mean-square smoothness with sharp
+initialization, and the bounded-variance rates when $\sigma_1 = 0$. A complexity
+$O(\varepsilon^{-1/r})$ is a bound $\mathbb E\lVert\nabla F\rVert \lesssim T^{-r}$, so each
+is tested as an upper bound on the fitted slope (with a tolerance of ours for the
+transient), never as an equality. The schedules that make these rates come out are
+derived here, not read, so these claims hold or fail under our reconstruction. The
+ordering of STORM and NSGD-M at a finite budget, the travel bound and the drift of SGD are
+our own checks.
 """
 
 _SMOKE_AXES = dict(
@@ -406,14 +431,16 @@ EXPERIMENT = Experiment(
             over=None,
             source="derived",
         ),
+        # was source="paper": the abstract states convergence, not a count of finite lanes;
+        # finiteness follows from the travel bound above, so the claim is derived.
         Claim.equals(
             "normalized-never-diverge",
             "NSGD-M and normalized STORM stay finite on every lane, including the radial oracle "
-            "and the generalized-smooth (α = 2/3, 1) objectives: the count of diverged "
-            "normalized lanes is 0.",
+            "and the generalized-smooth (α = 2/3, 1) objectives, as the travel bound "
+            "‖x_t − x0‖ ≤ Σ η_s implies: the count of diverged normalized lanes is 0.",
             _never_diverge,
             0,
-            source="paper",
+            source="derived",
         ),
         Claim.within(
             "sgd-drifts-on-radial",
@@ -427,42 +454,72 @@ EXPERIMENT = Experiment(
             source="proposed",
             requires=_needs_two_sigma1,
         ),
+        # The schedule η = η0 T^(−5/6), β = 1 − T^(−2/3) is our derivation, so the quoted
+        # O(ε^−6) is tested under a reconstruction; an O(·) rate is an upper bound on the slope.
         Claim.slope(
             "nsgdm-bg-rate",
-            "NSGD-M with the BG schedule converges at rate T^(-1/6) for every σ1 and every "
-            "smoothness class α ∈ {0, 2/3, 1} (rate-neutral): the log-log slope of the seed-mean "
-            f"gradient norm over budgets ≥ {RATE_XMIN} (the asymptotic range; below it the slope "
-            f"is pre-asymptotic), at most −1/6 + 0.04; the step size {_TUNING}.",
+            f"NSGD-M under BG-0 noise reaches E‖∇F‖ ≤ ε in O(ε^−6) oracle calls, for every σ1 "
+            f"and every smoothness class α ∈ {{0, 2/3, 1}} (rate-neutral), {_RECON}: the "
+            "log-log slope of the seed-mean gradient norm against the oracle calls, over "
+            f"budgets ≥ {RATE_XMIN} (the asymptotic range; below it the slope is "
+            f"pre-asymptotic), is at most −1/6 + {RATE_TOL:g}; the tolerance {RATE_TOL:g} is "
+            f"ours. The step size {_TUNING}.",
             _bg_rate,
             "T",
             at_most=BG_SLOPE,
             xmin=RATE_XMIN,
-            source="paper",
+            source="reconstruction",
+            quote=Q_NSGDM,
             requires=_rate_range,
         ),
+        # was an equality of slopes (−1/4 ± 0.05): the quoted O(ε^−4) is an upper bound,
+        # tested as one (the upper end of the old interval), under our schedule.
         Claim.slope(
             "nsgdm-classic-rate",
-            "With bounded variance (σ1 = 0) the classic schedule gives T^(-1/4): slope within "
-            f"−1/4 ± {CLASSIC_TOL:g} (the digest's interval) over budgets ≥ {RATE_XMIN}; the "
-            f"step size {_TUNING}.",
+            f"With bounded variance (σ1 = 0) NSGD-M recovers the O(ε^−4) rate, {_RECON} "
+            "(η = η0 T^(−3/4), β = 1 − T^(−1/2)): slope at most −1/4 + "
+            f"{CLASSIC_TOL:g} over budgets ≥ {RATE_XMIN}; the tolerance is ours. The step "
+            f"size {_TUNING}.",
             _classic_rate,
             "T",
-            expected=CLASSIC_SLOPE,
-            atol=CLASSIC_TOL,
+            at_most=CLASSIC_SLOPE + CLASSIC_TOL,
             xmin=RATE_XMIN,
-            source="paper",
+            source="reconstruction",
+            quote=Q_CLASSIC,
             requires=_needs_sigma1_zero,
         ),
+        # New: the abstract's STORM statement had no claim; tested where its assumption
+        # (mean-square smoothness) holds, the cosine well under the mss oracle.
+        Claim.slope(
+            "storm-sharp-rate",
+            "Normalized STORM with sharp initialization reaches E‖∇F‖ ≤ ε in O(ε^−4) oracle "
+            "calls under mean-square smoothness (the cosine well, α = 0, with the "
+            f"mean-square-smooth oracle), for every σ1, {_RECON} (a = 1/T, "
+            "η = η0 T^(−3/4), d0 from a batch of ⌈√(T/2)⌉ samples): slope of the seed-mean "
+            f"gradient norm against the oracle calls (B0 and two per step) over budgets ≥ "
+            f"{RATE_XMIN} at most −1/4 + {RATE_TOL:g}; the tolerance is ours.",
+            _storm_rate,
+            "T",
+            at_most=STORM_SLOPE,
+            xmin=RATE_XMIN,
+            source="reconstruction",
+            quote=Q_STORM,
+            requires=_rate_range,
+        ),
+        # was source="paper": the abstract gives two upper bounds (ε^−4 against ε^−6), which
+        # do not order the methods at a finite budget; the ordering is our statement.
         Claim.ordering(
             "storm-sharp-beats-nsgdm",
             "Normalized STORM with sharp initialization ends below NSGD-M (BG schedule) at equal "
             "oracle calls, for every σ1 > 0: seed-mean gradient norm at the largest budget, the "
-            f"difference bootstrapped over paired seeds; each method's step size {_TUNING}.",
+            f"difference bootstrapped over paired seeds; each method's step size {_TUNING}. "
+            "Our statement: the paper's rates are upper bounds and order nothing at a finite "
+            "budget.",
             _storm_vs_nsgdm,
             "algorithm",
             ["storm-sharp", "nsgdm-bg"],
             increasing=True,
-            source="paper",
+            source="proposed",
             requires=_needs_sigma1_positive,
         ),
         Claim.within(
