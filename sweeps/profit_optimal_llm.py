@@ -5,7 +5,8 @@ Profit-Optimal LLMs"): a firm maximises revenue from threshold adoption minus tr
 spend over ``(log N, log D)`` under the Chinchilla loss; how do the optimal N*, D* and
 spend move with the hardware efficiency E (FLOP/$), the data efficiency κ_D and a data
 cap D_max? The simulator is :mod:`jaxtheory.sims.econ.profit`; the adoption family is a
-categorical parameter (one compile for every lane).
+categorical parameter (one compile for every lane). A second set of lanes adds the
+cost of serving the adopters (``serve``: tokens served at full adoption, 2N FLOP each).
 """
 
 from __future__ import annotations
@@ -19,16 +20,30 @@ from jaxtheory.sweep import Space, categorical, log, values
 
 #: The ``family`` parameter: adoption models in the simulator's code order.
 FAMILY = categorical(*pm.FAMILIES)
-#: Tolerance of the first-order identity αA N^−α = βB D_eff^−β at the optimum (issue 24).
+#: Tolerance of the first-order identity αA N^−α = βB D_eff^−β at the optimum (ours).
 FOC_TOL = 1e-4
-#: Relative tolerance of d log C*/d log E against 1/(1 + γ − ε_s) (issue 24). The
+#: Tokens served at full adoption in the lanes with an inference cost: 10¹³, so that
+#: serving costs from a few % to about the training spend over the E grid.
+SERVE = 1e13
+#: Relative tolerance of d log C*/d log E against 1/(1 + γ − ε_s) (ours). The
 #: central difference on the 64-point grid (spacing 0.146 in log E) has a relative error
 #: of order h²·|c'''|/6, below 1e-3 where ε_s varies slowly.
 ELASTICITY_RTOL = 0.01
-#: The paper's "almost linear" band for the E-slopes of N* and D* (digest, check 2).
+#: Our band for the paper's "near-linear rate": E-slopes of N* and D* in [0.85, 1.05].
 LINEAR_BAND = (0.85, 1.05)
-#: Data-bound: spend ∝ D²/E, slopes 2 and −1 within ±0.05 (digest, check 3).
+#: Data-bound: spend ∝ D²/E, slopes 2 and −1 within ±0.05 (our tolerance).
 DATA_BOUND_TOL = 0.05
+#: "Sub-quadratically in E": the E-slope of the compute-bound training spend below 2.
+SUBQUADRATIC = 2.0
+#: The abstract's words each quoted claim tests (verbatim, TeX as printed).
+QUOTE_TRACKING = (
+    "In the compute-bound regime, optimal model size and token budget track hardware efficiency "
+    "$E$ (FLOPs/dollar) at a near-linear rate"
+)
+QUOTE_SUBQUADRATIC = "total training cost then scales sub-quadratically in $E$"
+QUOTE_DATA_EFFICIENCY = "Data efficiency improvements incentivize larger models and training expenditure"
+QUOTE_DATA_BOUND = "When we are limited to $D$ data, profit-optimal training expenditure scales as $D^2 / E$"
+QUOTE_DATA_BOUND_SIGNS = "increase with data and *decreases* with hardware efficiency"
 #: A converged optimum: gradient norm of the scaled profit at most this (float64).
 GRAD_TOL = 1e-8
 #: ... and the remaining Newton step (distance in log N, log D) at most this.
@@ -47,11 +62,32 @@ def _det(da):
     return da.isel(seed=0, drop=True) if "seed" in da.dims else da
 
 
+def _base(ds):
+    """The lanes without an inference cost (all of them when ``serve`` is not swept)."""
+    if "serve" in ds.dims:
+        return ds.sel(serve=[v for v in ds["serve"].values if v == 0]).isel(serve=0, drop=True)
+    return ds
+
+
+def _served(ds):
+    """The compute-bound lanes with an inference cost (``serve > 0``)."""
+    if "serve" not in ds.dims or not (ds["serve"].values > 0).any():
+        return None
+    s = ds.sel(serve=[v for v in ds["serve"].values if v > 0])
+    return s.sel(d_max=[v for v in s["d_max"].values if v >= pm.UNCAPPED])
+
+
+def _needs_served(ds, spec):
+    return None if _served(ds) is not None else "the preset runs no lanes with an inference cost"
+
+
 def _free(ds):
+    ds = _base(ds)
     return ds.sel(d_max=[v for v in ds["d_max"].values if v >= pm.UNCAPPED])
 
 
 def _capped(ds):
+    ds = _base(ds)
     return ds.sel(d_max=[v for v in ds["d_max"].values if v < pm.UNCAPPED])
 
 
@@ -86,11 +122,30 @@ def _elasticity(ds, spec):
     return np.abs(rel).max(["E", "kappa"])
 
 
-def _sizes(ds, spec):
-    f = _free(ds)
+def _size_pair(f):
     n = np.exp(_squeeze_free(_det(f["log_n"])).astype(float))
     d = np.exp(_squeeze_free(_det(f["log_d"])).astype(float))
     return xr.concat([n, d], xr.DataArray(["N*", "D*"], dims="size", name="size"))
+
+
+def _sizes(ds, spec):
+    return _size_pair(_free(ds))
+
+
+def _sizes_served(ds, spec):
+    return _size_pair(_served(ds))
+
+
+def _served_ray(ds, spec):
+    """|αA N^−α/(βB D_eff^−β) / (1 + Q S/(3D)) − 1| at the compute-bound optima with serving."""
+    f = _served(ds)
+    d = np.exp(_det(f["log_d"]).astype(float))
+    shifted = 1.0 + f["serve"] * _det(f["share"]).astype(float) / (3.0 * d)
+    return np.abs(_det(f["foc_ratio"]) / shifted - 1.0)
+
+
+def _spend_free(ds, spec):
+    return _squeeze_free(_det(_free(ds)["spend"])).astype(float)
 
 
 def _uniform_sizes(ds, spec):
@@ -140,9 +195,29 @@ def _kappa_diffs(metric):
     return measure
 
 
+def _spend_vs_d_any(ds, spec):
+    """Data-bound spend against D_max at four E values, every κ_D (for the sign claims)."""
+    return _det(_capped(ds)["spend"]).isel(E=_e_index(ds)).astype(float)
+
+
+def _spend_vs_e_any(ds, spec):
+    """Data-bound spend against E at every D_max and κ_D (for the sign claims)."""
+    return _det(_capped(ds)["spend"]).astype(float)
+
+
 def _grad(ds, spec):
-    """Largest of grad-norm / GRAD_TOL and Newton-step / STEP_TOL over every lane (≤ 1: converged)."""
-    return max(float(_det(ds["grad_norm"]).max()) / GRAD_TOL, float(_det(ds["newton_step"]).max()) / STEP_TOL)
+    """Largest of grad-norm / GRAD_TOL and Newton-step / STEP_TOL over every lane where the
+    firm trains (≤ 1: converged); NaN (an error verdict) if any of those is not finite.
+
+    Where no training run is profitable (a capped lane with serving costs and small
+    revenue) the best start runs to N → 0 with zero adoption: a corner, not an interior
+    optimum, where the Hessian is singular and the Newton step undefined."""
+    trains = np.asarray(_det(ds["share"]).values, float) > 0
+    g = np.asarray(_det(ds["grad_norm"]).values, float)[trains]
+    n = np.asarray(_det(ds["newton_step"]).values, float)[trains]
+    if not (np.isfinite(g).all() and np.isfinite(n).all()):
+        return float("nan")
+    return max(float(g.max()) / GRAD_TOL, float(n.max()) / STEP_TOL)
 
 
 def _uniform_capped(measure):
@@ -193,6 +268,17 @@ def _draw_sizes(ds, spec, fig):
             ax.loglog(E, np.asarray(_squeeze_free(_det(y)), float), color=f"C{i}", label=fam)
             ax.set_title(name, fontsize=9)
             ax.set_xlabel("E (FLOP/$)")
+    served = _served(ds)
+    if served is not None:
+        sv = _pick(served.isel(serve=-1, drop=True))
+        for i, fam in enumerate(sv["family"].values):
+            x = sv.sel(family=fam)
+            for ax, y in (
+                (axes[0], np.exp(x["log_n"])),
+                (axes[1], np.exp(x["log_d"])),
+                (axes[2], x["spend"]),
+            ):
+                ax.loglog(E, np.asarray(_squeeze_free(_det(y)), float), color=f"C{i}", ls="--", lw=0.8)
     axes[0].loglog(
         E,
         np.exp(np.asarray(_squeeze_free(_det(f["log_n"].isel(family=0))), float)[0]) * E / E[0],
@@ -224,14 +310,17 @@ def _draw_capped(ds, spec, fig):
 
 
 DESCRIPTION = r"""
-**What was reconstructed.** Only the abstract of arXiv:2605.16430 was readable. The model
-here is the digest's reconstruction: the Chinchilla loss
-$L = E_0 + A N^{-\alpha} + B(\kappa_D D)^{-\beta}$ ($E_0 = 1.69$, $A = 406.4$,
-$B = 410.7$, $\alpha = .34$, $\beta = .28$), revenue $R_0 S(L)$ with $S$ the share of
-consumers whose loss threshold is met, and spend $6ND/E$. The adoption families
-(logistic of width 0.1, log-normal on the excess loss with log-scale 0.5, a step smoothed
-to width 0.03, uniform = constant density), the revenue scales $R_0 \in \{10^7, 10^9\}$ \$
-and the median thresholds $L_c \in \{2.2, 2.4\}$ are our choices, not the paper's.
+**What was reconstructed.** Only the abstract of arXiv:2605.16430 was readable; every
+statement of the paper is tested here on our reconstruction of its model. The loss is
+the Chinchilla fit $L = E_0 + A N^{-\alpha} + B(\kappa_D D)^{-\beta}$ ($E_0 = 1.69$,
+$A = 406.4$, $B = 410.7$, $\alpha = .34$, $\beta = .28$), revenue is $R_0 S(L)$ with $S$
+the share of consumers whose loss threshold is met, training costs $6ND/E$, and (in a
+second set of lanes) serving the adopters costs $2NQ\,S(L)/E$: $2N$ FLOP per token for
+$Q = 10^{13}$ tokens at full adoption, so serving costs from a few per cent of the training
+spend at small $E$ to about as much at large $E$. The adoption families (logistic of
+width 0.1, log-normal on the excess loss with log-scale 0.5, a step smoothed to width
+0.03, uniform = constant density), the revenue scales $R_0 \in \{10^7, 10^9\}$ \$, the
+median thresholds $L_c \in \{2.2, 2.4\}$ and $Q$ are our choices, not the paper's.
 
 **Solver.** Adam (cosine-decayed step from 0.1, 300 steps) on $-\Pi/R_0$ over
 $u = (\log N, \log D)$, each step followed by `optax.projections.projection_box`
@@ -250,34 +339,38 @@ $\varepsilon_s = d\log s(L(C))/d\log C$ the elasticity of the adoption density. 
 $N^* \propto C^{*\,\beta/(\alpha+\beta)}$: under a constant density ($\varepsilon_s = 0$)
 $C^* \propto E^{0.867}$, $N^* \propto E^{0.391}$, $D^* \propto E^{0.475}$. $N^*$ tracks
 $E$ linearly only if $\varepsilon_s \approx 0.70$, $D^*$ only if $\varepsilon_s \approx
-0.61$ — both at once for no $\varepsilon_s$ (CORRECTIONS.md, 000_10). $\kappa_D$ enters
+0.61$ — both at once for no $\varepsilon_s$. $\kappa_D$ enters
 only as $\kappa_D E$ in the cost of effective compute, so spend $= C_{\text{eff}}^*/(\kappa_D E)$
 rises with $\kappa_D$ only if $d\log C^*/d\log E > 1$, i.e. $\varepsilon_s > \gamma$.
 Data-bound ($D = D_{\max}$), the condition on $N$ alone,
 $R_0 s(L)\alpha A N^{-\alpha} = 6ND/E$, gives spend $\propto D^2/E$ only if $N^* \propto D$
 independently of $E$; under a constant density $N^* \propto (E/D)^{1/(1+\alpha)}$ and spend
-$\propto (D/E)^{\alpha/(1+\alpha)}$.
+$\propto (D/E)^{\alpha/(1+\alpha)}$. With serving costs the two conditions become
+$(R_0 - 2NQ/E)\,s\,\alpha A N^{-\alpha} = (6ND + 2NQS)/E$ and
+$(R_0 - 2NQ/E)\,s\,\beta B D_{\text{eff}}^{-\beta} = 6ND/E$, whose ratio moves the optimum
+off the ray toward data: $\alpha A N^{-\alpha}/(\beta B D_{\text{eff}}^{-\beta}) = 1 + QS/(3D)$.
 
-**Smoke verdicts (2026-12-01, 64 E values × 3 κ_D × 4 families × 2 L_c × 2 R0 × 9 D_max,
-10 s on 2 cores).** The derived identities pass: the first-order ratio is 1 to
-$7\cdot10^{-15}$, the central-difference $d\log C^*/d\log E$ matches
-$1/(1+\gamma-\varepsilon_s)$ to $7\cdot10^{-5}$ (relative), the uniform optimum equals its
-closed form to $10^{-6}$ in $\log N^*$, the constant-density slopes are 0.3915 (N*) and
-0.8669 (C*), and data-bound spend under a constant density has slope 0.2537 against
-$D_{\max}$. Every optimum is converged (gradient $\le 1.3\cdot10^{-15}$, Newton step
-$\le 3\cdot10^{-10}$; Adam alone stops at gradient norms up to 1.2). The paper's claims
-fail under every reconstructed adoption model: `near-linear-tracking` gives E-slopes of
-N* 0.13–0.34 (step, log-normal, logistic) and 0.39 (uniform), of D* 0.16–0.48; at these
-optima (shares 4–100 %) the density elasticity $\varepsilon_s$ is $\le 0.14$ and mostly
-negative, so $C^*$ grows slower than $E^{0.87}$. Linear tracking of N* needs
-$\varepsilon_s \approx 0.70$ at the optimum: for a log-normal that is the thin
-low-adoption tail $z/s_{\log} \approx 3.55$ ($\varepsilon_s = \gamma(1 + z/s_{\log})$),
-for a power-law density $s \propto (L - E_0)^{-k}$ it is $k \approx 4.5$ (thresholds
-piled near the irreducible loss). `data-efficiency-size` passes (Δ log N* 0.004–0.010
-per doubling of κ_D), `data-efficiency-spend` fails (Δ log spend −0.09 for uniform,
-$= -\ln 2\cdot\gamma/(1+\gamma)$, to −0.51 for the step), as derived for $\varepsilon_s < \gamma$.
-Data-bound spend has slopes −2.2 to 0.34 against $D_{\max}$ and −0.25 to −0.61 against E,
-not 2 and −1: $N^*$ is not proportional to $D$ independently of $E$ in this model.
+**What the runs show.** The derived identities hold to round-off and every optimum is
+converged (Adam alone stops far from it; the Newton polish closes the gap). The paper's
+compute-bound tracking fails under every reconstructed adoption model: the E-slopes of
+$N^*$ and $D^*$ stay well below 1, because at these optima (shares 4–100 %) the density
+elasticity $\varepsilon_s$ is small and mostly negative, so $C^*$ grows slower than
+$E^{0.87}$. Linear tracking of $N^*$ needs $\varepsilon_s \approx 0.70$ at the optimum: for
+a log-normal that is the thin low-adoption tail $z/s_{\log} \approx 3.55$
+($\varepsilon_s = \gamma(1 + z/s_{\log})$), for a power-law density
+$s \propto (L - E_0)^{-k}$ it is $k \approx 4.5$ (thresholds piled near the irreducible
+loss). Adding the serving cost does not supply the missing ingredient: it raises the
+E-slope of $N^*$ a little and lowers that of $D^*$ (serving costs grow with $N$ alone, and
+their weight against the training spend changes along the E grid), so the two move
+apart rather than toward 1. Training spend grows far slower than $E^2$ (it even falls
+with $E$ where $\varepsilon_s < \gamma$), so the sub-quadratic statement holds. Better data
+efficiency gives a larger model, but lower spend wherever $\varepsilon_s < \gamma$, as
+derived. Data-bound, $N^*$ is not proportional to $D$ independently of $E$ in this model,
+so spend does not scale as $D^2/E$; whether it still rises with the data cap and falls
+with $E$ (the abstract's gloss of $D^2/E$) is checked separately. On two capped lanes with
+serving costs (step adoption, $R_0 = 10^7$ \$, the two smallest $E$) no training run is
+profitable and the optimum is the corner $N \to 0$ with zero adoption; the convergence
+check covers the lanes where the firm trains.
 """
 
 EXPERIMENT = Experiment(
@@ -288,8 +381,9 @@ EXPERIMENT = Experiment(
         authors="Sophie Hao, William Merrill",
         found=False,
         banner="Reconstructed: the loss–adoption–cost model (Chinchilla loss, threshold adoption "
-        "S(L), spend 6ND/E) and the adoption families are the digest's reconstruction from the "
-        "abstract; the paper's own adoption model, constants and figures were not available.",
+        "S(L), spend 6ND/E, serving cost 2N per token served) and the adoption families are our "
+        "reconstruction from the abstract; the paper's own adoption model, constants and figures "
+        "were not available.",
         unverified=(
             "Observed spending trends fit the most permissive compute-bound variants (no trend data here).",
             "Profit-optimal training is not what firms do if data-bound or if hardware gains stall.",
@@ -307,8 +401,10 @@ EXPERIMENT = Experiment(
                 loc=values(2.2, 2.4),
                 revenue=values(1e7, 1e9),
                 d_max=values(pm.UNCAPPED, *np.geomspace(4e10, 1e11, 8).tolist()),
+                serve=values(0.0, SERVE),
             ),
-            description="CPU: one compile, 13,824 lanes × 4 starts × (300 Adam + 8 Newton) steps.",
+            description="CPU: one compile, 55,296 lanes (with and without serving costs) × 4 "
+            "starts × (300 Adam + 40 Newton) steps.",
         ),
         "full": Preset(
             Space(
@@ -319,9 +415,10 @@ EXPERIMENT = Experiment(
                 width=values(0.05, 0.1, 0.2),
                 revenue=log(1e8, 1e11, num=4),
                 d_max=values(pm.UNCAPPED, *np.geomspace(1e9, 1e12, 16).tolist()),
+                serve=values(0.0, 1e12, SERVE, 1e14),
             ),
             spec={"steps": 1000},
-            description="One accelerator: about 3.5 million lanes.",
+            description="One accelerator: about 14 million lanes.",
         ),
     },
     claims=[
@@ -332,6 +429,17 @@ EXPERIMENT = Experiment(
             _foc,
             FOC_TOL,
             source="derived",
+        ),
+        Claim.identity(
+            "inference-shifted-ray",
+            "With serving costs 2NQ·S(L)/E the two first-order conditions give "
+            "αA N^−α/(βB D_eff^−β) = 1 + Q·S(L*)/(3D*): the optimum leaves the Chinchilla ray "
+            "toward more data; largest relative residual over the compute-bound optima with "
+            "serving (float32 storage of S and D*: 1e-4).",
+            _served_ray,
+            FOC_TOL,
+            source="derived",
+            requires=_needs_served,
         ),
         Claim.identity(
             "ray-exponent-gamma",
@@ -362,52 +470,123 @@ EXPERIMENT = Experiment(
         Claim.slope(
             "constant-density-exponents",
             "With a constant adoption density (uniform thresholds) N* ∝ E^0.391 and "
-            "C* ∝ E^0.867 (CORRECTIONS.md 000_10); fitted over the 64 E values, ±0.002.",
+            "C* ∝ E^0.867 (derived in the description); fitted over the 64 E values, ±0.002.",
             _uniform_sizes,
             "E",
             expected=lambda c: N_SLOPE_CONSTANT_DENSITY if c["size"] == "N*" else C_SLOPE_CONSTANT_DENSITY,
             atol=0.002,
             over=None,
             source="derived",
+            deterministic=True,
             requires=_needs_uniform,
         ),
         Claim.slope(
             "near-linear-tracking",
-            "Compute-bound, N* and D* track E almost linearly: log-log slopes against E in "
-            "[0.85, 1.05] for every adoption family, median L_c and κ_D. Under the "
-            "reconstruction this needs ε_s ≈ 0.70 (N*) and 0.61 (D*) at once; a constant "
-            "density gives 0.39 and 0.48, so a failure is a missing model ingredient, not a "
-            "paper error.",
+            "Compute-bound, under our reconstruction of the adoption model: N* and D* track E "
+            "at a near-linear rate, log-log slopes against E in [0.85, 1.05] for every "
+            "adoption family, median L_c and κ_D (the band is ours). In the reconstruction this "
+            "needs ε_s ≈ 0.70 (N*) and 0.61 (D*) at once; a constant density gives 0.39 and "
+            "0.48, so a failure points to a model ingredient we lack, not to a paper error.",
             _sizes,
             "E",
             expected=sum(LINEAR_BAND) / 2,
             atol=(LINEAR_BAND[1] - LINEAR_BAND[0]) / 2,
             over=None,
-            source="paper",
+            # the adoption model is our reconstruction from the abstract, not the paper's
+            source="reconstruction",
+            quote=QUOTE_TRACKING,
+            deterministic=True,
+        ),
+        Claim.slope(
+            "near-linear-tracking-with-inference",
+            f"The same with the cost of serving the adopters added (2N FLOP per token, "
+            f"{SERVE:.0e} tokens at full adoption), under our reconstruction: log-log slopes "
+            "of N* and D* against E in [0.85, 1.05] (the band is ours). Serving costs grow "
+            "with N alone, so they tilt the optimum toward data.",
+            _sizes_served,
+            "E",
+            expected=sum(LINEAR_BAND) / 2,
+            atol=(LINEAR_BAND[1] - LINEAR_BAND[0]) / 2,
+            over=None,
+            # the inference term the abstract mentions ("costs of larger-scale training and
+            # inference"), tested as the missing ingredient of the tracking claim
+            source="reconstruction",
+            quote=QUOTE_TRACKING,
+            deterministic=True,
+            requires=_needs_served,
+        ),
+        Claim.slope(
+            "spend-subquadratic",
+            "Compute-bound, under our reconstruction: total training spend 6N*D*/E grows "
+            "slower than E²: its log-log slope against E is below 2, for every adoption "
+            "family, L_c, R0 and κ_D.",
+            _spend_free,
+            "E",
+            at_most=SUBQUADRATIC,
+            over=None,
+            # quoted statement, previously untested; the adoption model is reconstructed
+            source="reconstruction",
+            quote=QUOTE_SUBQUADRATIC,
+            deterministic=True,
         ),
         Claim.slope(
             "data-bound-spend-vs-data",
-            "Data-bound, optimal spend ∝ D²/E: slope 2 ± 0.05 against D_max at fixed E "
-            "(κ_D = 1, four E values). This holds only if N* ∝ D independently of E; under "
-            "a constant density the reconstruction gives spend ∝ (D/E)^(α/(1+α)).",
+            "Data-bound, under our reconstruction: optimal spend ∝ D²/E, slope 2 ± 0.05 against "
+            "D_max at fixed E (κ_D = 1, four E values; the tolerance is ours). This holds only "
+            "if N* ∝ D independently of E; under a constant density the reconstruction gives "
+            "spend ∝ (D/E)^(α/(1+α)).",
             _spend_vs_d,
             "d_max",
             expected=2.0,
             atol=DATA_BOUND_TOL,
             over=None,
-            source="paper",
+            # the adoption model is our reconstruction from the abstract, not the paper's
+            source="reconstruction",
+            quote=QUOTE_DATA_BOUND,
+            deterministic=True,
             requires=_needs_cap,
         ),
         Claim.slope(
             "data-bound-spend-vs-hardware",
-            "Data-bound, optimal spend ∝ D²/E: slope −1 ± 0.05 against E at fixed D_max "
-            "(κ_D = 1, smallest and largest D_max).",
+            "Data-bound, under our reconstruction: optimal spend ∝ D²/E, slope −1 ± 0.05 against "
+            "E at fixed D_max (κ_D = 1, smallest and largest D_max; the tolerance is ours).",
             _spend_vs_e,
             "E",
             expected=-1.0,
             atol=DATA_BOUND_TOL,
             over=None,
-            source="paper",
+            # the adoption model is our reconstruction from the abstract, not the paper's
+            source="reconstruction",
+            quote=QUOTE_DATA_BOUND,
+            deterministic=True,
+            requires=_needs_cap,
+        ),
+        Claim.slope(
+            "data-bound-spend-rises-with-data",
+            "Data-bound, under our reconstruction: optimal spend increases with the data cap: "
+            "log-log slope against D_max at least 0, at four E values, every κ_D and family.",
+            _spend_vs_d_any,
+            "d_max",
+            at_least=0.0,
+            over=None,
+            # the abstract's own gloss of D²/E, a weaker reading than the exponent
+            source="reconstruction",
+            quote=QUOTE_DATA_BOUND_SIGNS,
+            deterministic=True,
+            requires=_needs_cap,
+        ),
+        Claim.slope(
+            "data-bound-spend-falls-with-hardware",
+            "Data-bound, under our reconstruction: optimal spend decreases with hardware "
+            "efficiency: log-log slope against E at most 0, at every D_max, κ_D and family.",
+            _spend_vs_e_any,
+            "E",
+            at_most=0.0,
+            over=None,
+            # the abstract's own gloss of D²/E, a weaker reading than the exponent
+            source="reconstruction",
+            quote=QUOTE_DATA_BOUND_SIGNS,
+            deterministic=True,
             requires=_needs_cap,
         ),
         Claim.slope(
@@ -421,30 +600,40 @@ EXPERIMENT = Experiment(
             atol=0.002,
             over=None,
             source="derived",
+            deterministic=True,
             requires=lambda ds, spec: _needs_uniform(ds, spec) or _needs_cap(ds, spec),
         ),
         Claim.at_least(
             "data-efficiency-size",
-            "Better data efficiency gives a larger model: Δ log N* > 0 between neighbouring "
-            "κ_D at every E (smallest difference per family and L_c).",
+            "Compute-bound, under our reconstruction: better data efficiency gives a larger "
+            "model: Δ log N* > 0 between neighbouring κ_D at every E (smallest difference per "
+            "family and L_c).",
             _kappa_diffs("log_n"),
             0.0,
             over=None,
-            source="paper",
+            # the adoption model is our reconstruction from the abstract, not the paper's
+            source="reconstruction",
+            quote=QUOTE_DATA_EFFICIENCY,
+            deterministic=True,
         ),
         Claim.at_least(
             "data-efficiency-spend",
-            "Better data efficiency gives higher spend: Δ log spend* > 0 between neighbouring "
-            "κ_D at every E. Derived: spend rises with κ_D only where ε_s > γ "
-            "(d log C*/d log E > 1); a constant density gives spend ∝ κ_D^(−γ/(1+γ)).",
+            "Compute-bound, under our reconstruction: better data efficiency gives higher "
+            "training spend: Δ log spend* > 0 between neighbouring κ_D at every E. Derived: "
+            "spend rises with κ_D only where ε_s > γ (d log C*/d log E > 1); a constant density "
+            "gives spend ∝ κ_D^(−γ/(1+γ)).",
             _kappa_diffs("spend"),
             0.0,
             over=None,
-            source="paper",
+            # the adoption model is our reconstruction from the abstract, not the paper's
+            source="reconstruction",
+            quote=QUOTE_DATA_EFFICIENCY,
+            deterministic=True,
         ),
         Claim.identity(
             "converged",
-            "Every optimum is converged: the gradient norm of −Π/R0 over the free coordinates "
+            "Every optimum where the firm trains (adoption > 0) is converged: the gradient norm "
+            "of −Π/R0 over the free coordinates "
             "is at most 1e-8 and the remaining Newton step at most 1e-6 in (log N, log D) "
             "(float64; measured: the larger of the two ratios to their tolerances, ≤ 1), so "
             "the slopes are of optima, not of the optimiser.",

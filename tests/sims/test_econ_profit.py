@@ -4,7 +4,8 @@ The references do not use JAX: a bisection on the first-order condition along th
 compute-optimal ray (a derived reduction), checked itself by a central-difference
 gradient of the numpy profit in (log N, log D); a bisection on the N-condition when the
 data cap binds; the closed form under uniform thresholds; the log-normal density
-elasticity in closed form.
+elasticity in closed form; with a serving cost, a root of the numpy central-difference
+gradient (scipy) and the shifted first-order identity derived from the two conditions.
 """
 
 import math
@@ -12,6 +13,7 @@ import math
 import jax
 import numpy as np
 import pytest
+import scipy.optimize
 
 from jaxtheory.sims.econ import profit as pm
 
@@ -35,7 +37,9 @@ def _np_adoption(L, family, loc, width=0.1, step_width=0.03, log_scale=0.5):
 def _np_profit(u, p):
     n, d = math.exp(u[0]), math.exp(u[1])
     L = pm.E0 + pm.A_COEF * n**-pm.ALPHA + pm.B_COEF * (p["kappa"] * d) ** -pm.BETA
-    return _np_adoption(L, p["family"], p["loc"]) - 6.0 * n * d / (p["E"] * p["revenue"])
+    s = _np_adoption(L, p["family"], p["loc"])
+    # training 6ND, serving 2N FLOP per token for serve·S tokens
+    return s - (6.0 * n * d + 2.0 * n * p.get("serve", 0.0) * s) / (p["E"] * p["revenue"])
 
 
 def _np_grad(u, p, h=1e-5):
@@ -144,3 +148,42 @@ def test_gamma_and_ray_constants():
     d = C / 6 / n
     assert abs(pm.ALPHA * pm.A_COEF * n**-pm.ALPHA / (pm.BETA * pm.B_COEF * d**-pm.BETA) - 1) < 1e-12
     assert abs(pm.A_COEF * n**-pm.ALPHA + pm.B_COEF * d**-pm.BETA - K * (C / 6) ** -pm.GAMMA) < 1e-12
+
+
+@pytest.mark.parametrize("family", [0, 1, 3])
+@pytest.mark.parametrize("E", [1e17, 1e20])
+def test_inference_cost_matches_numpy_reference(family, E):
+    serve = 1e13
+    p = dict(pm.DEFAULT_PARAMS, family=family, E=E, loc=2.2, revenue=1e8, serve=serve)
+    out = _run(SPEC, p, None)
+    # the numpy optimum: a root of the central-difference gradient, started on the
+    # compute-optimal ray of the problem without serving (scipy, no JAX)
+    start = _ray_reference(dict(p, serve=0.0))
+    # (hybr may stop at the noise floor of the difference quotients, ~1e-11: the gradient
+    # itself is the test of the root)
+    ref = scipy.optimize.root(lambda u: _np_grad(u, p), start, method="hybr", tol=1e-12).x
+    assert np.abs(_np_grad(ref, p)).max() < 1e-9
+    # a maximum: no better point one step away in any direction
+    for d in ([1e-3, 0], [-1e-3, 0], [0, 1e-3], [0, -1e-3]):
+        assert _np_profit(ref + np.array(d), p) < _np_profit(ref, p)
+    assert abs(float(out["log_n"]) - ref[0]) < 1e-5
+    assert abs(float(out["log_d"]) - ref[1]) < 1e-5
+    # the two first-order conditions: αA N^−α / (βB D_eff^−β) = 1 + Q S(L*) / (3 D*)
+    n, d = math.exp(ref[0]), math.exp(ref[1])
+    L = pm.E0 + pm.A_COEF * n**-pm.ALPHA + pm.B_COEF * (p["kappa"] * d) ** -pm.BETA
+    shifted = 1.0 + serve * _np_adoption(L, family, p["loc"]) / (3.0 * d)
+    ratio = pm.ALPHA * pm.A_COEF * n**-pm.ALPHA / (pm.BETA * pm.B_COEF * (p["kappa"] * d) ** -pm.BETA)
+    assert abs(ratio / shifted - 1.0) < 1e-6
+    assert abs(float(out["foc_ratio"]) / shifted - 1.0) < 1e-4
+    assert shifted > 1.0 + 1e-3  # the serving cost moves the optimum visibly off the ray
+    # the cost outputs: training 6ND/E, serving 2NQ·S/E
+    assert abs(float(out["inference"]) / (2.0 * n * serve * float(out["share"]) / E) - 1.0) < 1e-4
+
+
+def test_zero_serving_cost_changes_nothing():
+    p = dict(pm.DEFAULT_PARAMS, family=1, E=1e19)
+    a = _run(SPEC, p, None)
+    b = _run(SPEC, {k: v for k, v in p.items() if k != "serve"}, None)
+    assert float(a["inference"]) == 0.0
+    for k in ("log_n", "log_d", "profit", "foc_ratio"):
+        assert float(a[k]) == float(b[k])

@@ -56,7 +56,20 @@ def _made_up(world="constant-density"):
     ds["grad_norm"] = xr.zeros_like(ds["log_n"])
     ds["newton_step"] = xr.zeros_like(ds["log_n"])
     ds["bound"] = (ds["d_max"] < pm.UNCAPPED).astype(float) + 0 * ds["log_n"]
+    ds["share"] = xr.ones_like(ds["log_n"])
     return ds
+
+
+SERVE = 1e13
+
+
+def _with_serving(ds, consistent=True):
+    """``ds`` at serve = 0 and a copy at serve = SERVE whose first-order ratio is the derived
+    1 + Q·S/(3D) (or 1 % off it)."""
+    served = ds.copy()
+    shifted = 1.0 + SERVE * served["share"] / (3.0 * np.exp(served["log_d"]))
+    served["foc_ratio"] = shifted * (1.0 if consistent else 1.01)
+    return xr.concat([ds, served], xr.DataArray([0.0, SERVE], dims="serve", name="serve"))
 
 
 @pytest.fixture(scope="module")
@@ -79,8 +92,14 @@ def test_claims_on_constant_density_world(exp):
         "data-bound-constant-density",
         "data-efficiency-size",
         "converged",
+        "spend-subquadratic",
+        "data-bound-spend-rises-with-data",
+        "data-bound-spend-falls-with-hardware",
     ):
         assert v[name] == "pass", (name, v[name])
+    # no lanes with a serving cost
+    for name in ("inference-shifted-ray", "near-linear-tracking-with-inference"):
+        assert v[name] == "not-applicable", (name, v[name])
     # derived: a constant density gives N* ∝ E^0.39, spend falling with κ_D, spend ∝ (D/E)^0.25
     for name in (
         "near-linear-tracking",
@@ -123,6 +142,26 @@ def test_broken_results_fail(exp):
     # no finite cap that binds: the data-bound claims do not apply
     free = ds.sel(d_max=[pm.UNCAPPED])
     assert _verdicts(exp, free)["data-bound-spend-vs-data"] == "not-applicable"
+
+
+def test_serving_lanes(exp):
+    # the derived shifted ray passes, 1 % off it fails; the lanes without serving still
+    # decide every other claim as before
+    v = _verdicts(exp, _with_serving(_made_up()))
+    assert v["inference-shifted-ray"] == "pass"
+    assert v["near-linear-tracking-with-inference"] == "fail"
+    assert v == {**_verdicts(exp, _made_up()), **{k: v[k] for k in v if "inference" in k}}
+    assert _verdicts(exp, _with_serving(_made_up(), consistent=False))["inference-shifted-ray"] == "fail"
+    paper = _verdicts(exp, _with_serving(_made_up("paper")))
+    assert paper["near-linear-tracking-with-inference"] == "pass"
+
+
+def test_quoted_claims_are_reconstructions(exp):
+    # the adoption model is rebuilt from the abstract: no claim speaks as the paper itself
+    quoted = [c for c in exp.claims if c.quote]
+    assert len(quoted) == 9
+    assert {c.source for c in quoted} == {"reconstruction"}
+    assert all(c.deterministic for c in exp.claims)
 
 
 @pytest.mark.slow

@@ -7,10 +7,12 @@ A reconstruction of the model of arXiv:2605.16430 (Hao and Merrill) from its abs
 .. math:: L(N, D) = E_0 + A N^{-\alpha} + B (\kappa_D D)^{-\beta},
 
 consumers adopt iff the loss is below their threshold :math:`\tau \sim F`, revenue is
-:math:`R_0 S(L)` with :math:`S(L) = P(\tau \ge L)`, and training costs :math:`6ND/E`
-dollars (:math:`E` in FLOP per dollar). The profit
+:math:`R_0 S(L)` with :math:`S(L) = P(\tau \ge L)`, training costs :math:`6ND/E`
+dollars (:math:`E` in FLOP per dollar), and serving costs :math:`2N` FLOP per token for
+:math:`Q\,S(L)` tokens (``serve`` :math:`= Q`, the tokens served at full adoption: each
+adopter uses the model; 0 leaves inference out). The profit
 
-.. math:: \Pi(N, D) = R_0\,S(L(N, D)) - 6ND/E
+.. math:: \Pi(N, D) = R_0\,S(L(N, D)) - 6ND/E - 2NQ\,S(L(N, D))/E
 
 is maximised over :math:`u = (\log N, \log D)` by Adam followed by
 ``optax.projections.projection_box`` (:math:`D \le D_{\max}`, the data-bound regime) in
@@ -88,6 +90,7 @@ DEFAULT_PARAMS = {
     "step_width": 0.03,
     "revenue": 1e9,
     "d_max": 1e30,
+    "serve": 0.0,
     "lr": 0.1,
 }
 
@@ -148,7 +151,9 @@ def adoption(L, family, loc, width, step_width, log_scale=0.5):
 
 
 def profit(u, params):
-    """Profit in units of the revenue scale: :math:`S(L) - 6ND/(E R_0)`.
+    """Profit in units of the revenue scale: :math:`S(L) - (6ND + 2NQ S(L))/(E R_0)`.
+
+    ``params["serve"]`` is :math:`Q`, the tokens served at full adoption (absent: 0).
 
     Example:
         >>> p = dict(DEFAULT_PARAMS, family=3)
@@ -159,7 +164,10 @@ def profit(u, params):
     s = adoption(
         L, params["family"], params["loc"], params["width"], params["step_width"], params["log_scale"]
     )
-    return s - 6.0 * jnp.exp(u[0] + u[1]) / (params["E"] * params["revenue"])
+    serve = params.get("serve", 0.0)
+    # training as before (6 e^{log N + log D}), then serving; serve = 0 adds exactly 0
+    cost = 6.0 * jnp.exp(u[0] + u[1]) + 2.0 * jnp.exp(u[0]) * serve * s
+    return s - cost / (params["E"] * params["revenue"])
 
 
 def ray_constants():
@@ -267,9 +275,11 @@ def run(spec: ProfitSpec, params: dict, key: jax.Array) -> dict:
 
     Returns:
         Scalars: ``log_n``, ``log_d`` (natural logs at the optimum), ``compute``
-        (:math:`6ND` FLOP), ``spend`` (dollars), ``profit`` (dollars), ``share``
+        (:math:`6ND` FLOP), ``spend`` (training dollars), ``inference`` (serving dollars,
+        :math:`2NQ S(L^*)/E`), ``profit`` (dollars), ``share``
         :math:`S(L^*)`, ``loss``, ``foc_ratio`` :math:`\\alpha A N^{-\\alpha}/(\\beta B
-        D_{\\text{eff}}^{-\\beta})`, ``grad_norm`` (of the scaled profit over the free
+        D_{\\text{eff}}^{-\\beta})` (:math:`1 + Q S(L^*)/(3D^*)` at an interior optimum:
+        1, the compute-optimal ray, when ``serve`` is 0), ``grad_norm`` (of the scaled profit over the free
         coordinates), ``newton_step`` (length of the Newton step left there: the
         distance in ``u`` to the local quadratic's optimum), ``adam_grad_norm`` (before the Newton polish), ``start_spread``
         (largest distance in ``u`` of a start's optimum from the best one, over starts
@@ -301,6 +311,7 @@ def run(spec: ProfitSpec, params: dict, key: jax.Array) -> dict:
         n, d = jnp.exp(u[0]), jnp.exp(u[1])
         d_eff = p["kappa"] * d
         L = loss(u, p["kappa"])
+        share = adoption(L, p["family"], p["loc"], p["width"], p["step_width"], p["log_scale"])
 
         def log_density(logc):
             _, K = ray_constants()
@@ -316,8 +327,9 @@ def run(spec: ProfitSpec, params: dict, key: jax.Array) -> dict:
             "log_d": u[1],
             "compute": 6.0 * n * d,
             "spend": 6.0 * n * d / p["E"],
+            "inference": 2.0 * n * p.get("serve", 0.0) * share / p["E"],
             "profit": v_best * p["revenue"],
-            "share": adoption(L, p["family"], p["loc"], p["width"], p["step_width"], p["log_scale"]),
+            "share": share,
             "loss": L,
             "foc_ratio": ALPHA * A_COEF * n**-ALPHA / (BETA * B_COEF * d_eff**-BETA),
             "grad_norm": g_best,
