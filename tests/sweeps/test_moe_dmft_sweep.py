@@ -54,7 +54,7 @@ def test_claims_pass_on_inverse_sqrt_gaps():
     assert lo <= v["gap-exponent"].measured <= hi and hi - lo < 0.1
     assert {c.name: c.source for c in EXPERIMENT.claims} == {
         "dmft-fixed-point": "derived",
-        "gap-decreases-with-width": "lit",
+        "gap-decreases-with-width": "reconstruction",
         "gap-exponent": "proposed",
         "dmft-reference-precise": "sanity",
     }
