@@ -3,8 +3,8 @@
 Checks arXiv:2606.00520 (Liu): with gradient noise that has only a finite p-th moment,
 p in (1, 2] (infinite variance for p < 2), stochastic mirror descent (convex) and SGD
 (nonconvex) converge in expectation without clipping or normalization, on unbounded
-domains, with the convex rate :math:`T^{-(p-1)/p}` for a step
-:math:`\\eta \\propto T^{-1/p}`. The simulator is
+domains; tested with the step :math:`\\eta \\propto T^{-1/p}` (our reconstruction)
+against the classical convex rate :math:`T^{-(p-1)/p}`. The simulator is
 :mod:`jaxtheory.sims.stochastic_opt.heavy_tail`; algorithm and objective are
 categorical parameters (labels ``ALGORITHMS``, ``OBJECTIVES`` there).
 """
@@ -22,9 +22,14 @@ from jaxtheory.sweep import Space, categorical, static, values
 ALGORITHM = categorical(*ht.ALGORITHMS)
 #: The ``objective`` parameter: labels in the simulator's code order.
 OBJECTIVE = categorical(*ht.OBJECTIVES)
-#: Digest of 2606.00520: fitted slope within ±0.08 of −(p − 1)/p (with 10⁵ seeds and T up
-#: to 2^20 there; issue 17: 4096 seeds at T ∈ {100, 400, 1600} bring every slope there).
+#: Our tolerance on the convex slope: at most −(p − 1)/p + 0.08 (finite horizons; 4096
+#: seeds at T ∈ {100, 400, 1600} bring SGD's slopes within it).
 SLOPE_TOL = 0.08
+#: The abstract's words the convergence claim tests.
+Q_CONVERGENCE = (
+    "establish new in-expectation convergence results for Stochastic Mirror Descent "
+    "($\\textsf{SMD}$) in convex optimization and $\\textsf{SGD}$ in nonconvex optimization"
+)
 #: γ = 1/2 must be visibly slower than γ = 1/p on heavy tails (p ≤ 1.5): a threshold of
 #: ours (the derived gap is (p − 1)(1/p − 1/2), 0.075 at p = 1.25 and 0.083 at p = 1.5).
 GAMMA_GAP = 0.05
@@ -63,12 +68,18 @@ def _no_divergence(ds, spec):
 
 
 def _decreases(ds, spec):
-    """err(T_i) − err(T_{i+1}) per seed for every neighbouring pair of horizons."""
+    """err(T_i) − err(T_{i+1}) per seed for every neighbouring pair of horizons.
+
+    The cells the paper's statement covers: SMD (and SGD, SMD with the Euclidean map) on
+    the convex problem, SGD on the nonconvex one.
+    """
     parts = []
-    for obj in ("l1", "nonconvex"):
-        if obj in ds["objective"].values:
-            parts.append(_error(ds, obj).expand_dims(objective=[obj]))
-    err = xr.concat(parts, "objective") if len(parts) > 1 else parts[0]
+    for obj, algos in (("l1", ("sgd", "smd")), ("nonconvex", ("sgd",))):
+        for algo in algos:
+            if obj in ds["objective"].values and algo in ds["algorithm"].values:
+                e = _error(ds, obj).sel(algorithm=algo, drop=True)
+                parts.append(e.expand_dims(case=[f"{algo} on {obj}"]))
+    err = xr.concat(parts, "case", coords="minimal", compat="override")
     T = [int(t) for t in err["T"].values]
     drop = err.isel(T=slice(None, -1)).values - err.isel(T=slice(1, None)).values
     dims = list(err.dims)
@@ -187,25 +198,18 @@ or $T$, so differences of slopes (heavier tail slower; $\gamma = 1/2$ slower tha
 $1/p$) are bootstrapped over seeds on common noise
 (`jaxtheory.analysis.slope_difference`). Mean-based slopes under heavy tails need many
 seeds: 16 could not resolve them; the `medium` preset's 4096 seeds at
-$T \in \{100, 400, 1600\}$ bring every slope within $\pm 0.08$ of theory (issue 17).
+$T \in \{100, 400, 1600\}$ can.
 
-Medium preset verdicts (2026-12-01, 4096 seeds, 95% intervals, Bonferroni over cells):
-`no-divergence-heavy-tails` pass (0 diverged lanes); `converges-without-modification`
-pass (every drop between neighbouring horizons above 0; the smallest, SMD on the
-nonconvex objective at $p = 1.25$, 0.040 [0.027, 0.052]); `convex-rate` inconclusive:
-SGD passes at every $p$ ($-0.208$ [$-0.250$, $-0.168$] at $p = 1.25$, $-0.294$
-[$-0.331$, $-0.255$] at 1.5, $-0.394$ [$-0.435$, $-0.355$] at 1.75) and SMD at
-$p = 1.25$ ($-0.186$ [$-0.234$, $-0.138$]), but SMD's intervals straddle the edge of the
-$\pm 0.08$ band at $p = 1.5$ ($-0.263$ [$-0.307$, $-0.218$] against $-0.333$) and 1.75
-($-0.365$ [$-0.411$, $-0.318$] against $-0.429$). The local slopes over
-$100 \to 400 \to 1600$ (`analysis.local_slopes` of the seed means) steepen only a
-little (SGD $-0.284, -0.304$ and SMD $-0.254, -0.271$ at $p = 1.5$; SMD $-0.352, -0.378$
-at 1.75; $p = 2$: $-0.471, -0.504$ and $-0.444, -0.486$ against $-0.5$), so at these
-horizons SMD's rate sits 0.06–0.08 above $-(p-1)/p$: more seeds alone will not decide it,
-longer horizons may. `heavier-tail-slower` pass (slope differences 0.077–0.102, all
-intervals above 0); `step-exponent-one-over-p` pass (0.17–0.31): with $\gamma = 1/2$ at
-$p = 1.25$ the seed-mean error even grows with $T$ (slope $+0.091$ [0.059, 0.124] for SGD,
-$+0.128$ [0.089, 0.165] for SMD, where the digest derives $-(p-1)/2 = -0.125$).
+What the paper states: only the abstract could be read. It states in-expectation
+convergence of unmodified SMD (convex) and SGD (nonconvex) without bounded domains, but no
+rate and no step rule; the step $\eta = T^{-1/p}$ is the one the classical rate
+$T^{-(p-1)/p}$ needs, our reconstruction. The rate is tested as what an $O(\cdot)$ bound
+says, an upper bound on the slope. At these horizons SGD's slopes sit inside it, while
+SMD's local slopes over $100 \to 400 \to 1600$ steepen only a little and stay close to
+the edge of the tolerance at $p = 1.5$ and $1.75$, so more seeds alone will not decide
+SMD's rate there; longer horizons may. With $\gamma = 1/2$ at $p = 1.25$ the seed-mean
+error even grows with $T$, where the derivation of the light-tail step predicts a slow
+decrease $-(p-1)/2$.
 """
 
 EXPERIMENT = Experiment(
@@ -245,7 +249,7 @@ EXPERIMENT = Experiment(
             ),
             spec={"dim": 10},
             description="CPU, about ten minutes: 3 static horizons × 131,072 lanes "
-            "(4096 seeds), the size that decides the slopes (issue 17).",
+            "(4096 seeds), the size that decides the slopes.",
         ),
         "full": Preset(
             Space(
@@ -262,32 +266,46 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
+        # was source="paper": no sentence of the abstract counts diverged runs; a finite
+        # error on every lane is what any in-expectation statement presupposes.
         Claim.equals(
             "no-divergence-heavy-tails",
-            "Unmodified SGD and SMD never diverge under infinite-variance noise (p < 2): the "
+            "Unmodified SGD and SMD stay finite under infinite-variance noise (p < 2): the "
             "count of diverged lanes with p < 2 is 0.",
             _no_divergence,
             0,
-            source="paper",
+            source="sanity",
         ),
+        # The step η ∝ T^(−1/p) is our reconstruction (the paper's step rule was not read),
+        # so the quoted statement is tested under it; the cells are the ones the quote
+        # names (SMD, of which SGD is the Euclidean case, on the convex problem; SGD on the
+        # nonconvex one), no longer SMD on the nonconvex problem, which it does not.
         Claim.at_least(
             "converges-without-modification",
-            "The expected error decreases with the horizon for every p, for SGD and SMD on "
-            "the convex problem and on the nonconvex one (step ∝ T^(−1/p)): the seed-mean "
-            "drop err(T_i) − err(T_{i+1}) between neighbouring horizons is positive.",
+            "SMD on the convex problem and SGD on the nonconvex one converge in expectation "
+            "without modification, on an unbounded domain, under our reconstruction of the "
+            "step size (η ∝ T^(−1/p); the paper's own step rule was not read): the "
+            "seed-mean error decreases between neighbouring horizons, err(T_i) − "
+            "err(T_{i+1}) > 0, for every p (SGD counts on the convex problem too, as SMD "
+            "with the Euclidean map).",
             _decreases,
             0.0,
-            source="paper",
+            source="reconstruction",
+            quote=Q_CONVERGENCE,
         ),
+        # was source="paper" and an equality of slopes: the abstract states no rate, and
+        # the rate T^(−(p−1)/p) is an upper bound (O(·)), so it is tested as one.
         Claim.slope(
             "convex-rate",
-            "Convex rate E F(x̄_T) − F* ∝ T^(−(p−1)/p) with step ∝ T^(−1/p), p < 2: the "
-            "log-log slope of the seed-mean gap against T, per algorithm and p.",
+            "Convex rate E F(x̄_T) − F* = O(T^(−(p−1)/p)) with step ∝ T^(−1/p), p < 2 (the "
+            "classical minimax rate under p-th moment noise; the abstract states no rate): "
+            "the log-log slope of the seed-mean gap against T, per algorithm and p, is at "
+            "most −(p−1)/p + 0.08, an upper bound as an O(·) rate is; the tolerance 0.08 "
+            "is ours.",
             _convex,
             "T",
-            expected=lambda c: -(c["p"] - 1) / c["p"],
-            atol=SLOPE_TOL,
-            source="paper",
+            at_most=lambda c: -(c["p"] - 1) / c["p"] + SLOPE_TOL,
+            source="lit",
         ),
         Claim.at_least(
             "heavier-tail-slower",
