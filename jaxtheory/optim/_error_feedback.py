@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params
 from jaxtheory.optim._value import _as_key
 
 __all__ = ["ErrorFeedbackState", "error_feedback"]
@@ -77,6 +78,12 @@ def error_feedback(
         h_m \\leftarrow h_m + C(g_m - h_m),\\qquad
         x \\leftarrow x + \\mathrm{inner}\\big(\\tfrac1W\\textstyle\\sum_m h_m\\big).
 
+    **Params**: whatever ``inner`` takes, in float16, bfloat16, float32 or float64 (any
+    shapes; ``None`` and size-0 leaves allowed); complex params are refused, since the
+    compressors act on real entries. With ``num_workers`` the gradients (not the
+    params) carry the worker axis, so :class:`optax.MultiSteps`, whose accumulators are
+    shaped like the params, cannot wrap it.
+
     Args:
         inner: the optimizer whose update is compressed (EF14) or that consumes the
             aggregated estimator (EF21), e.g. ``optax.sgd(eta)``; its float
@@ -118,6 +125,7 @@ def error_feedback(
     W = num_workers
 
     def init_fn(params):
+        check_float_params(params, "error_feedback")
         zeros = jax.tree.map(jnp.zeros_like, params)
         if W is None:
             error = zeros

@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params
 from jaxtheory.optim._value import _as_key, accept_if_decrease
 
 __all__ = ["ExplorationState", "random_feasible_exploration"]
@@ -73,6 +74,11 @@ def random_feasible_exploration(
     returned update is :math:`u + s d` or :math:`u`. It never increases :math:`h`, so a
     base method's descent inequality, hence its rate, is kept.
 
+    **Params**: the feasible set's points: any pytree of float16, bfloat16, float32 or
+    float64 arrays that ``sample_direction`` and ``value_fn`` take; complex params are
+    refused. ``value`` may have any float dtype (it is cast to the state's). ``update``
+    ignores unknown keyword arguments.
+
     Args:
         sample_direction: ``(key, x) -> d``, a pytree of ``x``'s structure with
             :math:`x + d \\in C` (e.g. :func:`jaxtheory.oracles.box_direction`), so that
@@ -113,6 +119,7 @@ def random_feasible_exploration(
         raise ValueError(f"s_max must lie in (0, 1] (z must stay feasible), got {s_max}")
 
     def init_fn(params):
+        check_float_params(params, "random_feasible_exploration")
         return ExplorationState(
             key=_as_key(key),
             n_evals=jnp.zeros((), jnp.int32),
@@ -133,7 +140,12 @@ def random_feasible_exploration(
             v_half, spent = value_fn(half), 1
         else:
             moved = sum(jnp.any(leaf != 0) for leaf in jax.tree.leaves(updates))
-            v_half = jax.lax.cond(moved > 0, lambda: jnp.asarray(value_fn(half)), lambda: jnp.asarray(value))
+            # both branches in the state's value dtype: value may come in another dtype
+            # than value_fn's output (a Python float, a float64 loss under x64)
+            dt = state.value.dtype
+            v_half = jax.lax.cond(
+                moved > 0, lambda: jnp.asarray(value_fn(half), dt), lambda: jnp.asarray(value, dt)
+            )
             spent = (moved > 0).astype(jnp.int32)
         key_next, k_dir, k_step = jax.random.split(state.key, 3)
         d = sample_direction(k_dir, half)

@@ -35,8 +35,10 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
+from jaxtheory.optim._domain import check_float_params, concrete
 from jaxtheory.optim._lmo import (
     _svd_input,
     lmo_frobenius,
@@ -133,6 +135,25 @@ def _block_lmo(h, norm, polar, ns_coeffs, ns_steps):
 def _check_norm(norm):
     if norm not in _NORMS:
         raise ValueError(f"unknown norm {norm!r}; use one of {_NORMS}")
+
+
+def _check_factor_pairs(params, name):
+    """Refuses params that are not a pytree of FactorPair nodes B (m, r), A (r, n)."""
+    check_float_params(params, name)
+    for node in jax.tree.leaves(params, is_leaf=_is_pair):
+        if not _is_pair(node):
+            raise ValueError(
+                f"{name} takes a pytree of FactorPair (or {{'B', 'A'}} dict) nodes, the factors "
+                f"B (m, r) and A (r, n) of X = B A; got a leaf of shape {jnp.shape(node)}: "
+                "route other leaves elsewhere with optax.partition"
+            )
+        get = (lambda q, k: q[k]) if isinstance(node, dict) else getattr
+        b, a = get(node, "B"), get(node, "A")
+        if jnp.ndim(b) != 2 or jnp.ndim(a) != 2 or jnp.shape(b)[1] != jnp.shape(a)[0]:
+            raise ValueError(
+                f"{name} takes factors B of shape (m, r) and A of shape (r, n); got B "
+                f"{jnp.shape(b)} and A {jnp.shape(a)}"
+            )
 
 
 # ----------------------------------------------------------------------------------------
@@ -301,7 +322,7 @@ def imuon_fixed_rank(
     polar: str = "svd",
     ns_coeffs: Any = "quintic",
     ns_steps: int = 5,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""Intrinsic Muon on fixed-rank matrices :math:`X = BA` (balanced metric), as an optax transform.
 
   .. math::
@@ -314,6 +335,12 @@ def imuon_fixed_rank(
   backtracking inside the transform; a simulator may halve :math:`\eta` to keep
   the factors full rank). ``metric='euclidean'`` gives EGD / Muon / NuMuon on the
   factors with the same code path.
+
+  **Params**: structure-bound to factor pairs: a pytree whose nodes are
+  :class:`FactorPair` (or ``{'B', 'A'}`` dicts) with ``B`` of shape ``(m, r)`` and ``A`` of
+  shape ``(r, n)``, in float16, bfloat16 (computed in float32), float32 or float64; any
+  other leaf, and complex params, are refused at ``init`` with a ``ValueError``.
+  ``update`` ignores unknown keyword arguments.
 
   Args:
     learning_rate: step size :math:`\eta_t`, scalar or schedule (may be traced).
@@ -328,7 +355,7 @@ def imuon_fixed_rank(
     ns_steps: Newton–Schulz iterations.
 
   Returns:
-    An :class:`optax.GradientTransformation` with state :class:`IMuonState`.
+    An :class:`optax.GradientTransformationExtraArgs` with state :class:`IMuonState`.
 
   Example:
     >>> import jax, jax.numpy as jnp, optax
@@ -350,16 +377,11 @@ def imuon_fixed_rank(
     _check_norm(norm)
 
     def init_fn(params):
-        leaves = jax.tree.leaves(params, is_leaf=_is_pair)
-        for leaf in leaves:
-            if not _is_pair(leaf):
-                raise ValueError(
-                    "imuon_fixed_rank needs FactorPair (or {'B','A'} dict) nodes; got a leaf "
-                    f"of shape {jnp.shape(leaf)}; route other leaves with optax.partition"
-                )
+        _check_factor_pairs(params, "imuon_fixed_rank")
         return IMuonState(count=jnp.zeros([], jnp.int32), mu=optax.tree.zeros_like(params))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError("imuon_fixed_rank needs params in update()")
         lr = _eval(learning_rate, state.count)
@@ -386,7 +408,7 @@ def imuon_fixed_rank(
         new = jax.tree.map(step, d, params, is_leaf=_is_pair)
         return new, IMuonState(count=optax.safe_increment(state.count), mu=mu)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 def _lowrank_polar(x, y, polar, ns_coeffs, ns_steps):
@@ -408,7 +430,7 @@ def imuon_lora(
     polar: str = "newton_schulz",
     ns_coeffs: Any = "quintic",
     ns_steps: int = 5,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""iMuon for LoRA factors (the authors' "V5" variant used for their GPT-2 table).
 
   For LoRA :math:`\Delta W = BA`, :math:`B\in\mathbb R^{d_{out}\times r}`,
@@ -428,6 +450,10 @@ def imuon_lora(
   and a :math:`2r\times 2r` core (exact for both SVD and Newton–Schulz, which are
   unitarily equivariant). With :math:`B = 0` (the usual LoRA init) :math:`d_A = 0`.
 
+  **Params**: as :func:`imuon_fixed_rank`: a pytree of :class:`FactorPair` nodes
+  (``B`` (d_out, r), ``A`` (r, d_in)) in float16, bfloat16, float32 or float64; other
+  leaves and complex params are refused. ``update`` ignores unknown keyword arguments.
+
   Args:
     learning_rate: :math:`\eta`, scalar or schedule (may be traced).
     momentum: :math:`\mu` (may be traced).
@@ -440,7 +466,7 @@ def imuon_lora(
     ns_steps: Newton–Schulz iterations.
 
   Returns:
-    An :class:`optax.GradientTransformation` on :class:`FactorPair` nodes; needs ``params``.
+    An :class:`optax.GradientTransformationExtraArgs` on :class:`FactorPair` nodes; needs ``params``.
 
   Example:
     >>> import jax.numpy as jnp
@@ -458,12 +484,11 @@ def imuon_lora(
   """
 
     def init_fn(params):
-        for leaf in jax.tree.leaves(params, is_leaf=_is_pair):
-            if not _is_pair(leaf):
-                raise ValueError("imuon_lora needs FactorPair (or {'B','A'} dict) nodes")
+        _check_factor_pairs(params, "imuon_lora")
         return IMuonState(count=jnp.zeros([], jnp.int32), mu=optax.tree.zeros_like(params))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError("imuon_lora needs params in update()")
         lr = _eval(learning_rate, state.count)
@@ -500,7 +525,7 @@ def imuon_lora(
         new = jax.tree.map(step, d, params, is_leaf=_is_pair)
         return new, IMuonState(count=optax.safe_increment(state.count), mu=mu)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 # ----------------------------------------------------------------------------------------
@@ -508,22 +533,36 @@ def imuon_lora(
 # ----------------------------------------------------------------------------------------
 
 
-def _leafwise_transform(name, step, learning_rate, momentum, nesterov, min_ndim=2):
-    """Transform whose update is ``step(direction_grad, x, lr) - x`` per leaf."""
+def _leafwise_transform(name, step, learning_rate, momentum, nesterov, check):
+    """Transform whose update is ``step(direction_grad, x, lr) - x`` per leaf.
+
+    ``check(leaf)`` raises a ValueError naming the manifold for a leaf outside it; it
+    runs at ``init`` on every leaf that is not size-0 (a size-0 leaf does not move).
+    """
 
     def init_fn(params):
+        check_float_params(params, name)
         for leaf in jax.tree.leaves(params):
-            if jnp.ndim(leaf) < min_ndim:
-                raise ValueError(f"{name} needs matrix leaves, got shape {jnp.shape(leaf)}")
+            if jnp.ndim(leaf) < 2:
+                raise ValueError(
+                    f"{name} takes matrix leaves (ndim >= 2, a batch of points of the manifold "
+                    f"on the last two axes); got a leaf of shape {jnp.shape(leaf)}: route it "
+                    "elsewhere with optax.partition"
+                )
+            if jnp.size(leaf):
+                check(leaf)
         return IMuonState(count=jnp.zeros([], jnp.int32), mu=optax.tree.zeros_like(params))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError(f"{name} needs params in update()")
         lr = _eval(learning_rate, state.count)
         d, mu = _momentum(updates, state, momentum, nesterov)
 
         def leaf(g, x):
+            if not jnp.size(x):  # a size-0 leaf has no point to move
+                return jnp.zeros_like(x)
             # half precision is computed in float32 (LAPACK has no bfloat16/float16 eigh or QR)
             g32, x32 = _svd_input(g), _svd_input(x)
             return (step(g32, x32, lr) - x32).astype(x.dtype)
@@ -531,7 +570,73 @@ def _leafwise_transform(name, step, learning_rate, momentum, nesterov, min_ndim=
         new = jax.tree.map(leaf, d, params)
         return new, IMuonState(count=optax.safe_increment(state.count), mu=mu)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
+
+
+def _check_spd(x):
+    n, m = jnp.shape(x)[-2:]
+    if n != m:
+        raise ValueError(
+            f"imuon_spd takes symmetric positive definite matrices (leaves of shape (..., n, n)); "
+            f"got a leaf of shape {jnp.shape(x)}: route non-square leaves elsewhere with "
+            "optax.partition"
+        )
+    v = concrete(x)
+    if v is None:
+        return
+    scale = float(np.max(np.abs(v))) if v.size else 0.0
+    asym = float(np.max(np.abs(v - np.swapaxes(v, -1, -2))))
+    least = float(np.min(np.linalg.eigvalsh(0.5 * (v + np.swapaxes(v, -1, -2)))))
+    # the step symmetrizes: a loose tolerance on the asymmetry (rounding passes)
+    if asym > 0.01 * scale or not least > 0:
+        raise ValueError(
+            f"imuon_spd takes symmetric positive definite matrices; got a leaf of shape "
+            f"{jnp.shape(x)} with least eigenvalue {least:.3g} and asymmetry {asym:.3g}: start "
+            "from an SPD point, e.g. the identity"
+        )
+
+
+def _check_tall(x, name, what):
+    n, p = jnp.shape(x)[-2:]
+    if n < p:
+        raise ValueError(
+            f"{name} takes {what} (leaves of shape (..., n, p) with n >= p); got a leaf of shape "
+            f"{jnp.shape(x)}: transpose it, or route it elsewhere with optax.partition"
+        )
+
+
+_STIEFEL_TOL = 0.1  # max |X^T X - I| accepted at init
+
+
+def _check_stiefel(x):
+    _check_tall(x, "imuon_stiefel", "points of the Stiefel manifold, X^T X = I")
+    v = concrete(x)
+    if v is None:
+        return
+    p = v.shape[-1]
+    dev = float(np.max(np.abs(np.swapaxes(v, -1, -2) @ v - np.eye(p))))
+    # a loose tolerance: the retraction maps a nearby point back (low-precision or
+    # rounded points pass); far-off ones, a zero matrix say, are refused
+    if dev > _STIEFEL_TOL:
+        raise ValueError(
+            f"imuon_stiefel takes points of the Stiefel manifold (orthonormal columns, X^T X = I); "
+            f"got a leaf of shape {v.shape} with max |X^T X - I| = {dev:.3g}: start from an "
+            "orthonormal point, e.g. the Q factor of jnp.linalg.qr"
+        )
+
+
+def _check_grassmann(x):
+    _check_tall(x, "imuon_grassmann", "full-column-rank representatives Y of subspaces")
+    v = concrete(x)
+    if v is None:
+        return
+    s = np.linalg.svd(v, compute_uv=False)
+    if not np.all(s[..., -1] > max(v.shape[-2:]) * float(jnp.finfo(jnp.result_type(x)).eps) * s[..., 0]):
+        raise ValueError(
+            f"imuon_grassmann takes full-column-rank representatives Y (n, p) of p-dimensional "
+            f"subspaces; got a leaf of shape {v.shape} with singular values {s}: start from a "
+            "full-rank point, e.g. the Q factor of jnp.linalg.qr"
+        )
 
 
 def _spd_parts(G, X, norm):
@@ -636,7 +741,7 @@ def imuon_spd(
     *,
     momentum: optax.ScalarOrSchedule = 0.0,
     nesterov: bool = False,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""iMuon on SPD matrices (affine-invariant metric, exponential retraction).
 
     .. math::
@@ -648,6 +753,13 @@ def imuon_spd(
     retracted point; chaining transforms *after* this one breaks positive
     definiteness (see the module docstring). Each leaf is one SPD matrix.
 
+    **Params**: structure-bound to the SPD manifold: leaves of shape ``(..., n, n)``
+    (a batch of matrices on the last two axes), each symmetric positive definite (an eager
+    ``init`` checks the values), float16, bfloat16 (computed in float32), float32 or
+    float64. Size-0 and ``None`` leaves are allowed (they do not move); other shapes,
+    non-SPD values and complex params are refused with a ``ValueError``. ``update``
+    ignores unknown keyword arguments.
+
     Args:
       learning_rate: :math:`\eta_t`, scalar or schedule (may be traced).
       norm: ``'spectral'`` (iMuon), ``'frobenius'`` (RGD), ``'nuclear'`` (iMuon-Nu).
@@ -655,7 +767,7 @@ def imuon_spd(
       nesterov: Nesterov direction.
 
     Returns:
-      An :class:`optax.GradientTransformation`; needs ``params``.
+      An :class:`optax.GradientTransformationExtraArgs`; needs ``params``.
 
     Example:
       >>> import jax, jax.numpy as jnp, optax
@@ -673,7 +785,12 @@ def imuon_spd(
     """
     _check_norm(norm)
     return _leafwise_transform(
-        "imuon_spd", lambda g, x, lr: spd_exp_retraction(g, x, lr, norm), learning_rate, momentum, nesterov
+        "imuon_spd",
+        lambda g, x, lr: spd_exp_retraction(g, x, lr, norm),
+        learning_rate,
+        momentum,
+        nesterov,
+        _check_spd,
     )
 
 
@@ -774,7 +891,7 @@ def imuon_stiefel(
     polar: str = "svd",
     ns_coeffs: Any = "quintic",
     ns_steps: int = 5,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""iMuon on the Stiefel manifold with a polar (or QR) retraction.
 
     .. math::
@@ -783,6 +900,12 @@ def imuon_stiefel(
     :math:`\xi` from :func:`stiefel_direction`, :math:`R` from
     :func:`stiefel_retraction`. Returns :math:`X_{t+1} - X_t`; transforms chained
     after it break orthonormality.
+
+    **Params**: structure-bound to the Stiefel manifold: leaves of shape
+    ``(..., n, p)`` with ``n >= p`` and orthonormal columns (an eager ``init`` checks
+    :math:`X^\top X = I` to within 0.1), float16, bfloat16 (computed in float32), float32 or float64.
+    Size-0 and ``None`` leaves are allowed; anything else, and complex params, are refused
+    with a ``ValueError``. ``update`` ignores unknown keyword arguments.
 
     Args:
       learning_rate: :math:`\eta_t` (may be traced or a schedule).
@@ -795,7 +918,7 @@ def imuon_stiefel(
       ns_steps: Newton–Schulz iterations.
 
     Returns:
-      An :class:`optax.GradientTransformation`; needs ``params``.
+      An :class:`optax.GradientTransformationExtraArgs`; needs ``params``.
 
     Example:
       >>> import jax, jax.numpy as jnp, optax
@@ -818,7 +941,7 @@ def imuon_stiefel(
         xi = stiefel_direction(g, x, norm, polar=polar, ns_coeffs=ns_coeffs, ns_steps=ns_steps)
         return stiefel_retraction(x - lr * xi, retraction)
 
-    return _leafwise_transform("imuon_stiefel", step, learning_rate, momentum, nesterov)
+    return _leafwise_transform("imuon_stiefel", step, learning_rate, momentum, nesterov, _check_stiefel)
 
 
 def grassmann_direction(
@@ -887,7 +1010,7 @@ def imuon_grassmann(
     polar: str = "svd",
     ns_coeffs: Any = "quintic",
     ns_steps: int = 5,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""iMuon on the Grassmann manifold, with the additive or QR retraction.
 
     .. math::
@@ -895,6 +1018,12 @@ def imuon_grassmann(
       \text{ or the Q factor } (\texttt{'qr'}),
 
     :math:`\xi` from :func:`grassmann_direction`. Returns :math:`Y_{t+1} - Y_t`.
+
+    **Params**: structure-bound to the Grassmann manifold: leaves of shape
+    ``(..., n, p)`` with ``n >= p`` and full column rank (an eager ``init`` checks the
+    singular values), float16, bfloat16 (computed in float32), float32 or float64.
+    Size-0 and ``None`` leaves are allowed; anything else, and complex params, are refused
+    with a ``ValueError``. ``update`` ignores unknown keyword arguments.
 
     Args:
       learning_rate: :math:`\eta_t` (may be traced or a schedule).
@@ -908,7 +1037,7 @@ def imuon_grassmann(
       ns_steps: Newton–Schulz iterations.
 
     Returns:
-      An :class:`optax.GradientTransformation`; needs ``params``.
+      An :class:`optax.GradientTransformationExtraArgs`; needs ``params``.
 
     Example:
       >>> import jax, jax.numpy as jnp, optax
@@ -936,4 +1065,4 @@ def imuon_grassmann(
         ynew = y - lr * xi
         return ynew if retraction == "none" else stiefel_retraction(ynew, "qr")
 
-    return _leafwise_transform("imuon_grassmann", step, learning_rate, momentum, nesterov)
+    return _leafwise_transform("imuon_grassmann", step, learning_rate, momentum, nesterov, _check_grassmann)

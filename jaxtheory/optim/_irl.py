@@ -39,6 +39,8 @@ import numpy as np
 import optax
 from jax.flatten_util import ravel_pytree
 
+from jaxtheory.optim._domain import check_float_params, is_placeholder
+
 __all__ = [
     "AveragedFisherState",
     "OccupancyInterpState",
@@ -130,7 +132,7 @@ def _check_rate(learning_rate):
     return learning_rate
 
 
-def occupancy_interp(target: Any, learning_rate: float | jax.Array) -> optax.GradientTransformation:
+def occupancy_interp(target: Any, learning_rate: float | jax.Array) -> optax.GradientTransformationExtraArgs:
     r"""Convex interpolation of the reward parameters toward a target reward.
 
     .. math:: \theta_{k+1} = (1-\eta)\,\theta_k + \eta\,\theta^\star,
@@ -144,6 +146,10 @@ def occupancy_interp(target: Any, learning_rate: float | jax.Array) -> optax.Gra
     :math:`\pi_E`), in a bandit the policy step is exact entropic mirror descent,
     :math:`\pi_{k+1} \propto \pi_k^{1-\eta}\pi_E^\eta`.
 
+    **Params**: a pytree of the structure of ``target`` (float16, bfloat16, float32,
+    float64 or complex arrays of any shapes; the step is linear); ``init`` refuses
+    another structure. ``update`` ignores its ``updates`` and unknown keyword arguments.
+
     Args:
         target: the target reward parameters :math:`\theta^\star` (a pytree like the
             params; may be traced).
@@ -151,8 +157,8 @@ def occupancy_interp(target: Any, learning_rate: float | jax.Array) -> optax.Gra
             interpolates, :math:`\eta \in (1, 2)` still contracts.
 
     Returns:
-        An :class:`optax.GradientTransformation` whose ``update`` requires ``params``;
-        its state is an :class:`OccupancyInterpState`.
+        An :class:`optax.GradientTransformationExtraArgs` whose ``update`` requires
+        ``params``; its state is an :class:`OccupancyInterpState`.
 
     Example:
         >>> import jax.numpy as jnp, optax
@@ -167,20 +173,29 @@ def occupancy_interp(target: Any, learning_rate: float | jax.Array) -> optax.Gra
     """
     lr = _check_rate(learning_rate)
 
+    def check_structure(params):
+        if jax.tree.structure(params) != jax.tree.structure(target):
+            raise ValueError(
+                "occupancy_interp takes params of the same pytree structure as its target "
+                f"({jax.tree.structure(target)}); got {jax.tree.structure(params)}: build the "
+                "target like the params"
+            )
+
     def init_fn(params):
-        del params
+        if not is_placeholder(params):
+            check_float_params(params, "occupancy_interp", complex_ok=True)
+            check_structure(params)
         return OccupancyInterpState(count=jnp.zeros([], jnp.int32))
 
-    def update_fn(updates, state, params=None):
-        del updates
+    def update_fn(updates, state, params=None, **extra_args):
+        del updates, extra_args  # unknown extra arguments are ignored, as optax's do
         if params is None:
             raise ValueError("occupancy_interp.update needs params.")
-        if jax.tree.structure(params) != jax.tree.structure(target):
-            raise ValueError("occupancy_interp: target and params must have the same pytree structure")
+        check_structure(params)
         new = jax.tree.map(lambda th, ts: (lr * (ts.astype(th.dtype) - th)).astype(th.dtype), params, target)
         return new, OccupancyInterpState(count=optax.safe_increment(state.count))
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 def _sym_pinv_apply(mat: jax.Array, vec: jax.Array, rtol: float | None, damping) -> jax.Array:
@@ -223,6 +238,11 @@ def averaged_fisher_precondition(
     to the point :math:`\theta` and the update is the local natural gradient
     :math:`\eta F(\theta)^{+} g` (use ``num_nodes=1`` then: every node is the same point).
 
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays whose
+    flattened size ``d`` matches ``fisher_fn``'s ``(d, d)`` output (checked by ``init``);
+    half precision is computed in float32 and cast back. Complex params are refused.
+    ``update`` ignores unknown keyword arguments.
+
     Args:
         fisher_fn: :math:`F`: params pytree -> a symmetric PSD ``(d, d)`` matrix in the
             coordinates of :func:`jax.flatten_util.ravel_pytree` of the params.
@@ -260,7 +280,16 @@ def averaged_fisher_precondition(
     gauss_legendre_unit(num_nodes)  # validates
 
     def init_fn(params):
-        del params
+        if not is_placeholder(params):
+            check_float_params(params, "averaged_fisher_precondition")
+            d = ravel_pytree(params)[0].shape[0]
+            shape = jax.eval_shape(fisher_fn, params).shape
+            if shape != (d, d):
+                raise ValueError(
+                    "averaged_fisher_precondition takes params whose flattened size d matches "
+                    f"fisher_fn's (d, d) matrix; got d = {d} and a matrix of shape {shape}: "
+                    "fisher_fn must return the Fisher in the coordinates of ravel_pytree(params)"
+                )
         return AveragedFisherState(count=jnp.zeros([], jnp.int32))
 
     def update_fn(updates, state, params=None, target=None, **extra):
@@ -268,10 +297,13 @@ def averaged_fisher_precondition(
         if params is None:
             raise ValueError("averaged_fisher_precondition.update needs params.")
         flat, unravel = ravel_pytree(params)
+        # half precision is computed in float32 (LAPACK has no bfloat16/float16 eigh or solve)
+        acc = jnp.promote_types(flat.dtype, jnp.float32)
+        flat = flat.astype(acc)
         g, _ = ravel_pytree(updates)
-        end = flat if target is None else ravel_pytree(target)[0].astype(flat.dtype)
-        fbar = line_average(lambda x: fisher_fn(unravel(x)).astype(flat.dtype), flat, end, num_nodes)
-        step = lr * _sym_pinv_apply(fbar, g.astype(flat.dtype), rtol, damping)
+        end = flat if target is None else ravel_pytree(target)[0].astype(acc)
+        fbar = line_average(lambda x: fisher_fn(unravel(x)).astype(acc), flat, end, num_nodes)
+        step = lr * _sym_pinv_apply(fbar, g.astype(acc), rtol, damping)
         new = jax.tree.map(lambda u, p: u.astype(p.dtype), unravel(step), params)
         return new, AveragedFisherState(count=optax.safe_increment(state.count))
 

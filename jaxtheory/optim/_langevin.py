@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params
 from jaxtheory.optim._value import _as_key
 
 __all__ = ["LangevinState", "langevin"]
@@ -62,6 +63,12 @@ def langevin(step, temperature, weight_decay=0.0, preconditioner=None, *, seed=0
     The update is :math:`-hM(g + \lambda\theta) + \sqrt{2hTM}\,\xi` (apply it with
     :func:`optax.apply_updates`); :math:`T = 0` is gradient descent with weight decay.
 
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    shapes (scalars, size-0 and ``None`` leaves included); the Gaussian increments are
+    drawn in each leaf's dtype. Complex params are refused (a complex Gaussian would
+    split the variance between the real and imaginary parts). ``update`` ignores
+    unknown keyword arguments.
+
     Args:
         step: step size :math:`h > 0` (may be traced).
         temperature: :math:`T \ge 0` (may be traced).
@@ -72,7 +79,7 @@ def langevin(step, temperature, weight_decay=0.0, preconditioner=None, *, seed=0
         seed: an int seed or PRNG key of the increments (the key lives in the state).
 
     Returns:
-        An :class:`optax.GradientTransformation` whose ``update`` needs ``params``.
+        An :class:`optax.GradientTransformationExtraArgs` whose ``update`` needs ``params``.
 
     Example:
         >>> import jax.numpy as jnp, optax
@@ -84,10 +91,11 @@ def langevin(step, temperature, weight_decay=0.0, preconditioner=None, *, seed=0
     """
 
     def init_fn(params):
-        del params
+        check_float_params(params, "langevin")
         return LangevinState(_as_key(seed))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError("langevin needs params (the weight-decay drift and the update use them)")
         lam = _per_leaf(weight_decay, params, "weight_decay")
@@ -110,4 +118,4 @@ def langevin(step, temperature, weight_decay=0.0, preconditioner=None, *, seed=0
         out = jax.tree.map(one, updates, params, lam, pre, noise)
         return out, LangevinState(key)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)

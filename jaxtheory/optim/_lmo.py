@@ -26,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params
+
 __all__ = [
     "NS_COEFFS",
     "polar_svd",
@@ -347,6 +349,12 @@ def scale_by_lmo(
     are batch axes (one LMO per trailing matrix). Route other leaves with
     :func:`optax.partition`.
 
+    **Params**: leaves of ``ndim >= 2`` (matrices, or batches of matrices on the last two
+    axes), float16, bfloat16 (computed in float32), float32 or float64; ``None`` leaves
+    allowed. Vectors, scalars and complex params are refused at ``init`` with a
+    ``ValueError``. A building block (no learning rate): ``update`` takes no extra
+    keyword arguments (wrap it in :func:`optax.with_extra_args_support` or a chain).
+
     Args:
       norm: ``'spectral'``, ``'frobenius'`` or ``'nuclear'`` (structural).
       radius: ball radius :math:`\rho`, scalar or schedule (may be traced).
@@ -378,6 +386,7 @@ def scale_by_lmo(
         raise ValueError(f"unknown norm {norm!r}; use one of {_NORMS}")
 
     def init_fn(params):
+        check_float_params(params, "scale_by_lmo")
         for leaf in jax.tree.leaves(params):
             if jnp.ndim(leaf) < 2:
                 raise ValueError(
@@ -433,6 +442,11 @@ def scale_by_muon(
   2-D leaves) operation for operation when ``polar='newton_schulz'``.
   ``adaptive=True`` rescales by the dual norm :math:`\langle \hat M_t, U_t\rangle`.
 
+  **Params**: matrices (2-D leaves; a leaf of ``ndim >= 2`` is orthogonalized on its
+  last two axes), float16, bfloat16, float32 or float64; ``None`` leaves allowed. Complex
+  params are refused at ``init``. A building block: ``update`` takes no extra keyword
+  arguments (a chain or :func:`optax.with_extra_args_support` drops them).
+
   Args:
     ns_coeffs: Newton–Schulz coefficients (preset name, triple or table).
     ns_steps: Newton–Schulz iterations (Python int).
@@ -462,6 +476,7 @@ def scale_by_muon(
     mu_dtype = None if mu_dtype is None else jnp.dtype(mu_dtype)
 
     def init_fn(params):
+        check_float_params(params, "scale_by_muon")
         return MuonState(count=jnp.zeros([], jnp.int32), mu=optax.tree.zeros_like(params, dtype=mu_dtype))
 
     def orth(x):
@@ -545,6 +560,12 @@ def muon(
     with :math:`\hat M_t` from :func:`scale_by_muon`; leaves with ``ndim != 2`` use
     :func:`optax.adamw` (Nesterov, ``eps`` shared). With its defaults this
     reproduces ``optax.contrib.muon`` (tested to float32 round-off).
+
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays: 2-D leaves
+    take the Muon step, every other leaf (vectors, scalars, batches, size-0) AdamW;
+    ``None`` leaves allowed. Complex 2-D leaves are refused (other complex leaves follow
+    AdamW, which takes them with optax's convention). ``update`` ignores unknown keyword
+    arguments.
 
     Args:
       learning_rate: step size, scalar or schedule (may be traced).

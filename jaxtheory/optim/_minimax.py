@@ -26,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params, is_placeholder
+
 __all__ = ["DoublySmoothedGDAState", "doubly_smoothed_gda"]
 
 
@@ -45,7 +47,12 @@ class DoublySmoothedGDAState(NamedTuple):
 
 def _pair(tree: Any, what: str) -> tuple[Any, Any]:
     if not (isinstance(tree, (tuple, list)) and len(tree) == 2):
-        raise ValueError(f"doubly_smoothed_gda: {what} must be a pair (x, y), got {type(tree).__name__}")
+        raise ValueError(
+            f"doubly_smoothed_gda takes the pair (x, y) of a minimax problem min_x max_y f as "
+            f"{what}: a tuple or list of two pytrees (the minimizing and the maximizing "
+            f"player); got {type(tree).__name__}. Pass params=(x, y) and updates=(grad_x f, "
+            "grad_y f); for a plain minimization use a descent method instead"
+        )
     return tree[0], tree[1]
 
 
@@ -57,7 +64,7 @@ def doubly_smoothed_gda(
     eta_y: Any = None,
     r_y: Any = None,
     beta_y: Any = None,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     """DS-GDA: simultaneous GDA on the doubly smoothed function, anchors updated by EMA.
 
     With ``params = (x_t, y_t)``, ``updates = (g_x, g_y)`` and the anchors first moved
@@ -80,6 +87,13 @@ def doubly_smoothed_gda(
     iterate: :math:`z_{t+1} = z_t + \\beta(x_{t+1} - z_t)` is computed at the next call.
     ``r = beta = 0`` is simultaneous GDA exactly (the smoothing terms are exact zeros).
 
+    **Params**: the pair ``(x, y)`` (a tuple or list of two pytrees of float16,
+    bfloat16, float32 or float64 arrays of any shapes; ``None`` and size-0 leaves
+    allowed); ``updates`` is the pair of partial gradients. Anything else is refused with
+    a ``ValueError``; so are complex params. The transform is structure-bound: under
+    :func:`optax.tree.map_params` the anchors ``z``, ``v`` are shaped like ``x`` and
+    ``y``, not like the pair. ``update`` ignores unknown keyword arguments.
+
     Args:
         eta: step size :math:`\\eta` of both players (a scalar, may be traced).
         r: smoothing :math:`r \\ge 0` of both players.
@@ -89,7 +103,7 @@ def doubly_smoothed_gda(
         beta_y: the dual averaging, when it differs (default ``beta``).
 
     Returns:
-        An :class:`optax.GradientTransformation` on pairs ``(x, y)`` (each any pytree);
+        An :class:`optax.GradientTransformationExtraArgs` on pairs ``(x, y)`` (each any pytree);
         ``update`` needs ``params``. Its state is a :class:`DoublySmoothedGDAState`.
 
     Example:
@@ -115,14 +129,17 @@ def doubly_smoothed_gda(
     beta_y = beta if beta_y is None else beta_y
 
     def init_fn(params):
+        count = jnp.zeros([], jnp.int32)
+        if is_placeholder(params):  # optax.tree.map_params: the anchors are shaped like x, y
+            return DoublySmoothedGDAState(count=count, z=params, v=params)
         x, y = _pair(params, "params")
-        return DoublySmoothedGDAState(
-            count=jnp.zeros([], jnp.int32),
-            z=jax.tree.map(jnp.asarray, x),
-            v=jax.tree.map(jnp.asarray, y),
-        )
+        check_float_params(params, "doubly_smoothed_gda")
+        # copies: the state never shares a buffer with the params (jit donation)
+        copy = lambda t: jax.tree.map(lambda a: jnp.array(a, copy=True), t)  # noqa: E731
+        return DoublySmoothedGDAState(count=count, z=copy(x), v=copy(y))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError("doubly_smoothed_gda needs params=(x, y) in update")
         gx, gy = _pair(updates, "updates")
@@ -133,4 +150,4 @@ def doubly_smoothed_gda(
         dy = jax.tree.map(lambda g, yy, vv: (eta_y * (g - r_y * (yy - vv))).astype(yy.dtype), gy, y, v)
         return (dx, dy), DoublySmoothedGDAState(count=optax.safe_increment(state.count), z=z, v=v)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)

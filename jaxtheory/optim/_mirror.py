@@ -16,7 +16,10 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
+
+from jaxtheory.optim._domain import check_float_params, concrete, is_placeholder
 
 __all__ = [
     "MirrorMap",
@@ -37,10 +40,14 @@ class MirrorMap(NamedTuple):
         to_dual: :math:`\nabla\psi`, mapping a parameter pytree to the dual space.
         to_primal: :math:`\nabla\psi^*`, mapping a dual pytree back to parameters; the
             inverse of ``to_dual`` on the domain of :math:`\psi`.
+        check: ``check(params, name)`` raises a :class:`ValueError` naming the domain of
+            :math:`\psi` when ``params`` lie outside it (run by ``init``); ``None``
+            accepts any real floating params.
     """
 
     to_dual: Callable[[Any], Any]
     to_primal: Callable[[Any], Any]
+    check: Callable[[Any, str], None] | None = None
 
 
 def euclidean_mirror_map() -> MirrorMap:
@@ -61,7 +68,11 @@ def euclidean_mirror_map() -> MirrorMap:
         Nemirovski and Yudin, 1983 (mirror descent); arXiv:2606.00520.
     """
     identity = lambda tree: tree  # noqa: E731
-    return MirrorMap(to_dual=identity, to_primal=identity)
+
+    def check(params, name):
+        check_float_params(params, name, complex_ok=True)  # linear: complex steps are exact
+
+    return MirrorMap(to_dual=identity, to_primal=identity, check=check)
 
 
 def entropic_mirror_map() -> MirrorMap:
@@ -87,9 +98,30 @@ def entropic_mirror_map() -> MirrorMap:
     References:
         Beck and Teboulle, 2003; Kivinen and Warmuth, 1997 (exponentiated gradient).
     """
+
+    def check(params, name):
+        check_float_params(params, name)
+        for leaf in jax.tree.leaves(params):
+            if jnp.ndim(leaf) < 1:
+                raise ValueError(
+                    f"{name} with the entropic mirror map takes probability vectors along the last "
+                    "axis of every leaf; got a scalar leaf: give it a last axis (a simplex of size 1 "
+                    "never moves) or route it elsewhere with optax.partition"
+                )
+            value = concrete(leaf)
+            if value is not None and value.size and not (np.all(value >= 0) and np.all(value.sum(-1) > 0)):
+                raise ValueError(
+                    f"{name} with the entropic mirror map takes points of the probability simplex "
+                    "(entries >= 0 with a positive sum along the last axis; a zero entry stays 0); "
+                    f"got a leaf of shape {jnp.shape(leaf)} with least entry {value.min():.3g} and "
+                    f"row sums {value.sum(-1)}: start from positive weights, e.g. the uniform "
+                    "distribution"
+                )
+
     return MirrorMap(
         to_dual=lambda tree: jax.tree.map(jnp.log, tree),
         to_primal=lambda tree: jax.tree.map(lambda t: jax.nn.softmax(t, axis=-1), tree),
+        check=check,
     )
 
 
@@ -100,7 +132,8 @@ def _global_pnorm(leaves: list[jax.Array], q: jax.Array) -> jax.Array:
         acc = jnp.promote_types(acc, x.dtype)
     scale = jnp.zeros((), acc)
     for x in leaves:
-        scale = jnp.maximum(scale, jnp.max(jnp.abs(x)).astype(acc))
+        if jnp.size(x):  # a size-0 leaf has no entry (and no max)
+            scale = jnp.maximum(scale, jnp.max(jnp.abs(x)).astype(acc))
     safe = jnp.where(scale > 0, scale, 1.0)
     total = sum((jnp.sum((jnp.abs(x).astype(acc) / safe) ** q) for x in leaves), 0.0)
     return scale * total ** (1.0 / q)
@@ -172,7 +205,10 @@ def pnorm_mirror_map(r: float | jax.Array | None = None) -> MirrorMap:
         rr = jnp.asarray(exponent(tree))
         return _pnorm_link(tree, rr / (rr - 1.0))
 
-    return MirrorMap(to_dual=to_dual, to_primal=to_primal)
+    def check(params, name):
+        check_float_params(params, name)
+
+    return MirrorMap(to_dual=to_dual, to_primal=to_primal, check=check)
 
 
 class StochasticMirrorDescentState(NamedTuple):
@@ -188,7 +224,7 @@ class StochasticMirrorDescentState(NamedTuple):
 def stochastic_mirror_descent(
     learning_rate: ScalarOrSchedule,
     mirror_map: MirrorMap | None = None,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""Stochastic mirror descent, unmodified (no clipping, no normalization).
 
     .. math::
@@ -202,14 +238,21 @@ def stochastic_mirror_descent(
     composes with anything else that moves the parameters. With the Euclidean map it
     is SGD.
 
+    **Params**: the domain of the mirror map, checked by ``init``: any pytree of
+    float16, bfloat16, float32 or float64 arrays of any shapes for the Euclidean and
+    p-norm maps (the Euclidean map also takes complex params, with optax's convention of
+    conjugate gradients); for the entropic map, leaves of ``ndim >= 1`` whose last axis
+    is a point of the simplex (entries >= 0 with a positive sum; zeros stay 0). ``None`` and size-0 leaves are
+    allowed. ``update`` ignores unknown keyword arguments.
+
     Args:
         learning_rate: step size :math:`\eta_t`, a scalar (may be traced) or a schedule
             of the step count.
         mirror_map: a :class:`MirrorMap`; defaults to :func:`euclidean_mirror_map`.
 
     Returns:
-        An :class:`optax.GradientTransformation` whose ``update`` requires ``params``;
-        its state is a :class:`StochasticMirrorDescentState`.
+        An :class:`optax.GradientTransformationExtraArgs` whose ``update`` requires
+        ``params``; its state is a :class:`StochasticMirrorDescentState`.
 
     Example:
         >>> import jax.numpy as jnp, optax
@@ -228,10 +271,12 @@ def stochastic_mirror_descent(
     mirror = euclidean_mirror_map() if mirror_map is None else mirror_map
 
     def init_fn(params: optax.Params) -> StochasticMirrorDescentState:
-        del params
+        if not is_placeholder(params):
+            (mirror.check or check_float_params)(params, "stochastic_mirror_descent")
         return StochasticMirrorDescentState(count=jnp.zeros([], jnp.int32))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError("stochastic_mirror_descent.update needs params.")
         lr = learning_rate(state.count) if callable(learning_rate) else learning_rate
@@ -241,4 +286,4 @@ def stochastic_mirror_descent(
         new_updates = jax.tree.map(lambda new, old: (new - old).astype(old.dtype), new_params, params)
         return new_updates, StochasticMirrorDescentState(count=optax.safe_increment(state.count))
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)

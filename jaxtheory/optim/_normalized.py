@@ -22,6 +22,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params
+
 __all__ = [
     "NormalizedMomentumState",
     "NormalizedStormState",
@@ -40,7 +42,10 @@ def _value_at(hparam: ScalarOrSchedule, count: jax.Array) -> jax.Array:
 
 
 def _sq_norm(x: jax.Array) -> jax.Array:
-    """Squared l2 norm of one leaf, accumulated in at least float32."""
+    """Squared l2 norm of one leaf (``sum |x_i|^2``), accumulated in at least float32."""
+    if jnp.iscomplexobj(x):
+        acc = jnp.promote_types(jnp.finfo(x.dtype).dtype, jnp.float32)
+        return jnp.sum(jnp.square(x.real.astype(acc)) + jnp.square(x.imag.astype(acc)))
     acc = jnp.promote_types(x.dtype, jnp.float32)
     return jnp.sum(jnp.square(x.astype(acc)))
 
@@ -56,6 +61,8 @@ def _normalized_step(direction: Any, lr: jax.Array, per_leaf: bool) -> Any:
         # sqrt(0) guarded: a zero direction gives a zero step, never NaN.
         positive = sq > 0
         inv = jnp.where(positive, jax.lax.rsqrt(jnp.where(positive, sq, 1.0)), 0.0)
+        if jnp.iscomplexobj(x):  # a real scale of the complex leaf
+            return (-lr * inv * x.astype(jnp.promote_types(x.dtype, sq.dtype))).astype(x.dtype)
         return (-lr * inv * x.astype(sq.dtype)).astype(x.dtype)
 
     if per_leaf:
@@ -82,7 +89,7 @@ def normalized_sgd_momentum(
     beta: ScalarOrSchedule = 0.9,
     *,
     per_leaf: bool = False,
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""Normalized SGD with EMA momentum (NSGD-M): a step of exactly ``learning_rate``.
 
     With :math:`g_t` the stochastic gradient at step :math:`t`,
@@ -100,6 +107,12 @@ def normalized_sgd_momentum(
     variance the classic :math:`\eta = \eta_0 T^{-3/4}`, :math:`\beta = 1 - T^{-1/2}`
     gives :math:`O(T^{-1/4})`.
 
+    **Params**: any pytree of arrays of any shapes (scalars, size-0 and ``None`` leaves
+    included) in float16, bfloat16, float32 or float64, or complex: with optax's
+    convention (``updates`` the conjugate gradient) the norm is :math:`\sum_i |z_i|^2`
+    and the step equals the one on the real and imaginary parts. ``update`` ignores
+    unknown keyword arguments, as optax's optimizers do.
+
     Args:
         learning_rate: step length :math:`\eta_t`, a scalar (may be traced) or a
             schedule of the step count.
@@ -108,7 +121,7 @@ def normalized_sgd_momentum(
         per_leaf: normalize each leaf separately instead of the whole pytree.
 
     Returns:
-        An :class:`optax.GradientTransformation` whose state is a
+        An :class:`optax.GradientTransformationExtraArgs` whose state is a
         :class:`NormalizedMomentumState`.
 
     Example:
@@ -129,13 +142,14 @@ def normalized_sgd_momentum(
     """
 
     def init_fn(params: optax.Params) -> NormalizedMomentumState:
+        check_float_params(params, "normalized_sgd_momentum", complex_ok=True)
         return NormalizedMomentumState(
             count=jnp.zeros([], jnp.int32),
             momentum=jax.tree.map(jnp.zeros_like, params),
         )
 
-    def update_fn(updates, state, params=None):
-        del params
+    def update_fn(updates, state, params=None, **extra_args):
+        del params, extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         count = state.count
         lr = _value_at(learning_rate, count)
         # m_0 = g_0: the first step uses an effective momentum of zero.
@@ -144,7 +158,7 @@ def normalized_sgd_momentum(
         new_updates = _normalized_step(momentum, lr, per_leaf)
         return new_updates, NormalizedMomentumState(count=optax.safe_increment(count), momentum=momentum)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 class NormalizedStormState(NamedTuple):
@@ -185,6 +199,10 @@ def normalized_storm(
     barely forgets the initial error. Use :func:`two_point_grad` to compute
     :math:`g_t` and :math:`\tilde g_t` in one vmapped call.
 
+    **Params**: as :func:`normalized_sgd_momentum`: any pytree of float16, bfloat16,
+    float32, float64 or complex arrays of any shapes (complex: conjugate gradients, norm
+    :math:`\sum_i |z_i|^2`).
+
     Args:
         learning_rate: step length :math:`\eta_t`, a scalar (may be traced) or a
             schedule of the step count.
@@ -219,6 +237,7 @@ def normalized_storm(
     """
 
     def init_fn(params: optax.Params) -> NormalizedStormState:
+        check_float_params(params, "normalized_storm", complex_ok=True)
         return NormalizedStormState(
             count=jnp.zeros([], jnp.int32),
             estimate=jax.tree.map(jnp.zeros_like, params),

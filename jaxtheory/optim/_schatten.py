@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params
 from jaxtheory.optim._lmo import _svd_input
 
 __all__ = [
@@ -316,6 +317,13 @@ def scale_by_schatten_p(
   The output is an ascent direction: follow it by
   :func:`optax.scale_by_learning_rate`.
 
+  **Params**: 2-D leaves only (matrices ``(fan_in, fan_out)``; route others with
+  :func:`optax.partition`, as :func:`schatten_p` does), float16, bfloat16 (computed in
+  float32), float32 or float64; ``None`` leaves and size-0 matrices are allowed.
+  Complex params and leaves of another rank are refused at ``init`` with a
+  ``ValueError``. A building block: ``update`` takes the keyword ``activations`` and
+  ignores other keyword arguments.
+
   Args:
     beta1: momentum :math:`\beta_1` (may be traced or a schedule).
     beta2: second-moment decay (may be traced).
@@ -355,6 +363,7 @@ def scale_by_schatten_p(
         raise ValueError(f"unknown p_method {p_method!r}; use one of {_METHODS}")
 
     def init_fn(params):
+        check_float_params(params, "scale_by_schatten_p")
         for leaf in jax.tree.leaves(params):
             if jnp.ndim(leaf) != 2:
                 raise ValueError(
@@ -473,8 +482,10 @@ def scale_by_schatten_p(
                 o = o * (target / (jnp.sqrt(jnp.sum(jnp.square(o))) + 1e-8))
             return o.astype(g.dtype)
 
-        vh = d_fn if moment != "none" else jax.tree.map(lambda x: None, updates)
-        out = jax.tree.map(direction, nd, vh, pst, updates, is_leaf=lambda x: x is None)
+        # without a second moment each leaf gets the marker 0 (not None: a None leaf of the
+        # params is an empty subtree, which tree.map skips)
+        vh = d_fn if moment != "none" else jax.tree.map(lambda x: 0, updates)
+        out = jax.tree.map(direction, nd, vh, pst, updates)
         return out, SchattenState(t, mu, nu, pst, sg, sa)
 
     return optax.GradientTransformationExtraArgs(init_fn, update_fn)
@@ -520,6 +531,12 @@ def schatten_p(
     (``'determ'``); so :math:`p\to\infty` takes Muon's step and :math:`p = 1` Adam's
     per-coordinate RMS. Pass ``activations=`` to ``update`` (pytree with the params'
     structure; entries for non-matrix leaves are ignored) to let :math:`p` adapt.
+
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays: 2-D leaves
+    take the Schatten-p step, every other leaf (vectors, scalars, batches) AdamW;
+    ``None`` and size-0 leaves are allowed. Complex 2-D leaves are refused (the other
+    leaves follow AdamW, which takes complex). ``update`` ignores unknown keyword
+    arguments.
 
     Args:
       learning_rate: step size of the matrix leaves (may be traced or a schedule).
@@ -632,6 +649,10 @@ def muadam(
     with :math:`N` the bias-corrected Nesterov momentum (the :math:`p=\infty`
     endpoint of :func:`scale_by_schatten_p` with ``moment='adam'``, no pinning);
     non-matrix leaves use AdamW.
+
+    **Params**: as :func:`schatten_p`: 2-D leaves take the MuAdam step, every other leaf
+    AdamW; float16, bfloat16, float32 or float64; ``None`` and size-0 leaves allowed;
+    complex 2-D leaves refused. ``update`` ignores unknown keyword arguments.
 
     Args:
       learning_rate: step size (may be traced or a schedule).

@@ -19,7 +19,10 @@ import string
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
+
+from jaxtheory.optim._domain import check_float_params, concrete, is_placeholder, value_tol
 
 __all__ = [
     "segre_tensor",
@@ -171,7 +174,44 @@ def segre_retract(lam: jax.Array, factors, a: jax.Array, ws):
     return new_lam, new
 
 
-def segre_rgd(learning_rate) -> optax.GradientTransformation:
+_SEGRE_DOMAIN = (
+    "segre_rgd takes a point (lam, factors) of the Segre manifold: lam of shape (r,) with "
+    "nonzero entries and factors a non-empty list of arrays of shapes (r, p_l) with unit rows"
+)
+
+
+def _check_point(params):
+    """Raises a ValueError naming the domain when ``params`` is not a Segre point."""
+    if not (isinstance(params, (tuple, list)) and len(params) == 2):
+        raise ValueError(
+            f"{_SEGRE_DOMAIN}; got {type(params).__name__} {jax.tree.map(jnp.shape, params)}: pass "
+            "params=(lam, [u_1, ..., u_d]) (see segre_tensor)"
+        )
+    lam, factors = params
+    if not isinstance(factors, (tuple, list)) or not hasattr(lam, "shape"):
+        raise ValueError(f"{_SEGRE_DOMAIN}; got {jax.tree.map(jnp.shape, params)}")
+    try:
+        _check(lam, list(factors))
+    except ValueError as e:
+        raise ValueError(f"{_SEGRE_DOMAIN}; {e}") from None
+    check_float_params(params, "segre_rgd")
+    lam_v = concrete(lam)
+    if lam_v is not None and not np.all(lam_v != 0):
+        raise ValueError(f"{_SEGRE_DOMAIN}; got lam = {lam_v} (a zero weight has no factor gradient)")
+    for u in factors:
+        v = concrete(u)
+        if (
+            v is not None
+            and v.size
+            and np.max(np.abs(np.linalg.norm(v, axis=1) - 1.0)) > value_tol(u, v.shape[1])
+        ):
+            raise ValueError(
+                f"{_SEGRE_DOMAIN}; a factor of shape {v.shape} has rows of norms "
+                f"{np.linalg.norm(v, axis=1)}: normalize its rows and fold the norms into lam"
+            )
+
+
+def segre_rgd(learning_rate) -> optax.GradientTransformationExtraArgs:
     """Riemannian gradient descent on the Segre manifold, per component, in factor form.
 
     ``update(grads, state, params)`` takes the factor gradients of a loss
@@ -183,11 +223,19 @@ def segre_rgd(learning_rate) -> optax.GradientTransformation:
     The update is the retracted point minus the old one, so :func:`optax.apply_updates`
     lands on the retracted point (to round-off).
 
+    **Params**: structure-bound to one point of the Segre manifold, ``(lam, factors)``:
+    ``lam`` of shape ``(r,)`` with nonzero entries, ``factors`` a non-empty list of
+    arrays of shapes ``(r, p_l)`` with unit rows (:func:`segre_tensor`), in float16,
+    bfloat16, float32 or float64. ``init`` refuses anything else with a ``ValueError``
+    naming this domain (the values when they are concrete); complex params are refused.
+    ``update`` ignores unknown keyword arguments.
+
     Args:
         learning_rate: the step :math:`\\alpha` (a scalar, may be traced).
 
     Returns:
-        An :class:`optax.GradientTransformation` (its state is empty); ``update`` needs ``params``.
+        An :class:`optax.GradientTransformationExtraArgs` (its state is empty); ``update``
+        needs ``params``.
 
     Example:
         >>> import jax, jax.numpy as jnp, optax
@@ -204,12 +252,16 @@ def segre_rgd(learning_rate) -> optax.GradientTransformation:
     """
 
     def init_fn(params):
-        del params
+        if not is_placeholder(params):
+            _check_point(params)
         return optax.EmptyState()
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError("segre_rgd needs params (the current point) in update")
+        if not (isinstance(params, (tuple, list)) and len(params) == 2):
+            _check_point(params)  # raises, naming the domain
         lam, factors = params
         g_lam, g_factors = updates
         _check(lam, list(factors))
@@ -224,4 +276,4 @@ def segre_rgd(learning_rate) -> optax.GradientTransformation:
         upd = jax.tree.map(lambda n, o: (n - o).astype(o.dtype), new, (lam, factors))
         return upd, state
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)

@@ -27,7 +27,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
+
+from jaxtheory.optim._domain import check_float_params, concrete, is_placeholder
 
 __all__ = [
     "FTRLEntropicState",
@@ -59,7 +62,25 @@ class FTRLEntropicState(NamedTuple):
     prior_logits: optax.Params
 
 
-def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformation:
+def _check_simplex(params, name):
+    check_float_params(params, name)
+    for leaf in jax.tree.leaves(params):
+        if jnp.ndim(leaf) < 1:
+            raise ValueError(
+                f"{name} takes probability vectors along the last axis of every leaf; got a scalar "
+                "leaf: give it a last axis or route it elsewhere with optax.partition"
+            )
+        value = concrete(leaf)
+        if value is not None and value.size and not (np.all(value >= 0) and np.all(value.sum(-1) > 0)):
+            raise ValueError(
+                f"{name} takes points of the probability simplex (entries >= 0 with a positive "
+                f"sum along the last axis; a zero entry stays 0); got a leaf of shape "
+                f"{jnp.shape(leaf)} with least entry {value.min():.3g} and row sums "
+                f"{value.sum(-1)}: start from positive weights, e.g. the uniform distribution"
+            )
+
+
+def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformationExtraArgs:
     r"""Anytime exponential weights: FTRL with the negative entropy, from cumulative losses.
 
     .. math::
@@ -79,12 +100,17 @@ def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformati
     cumulative loss, so the step may be chosen afresh every round from data (an
     adaptive :math:`\eta_t`): pass it as a traced scalar and rebuild the transform.
 
+    **Params**: a pytree of float16, bfloat16, float32 or float64 leaves of
+    ``ndim >= 1``, the last axis of each a point of the probability simplex (entries
+    >= 0 with a positive sum, zeros stay 0; checked by an eager ``init``); size-0 and ``None`` leaves are
+    allowed; complex params are refused. ``update`` ignores unknown keyword arguments.
+
     Args:
         learning_rate: :math:`\eta`, a scalar (may be traced) or a schedule of the count.
 
     Returns:
-        An :class:`optax.GradientTransformation` whose ``update`` takes the losses as
-        ``updates`` and requires ``params`` (the current :math:`q_k`); its state is a
+        An :class:`optax.GradientTransformationExtraArgs` whose ``update`` takes the losses
+        as ``updates`` and requires ``params`` (the current :math:`q_k`); its state is a
         :class:`FTRLEntropicState`.
 
     Example:
@@ -103,13 +129,16 @@ def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformati
     """
 
     def init_fn(params: optax.Params) -> FTRLEntropicState:
+        if not is_placeholder(params):
+            _check_simplex(params, "ftrl_entropic")
         return FTRLEntropicState(
             count=jnp.zeros([], jnp.int32),
             cumulative=jax.tree.map(jnp.zeros_like, params),
             prior_logits=jax.tree.map(jnp.log, params),
         )
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         lr = _lr(learning_rate, state.count)
         cum = jax.tree.map(lambda c, g: c + g.astype(c.dtype), state.cumulative, updates)
         new = jax.tree.map(
@@ -120,7 +149,7 @@ def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformati
         out = jax.tree.map(lambda n, p: (n - p).astype(p.dtype), new, params)
         return out, FTRLEntropicState(optax.safe_increment(state.count), cum, state.prior_logits)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 class DualAveragingState(NamedTuple):
@@ -139,7 +168,7 @@ class DualAveragingState(NamedTuple):
 
 def dual_averaging(
     radius: float | jax.Array, learning_rate: ScalarOrSchedule
-) -> optax.GradientTransformation:
+) -> optax.GradientTransformationExtraArgs:
     r"""Lazy projected dual averaging on the Euclidean ball :math:`W = \{\lVert w\rVert_2 \le D\}`.
 
     .. math::
@@ -157,13 +186,17 @@ def dual_averaging(
     \tfrac32 DG\sqrt t`. Inside the ball (no projection active) it is SGD from
     :math:`w_1` with a constant step.
 
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any shapes
+    (scalars, size-0 and ``None`` leaves included), all of them one vector for the ball;
+    complex params are refused. ``update`` ignores unknown keyword arguments.
+
     Args:
         radius: :math:`D`, the radius of the ball (may be traced).
         learning_rate: :math:`\eta`, a scalar (may be traced) or a schedule of the count.
 
     Returns:
-        An :class:`optax.GradientTransformation` whose ``update`` requires ``params``;
-        its state is a :class:`DualAveragingState`.
+        An :class:`optax.GradientTransformationExtraArgs` whose ``update`` requires
+        ``params``; its state is a :class:`DualAveragingState`.
 
     Example:
         >>> import jax.numpy as jnp, optax
@@ -183,13 +216,16 @@ def dual_averaging(
     """
 
     def init_fn(params: optax.Params) -> DualAveragingState:
+        check_float_params(params, "dual_averaging")
         return DualAveragingState(
             count=jnp.zeros([], jnp.int32),
             cumulative=jax.tree.map(jnp.zeros_like, params),
-            center=params,
+            # a copy: the state never shares a buffer with the params (jit donation)
+            center=jax.tree.map(lambda x: jnp.array(x, copy=True), params),
         )
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args  # unknown extra arguments are ignored, as optax's optimizers do
         if params is None:
             raise ValueError("dual_averaging.update needs params.")
         lr = _lr(learning_rate, state.count)
@@ -199,7 +235,7 @@ def dual_averaging(
         out = jax.tree.map(lambda n, p: (n - p).astype(p.dtype), new, params)
         return out, DualAveragingState(optax.safe_increment(state.count), cum, state.center)
 
-    return optax.GradientTransformation(init_fn, update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 def importance_weighted_loss(losses: jax.Array, included: jax.Array, probs: jax.Array) -> jax.Array:

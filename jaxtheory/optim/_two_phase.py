@@ -31,8 +31,10 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
+from jaxtheory.optim._domain import check_float_params, concrete, is_placeholder
 from jaxtheory.optim._value import _as_key
 
 __all__ = [
@@ -157,6 +159,7 @@ def _two_phase(
     compressor=None,
     key=0,
     error_decay=1.0,
+    name="lookahead",
 ):
     if not isinstance(sync_period, int) or isinstance(sync_period, bool) or sync_period < 1:
         raise ValueError(f"sync_period must be a static Python int >= 1, got {sync_period!r}")
@@ -174,15 +177,38 @@ def _two_phase(
         for leaf in jax.tree.leaves(tree):
             if jnp.ndim(leaf) < 1 or jnp.shape(leaf)[0] != W:
                 raise ValueError(
-                    f"{what} must have a leading worker axis of size {W}; got a leaf of "
+                    f"{name}: {what} must have a leading worker axis of size {W}; got a leaf of "
                     f"shape {jnp.shape(leaf)} (use replicate_workers(params, {W}))"
                 )
 
+    def check_replicated(params):
+        # the workers start from the slow weights: W identical copies. A leading axis of
+        # size W that is not a worker axis (a batch of W matrices, say) shows up here,
+        # when the values are known (an eager init).
+        for leaf in jax.tree.leaves(params):
+            value = concrete(leaf)
+            if (
+                value is not None
+                and value.size
+                and not np.array_equal(value, np.broadcast_to(value[:1], value.shape))
+            ):
+                raise ValueError(
+                    f"{name} takes params with a leading worker axis of size {W} holding {W} "
+                    f"identical copies of the model (every worker starts from the slow weights); "
+                    f"got a leaf of shape {jnp.shape(leaf)} whose copies differ: build the params "
+                    f"with replicate_workers(params, {W})"
+                )
+
     def inner_init(params):
-        return inner.init(params) if W is None else jax.vmap(inner.init)(params)
+        if W is None or is_placeholder(params):  # (map_params' placeholder has no worker axis)
+            return inner.init(params)
+        return jax.vmap(inner.init)(params)
 
     def init_fn(params):
+        check_float_params(params, name, complex_ok=not use_ef)
         check(params, "params")
+        if W is not None:
+            check_replicated(params)
         slow = params if W is None else jax.tree.map(lambda p: p[0], params)
         slow = jax.tree.map(lambda x: jnp.array(x, copy=True), slow)
         step = jnp.zeros([], jnp.int32)
@@ -282,6 +308,11 @@ def lookahead(
     SGD with step :math:`\\alpha\\eta`, and :math:`\\alpha=1` is SGD with step
     :math:`\\eta`. It is :func:`diloco` with one worker and no worker axis.
 
+    **Params**: whatever ``inner`` takes (any pytree of float16, bfloat16, float32,
+    float64 or complex arrays for ``optax.sgd``; the outer step is linear, so complex
+    params follow optax's convention of conjugate gradients). The state holds a copy of
+    the params (the slow weights), so :func:`optax.tree.map_params` maps it too.
+
     Args:
         inner: the fast (inner) optimizer, e.g. ``optax.sgd(eta)``.
         sync_period: number of inner steps :math:`k` per outer step (static int).
@@ -312,7 +343,7 @@ def lookahead(
         Kallusky et al., *SNOO*, arXiv:2510.15830.
     """
     outer = optax.sgd(slow_step_size, momentum=momentum, nesterov=nesterov)
-    return _two_phase(inner, outer, sync_period, None, reset_inner_state)
+    return _two_phase(inner, outer, sync_period, None, reset_inner_state, name="lookahead")
 
 
 def diloco(
@@ -338,6 +369,15 @@ def diloco(
     ``optax.sgd(alpha, momentum=mu, nesterov=True)`` is SLA/SNOO-style Nesterov outer
     momentum (DiLoCo used lr 0.7, mu 0.9 with inner AdamW). Inner momentum is allowed
     (inner states are per worker).
+
+    **Params**: structure-bound to workers: every leaf has a leading worker axis of
+    size ``num_workers`` and, at ``init``, holds identical copies of the model
+    (:func:`replicate_workers`; an eager ``init`` refuses copies that differ, which is
+    how a leading axis that is not a worker axis shows). The inner optimizer sees one
+    worker's slice; float16, bfloat16, float32, float64 or complex (if ``inner`` takes
+    it) dtypes. Under :func:`optax.tree.map_params` the per-worker inner state and
+    the slow weights are both mapped as params-shaped trees (the inner state's leaves
+    keep their worker axis).
 
     Args:
         inner: inner optimizer, run per worker under :func:`jax.vmap`.
@@ -366,7 +406,7 @@ def diloco(
     References:
         Douillard et al., *DiLoCo*, arXiv:2311.08105; Agarwala, arXiv:2603.26954.
     """
-    return _two_phase(inner, outer, sync_period, num_workers, reset_inner_state)
+    return _two_phase(inner, outer, sync_period, num_workers, reset_inner_state, name="diloco")
 
 
 def diloco_ef(
@@ -394,6 +434,10 @@ def diloco_ef(
     :math:`\\beta=1` and inner step :math:`\\eta_l=\\Theta(1/(H\\sqrt T))` the excess
     risk is :math:`O(1/\\sqrt{WHT})`. :math:`\\beta<1` is SparseLoCo's decayed buffer.
     With the identity compressor it is :func:`diloco`.
+
+    **Params**: as :func:`diloco` (a leading worker axis of identical copies), real
+    float16, bfloat16, float32 or float64 only: the compressors act on real entries, so
+    complex params are refused.
 
     Args:
         inner: inner optimizer, run per worker.
@@ -432,4 +476,5 @@ def diloco_ef(
         compressor=compressor,
         key=key,
         error_decay=error_decay,
+        name="diloco_ef",
     )

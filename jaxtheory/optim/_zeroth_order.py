@@ -34,6 +34,7 @@ import optax
 
 from jax.flatten_util import ravel_pytree
 
+from jaxtheory.optim._domain import check_float_params
 from jaxtheory.optim._value import _as_key
 
 from jaxtheory.oracles import directional_derivative, directional_evals
@@ -235,8 +236,11 @@ def _lr(learning_rate, count):
     return learning_rate(count) if callable(learning_rate) else learning_rate
 
 
-def _init(seed, b0=0.0):
+def _init(name, seed, b0=0.0):
     def init_fn(params):
+        # real params only: the estimators sample real directions (on complex params they
+        # would be biased, and a real-valued objective has no complex directional derivative)
+        check_float_params(params, name)
         # the accumulator in at least float32 (float64 with float64 params)
         dtype = jnp.promote_types(ravel_pytree(params)[0].dtype, jnp.float32)
         return ZerothOrderState(
@@ -308,6 +312,11 @@ def cv_zod(
     Each iteration spends ``k + num_random`` directional derivatives, plus :math:`f(x_t)`
     in ``"fd"`` mode when the extra ``value`` is not given.
 
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
+    allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
+    real directions. ``update`` ignores unknown keyword arguments.
+
     Args:
         learning_rate: :math:`\\eta` (a scalar, possibly traced, or a schedule of the
             iteration count).
@@ -364,7 +373,7 @@ def cv_zod(
         step = (lr / jnp.sqrt(sum_sq)).astype(g.dtype)
         return _finish(params, g, step, unravel, state, key, spent, sum_sq)
 
-    return optax.GradientTransformationExtraArgs(_init(seed, b0), update_fn)
+    return optax.GradientTransformationExtraArgs(_init("cv_zod", seed, b0), update_fn)
 
 
 def zo_gd(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=0):
@@ -377,6 +386,11 @@ def zo_gd(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed
     descent-lemma step is :math:`1/(L(1 + (d-1)/m))`. It is CV-ZOD with the reference
     :math:`c = 0`. Spends ``num_random`` directional derivatives per iteration (plus
     :math:`f(x_t)` in ``"fd"`` mode without the extra ``value``).
+
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
+    allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
+    real directions. ``update`` ignores unknown keyword arguments.
 
     Args:
         learning_rate: :math:`\\eta` (scalar or schedule).
@@ -411,7 +425,7 @@ def zo_gd(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed
         spent = base + spent * directional_evals(mode)
         return _finish(params, g, _lr(learning_rate, state.count), unravel, state, key, spent)
 
-    return optax.GradientTransformationExtraArgs(_init(seed), update_fn)
+    return optax.GradientTransformationExtraArgs(_init("zo_gd", seed), update_fn)
 
 
 def hint_gd(learning_rate, mu=1e-4, *, mode: str = "fd"):
@@ -424,6 +438,11 @@ def hint_gd(learning_rate, mu=1e-4, *, mode: str = "fd"):
     decreases :math:`f` by at least :math:`\\alpha_t\\lVert\\nabla f\\rVert^2/(2L)`: it
     stalls when the hints lose the gradient (:math:`\\alpha_t \\to 0`). Spends ``k``
     directional derivatives per iteration (plus :math:`f(x_t)` in ``"fd"`` mode).
+
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
+    allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
+    real directions. ``update`` ignores unknown keyword arguments.
 
     Args:
         learning_rate: :math:`\\eta` (scalar or schedule).
@@ -454,7 +473,7 @@ def hint_gd(learning_rate, mu=1e-4, *, mode: str = "fd"):
         spent = base + basis.shape[0] * directional_evals(mode)
         return _finish(params, g, _lr(learning_rate, state.count), unravel, state, state.key, spent)
 
-    return optax.GradientTransformationExtraArgs(_init(0), update_fn)
+    return optax.GradientTransformationExtraArgs(_init("hint_gd", 0), update_fn)
 
 
 def guided_es(learning_rate, alpha=0.5, sigma=1e-4, num_pairs: int = 1, *, mode: str = "central", seed=0):
@@ -474,6 +493,11 @@ def guided_es(learning_rate, alpha=0.5, sigma=1e-4, num_pairs: int = 1, *, mode:
     estimator is Maheswaranathan et al.'s with :math:`\\beta/\\sigma^2` folded into
     :math:`\\eta`. Spends ``2 num_pairs`` evaluations per iteration in ``"central"``
     mode (``num_pairs`` in ``"jvp"`` mode).
+
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
+    allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
+    real directions. ``update`` ignores unknown keyword arguments.
 
     Args:
         learning_rate: :math:`\\eta` (scalar or schedule).
@@ -519,7 +543,7 @@ def guided_es(learning_rate, alpha=0.5, sigma=1e-4, num_pairs: int = 1, *, mode:
         spent = base + num_pairs * directional_evals(mode)
         return _finish(params, g, _lr(learning_rate, state.count), unravel, state, key, spent)
 
-    return optax.GradientTransformationExtraArgs(_init(seed), update_fn)
+    return optax.GradientTransformationExtraArgs(_init("guided_es", seed), update_fn)
 
 
 def prgf(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=0):
@@ -536,6 +560,11 @@ def prgf(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=
     :math:`\\mathbb E\\lVert g\\rVert^2 = (\\alpha + q(1-\\alpha)/(d-k))\\lVert\\nabla
     f\\rVert^2` for a one-dimensional hint. Spends ``k + num_random`` directional
     derivatives per iteration (plus :math:`f(x_t)` in ``"fd"`` mode).
+
+    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
+    allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
+    real directions. ``update`` ignores unknown keyword arguments.
 
     Args:
         learning_rate: :math:`\\eta` (scalar or schedule).
@@ -583,4 +612,4 @@ def prgf(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=
         spent = base + full.shape[0] * directional_evals(mode)
         return _finish(params, g, _lr(learning_rate, state.count), unravel, state, key, spent)
 
-    return optax.GradientTransformationExtraArgs(_init(seed), update_fn)
+    return optax.GradientTransformationExtraArgs(_init("prgf", seed), update_fn)
