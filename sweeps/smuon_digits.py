@@ -1,10 +1,11 @@
 """``smuon-digits``: AdamW, Muon, Schatten-p (SMuon) and MuAdam on a small MLP, scikit-learn digits.
 
-The small-classifier piece of issue 6 (arXiv 2605.19781, digest ``002_19``): a
-64 → h → 10 tanh MLP on :func:`sklearn.datasets.load_digits` (shipped with the
-package), over optimizer and step size. The paper's own numbers were not available, so
-the claims are sanity checks with stated thresholds; which optimizer is best is
-measured and reported, not asserted. The endpoint identities of Schatten-p (Muon at
+A small classifier for arXiv 2605.19781: a 64 → h → 10 tanh MLP on
+:func:`sklearn.datasets.load_digits` (shipped with the package), over optimizer and step
+size. The paper's own numbers were not available, and its abstract's comparison ("matches
+or exceeds ... the best performing optimizer between Muon and AdamW") concerns its three
+training scenarios, not this one, so the claims are sanity checks with stated
+thresholds; which optimizer is best is measured and reported, not asserted. The endpoint identities of Schatten-p (Muon at
 p = ∞, normalized SGD at p = 1) are tested in ``tests/optim``, not here.
 """
 
