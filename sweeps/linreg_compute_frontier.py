@@ -1,6 +1,6 @@
 r"""``linreg-compute-frontier``: risk against compute, and the compute-optimal frontier of SGD, LA and SLA.
 
-Goes beyond arXiv:2603.26954 (issue 8): on streaming Gaussian linear regression with a
+Goes beyond arXiv:2603.26954: on streaming Gaussian linear regression with a
 power-law spectrum :math:`\lambda_i \propto i^{-a}` (:math:`\operatorname{tr}K = 1`) and
 a power-law target :math:`\lambda_i\theta^{*2}_i \propto i^{-b}`
 (:mod:`jaxtheory.sims.linreg.problems`), the exact expected excess risk of
@@ -324,6 +324,8 @@ EXPERIMENT = Experiment(
             atol=lambda c: SLOPE_RTOL * abs(_theory(c)),
             over=None,
             source="derived",
+            # the exact recursions are deterministic: no seeds to bootstrap
+            deterministic=True,
         ),
         Claim.at_most(
             "frontier-monotone",
@@ -334,6 +336,8 @@ EXPERIMENT = Experiment(
             MONOTONE_RTOL,
             over=None,
             source="derived",
+            # the exact recursions are deterministic: no seeds to bootstrap
+            deterministic=True,
         ),
         Claim.at_least(
             "two-phase-vs-sgd-frontier",
@@ -344,6 +348,8 @@ EXPERIMENT = Experiment(
             0.0,
             over=None,
             source="sanity",
+            # the exact recursions are deterministic: no seeds to bootstrap
+            deterministic=True,
         ),
     ],
     figures=[
