@@ -203,7 +203,7 @@ def _sgd_frontier(ds, spec):
 def _monotone(ds, spec):
     F = frontiers(ds, spec).values
     inc = np.diff(F, axis=-1) / F[..., :-1]
-    return float(np.max(inc))  # NaN (a non-finite frontier) fails
+    return float(np.max(inc))  # NaN (every step size diverged somewhere): an error verdict
 
 
 def _two_phase_vs_sgd(ds, spec):
