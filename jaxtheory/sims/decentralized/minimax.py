@@ -2,8 +2,8 @@
 
 ``n`` agents on a graph hold copies :math:`x_i, y_i` (agents on the leading axis,
 ``X`` of shape ``(n, d_x)``) of the variables of
-:math:`\\min_x\\max_y \\frac1n\\sum_i f_i(x, y)` with the test family of the 000_17
-digest,
+:math:`\\min_x\\max_y \\frac1n\\sum_i f_i(x, y)` with a test family whose primal
+function is exact,
 
 .. math::
 
@@ -32,7 +32,7 @@ with :math:`d_i` the local gradient estimates: :math:`\\nabla f_i + \\sigma\\xi`
 :math:`d^+ = \\nabla f_i(s^+) + \\sigma\\xi + (1 - \\rho)(d - \\nabla f_i(s) - \\sigma\\xi)`
 (the same sample at both points; ``storm_rho = 1`` is plain). The baseline D-SGDA-GT is
 the same code at :math:`r = \\beta = 0` (``algo`` 1). :math:`r` = ``r_scale`` · L and
-:math:`\\beta` = ``beta_scale`` · :math:`\\eta r` (capped at 1; the digest suggests 0.1–0.5), with
+:math:`\\beta` = ``beta_scale`` · :math:`\\eta r` (capped at 1), with
 :math:`L = \\max(a + b, \\lVert\\bar B\\rVert = 1)` and :math:`\\mu = L/\\kappa`.
 
 The instance is drawn from the lane's key: :math:`\\bar B` Gaussian scaled to spectral
