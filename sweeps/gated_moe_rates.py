@@ -17,15 +17,15 @@ from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, a
 from jaxtheory.sims.mixtures import softmax_moe as sm
 from jaxtheory.sweep import Space, static, values
 
-#: Sample sizes of the smoke preset: six from 1e2 to 3e4 (issue 24).
+#: Sample sizes of the smoke preset: six from 1e2 to 3e4.
 SMOKE_N = (100.0, 300.0, 1000.0, 3000.0, 10000.0, 30000.0)
-#: The exact-specified gated slope band of the digest (check 1): about −1/2, in [−0.6, −0.35].
+#: The exact-specified gated slope band (proposed): about −1/2, in [−0.6, −0.35].
 EXACT_BAND = (-0.6, -0.35)
-#: Over-specified gated atoms: slope at most this (digest, check 1).
+#: Over-specified gated atoms: slope at most this (ours: a polynomial rate made concrete).
 OVER_SLOPE = -0.2
-#: Linear + softmax: |local slope| below this in the top decade of n (digest, check 2).
+#: Linear + softmax: |local slope| below this in the top decade of n (ours).
 FLAT_TOL = 0.1
-#: A converged fit: gradient norm of the least-squares objective at most this (issue 24).
+#: A converged fit: gradient norm of the least-squares objective at most this.
 GRAD_TOL = 1e-6
 
 
@@ -44,7 +44,7 @@ def _top_decade(ds):
 
 
 def _needs_converged(ds, spec):
-    """The linear claim counts only where both over-specified fits converged (issue 24)."""
+    """The linear claim counts only where both over-specified fits converged."""
     for expert in ("linear", "gated"):
         if expert not in ds["expert"].values or 3 not in ds["fitted"].values:
             return f"the preset runs no over-specified {expert} fit"
@@ -122,21 +122,21 @@ most gated over-specified lanes below $10^{-6}$ but left linear ones at
 $10^{-6}$–$10^{-5}$. The `full` preset (1000 iterations, $n$ to $3\cdot10^5$, 32 seeds)
 is defined for an accelerator and has not been run.
 
-**Smoke verdicts (2026-12-01, 8 seeds, 95 % bootstrap intervals).** `gated-exact-rate`
-inconclusive: slope $-0.505$ $[-0.602, -0.403]$, centred in the band but the 8-seed
-interval reaches past $-0.6$ (the $n = 100$ lanes, 12 parameters from 100 samples, are
-the noisiest and some stop at gradient norm $2\cdot10^{-4}$); `gated-over-rate` pass,
-$-0.613$ $[-0.740, -0.491]$, on fits that are not converged (gradient norms up to
-$5\cdot10^{-3}$), so it includes optimisation error; `linear-flat-top-decade` not
-applicable (largest gradient norm in the top decade: linear $5.6\cdot10^{-4}$, gated
-$2.1\cdot10^{-4}$). Linear, exactly specified (no claim: the slow rates need over-specification) falls at
-slope $-0.60$ over the whole range. The unconverged linear over-specified curve falls
-steadily (slope $-0.70$; local slopes $-0.65$, $-0.64$ over the top decade): at these
-sizes and with this optimiser there is no sign of the flattening the paper predicts, but
-the fits are not converged, so this is not evidence against it.
+**What the smoke run shows.** The exactly specified gated fit falls at close to
+$n^{-1/2}$, centred in the proposed band; with 8 seeds its interval ends just inside the
+band's steep end (the $n = 100$ lanes, 12 parameters from 100 samples, are the noisiest
+and some stop before converging), so `gated-exact-rate` passes narrowly: another
+bootstrap draw can leave it undecided. The over-specified
+gated fit falls polynomially, but on fits that are not converged, so that verdict
+includes optimisation error. The linear claim is not applicable: in the top decade the
+over-specified fits stop with gradient norms far above $10^{-6}$. Linear experts,
+exactly specified (no claim: the slow rates need over-specification), fall at about
+$n^{-0.6}$ over the whole range, and the unconverged over-specified linear curve falls
+steadily, with no sign of the flattening the paper predicts at these sizes and with
+this optimiser; since those fits are not converged, this is not evidence against it.
 
 **Not built.** The two-level HMoE of one attention entry (heads × tokens, quadratic
-gating) and the gate positions (query/key vs SDPA output/value, digest check 4) are not
+gating) and the gate positions (query/key vs SDPA output/value) are not
 implemented: the `full` preset runs the same one-level model at larger sizes, and the
 gate-position claim is listed without a verdict. Check 3 (the sample-size gap
 $n_{\mathrm{linear}}(\varepsilon)/n_{\mathrm{gated}}(\varepsilon)$) is not computed.
@@ -150,7 +150,7 @@ EXPERIMENT = Experiment(
         authors="Viet Nguyen, Tuan Minh Pham, Thinh Cao, Tan Dinh, Huy Nguyen, Nhat Ho, Alessandro Rinaldo",
         found=False,
         banner="A one-level softmax-gated MoE stands in for the paper's hierarchical MoE of gated "
-        "attention; the model, true parameters, expert gate and loss exponents are the digest's "
+        "attention; the model, true parameters, expert gate and loss exponents are our "
         "reconstruction in the style of arXiv:2405.13997, not the paper's setup.",
         unverified=(
             "A gate on the query or key behaves like linear experts (slow rates); a gate on the SDPA "
@@ -187,38 +187,52 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
+        # paper -> proposed: the abstract says "polynomial", not n^(−1/2); the band around
+        # the parametric rate of the reconstruction's literature is ours.
         Claim.slope(
             "gated-exact-rate",
             "Gated experts, exactly specified (2 fitted for 2 true): the Voronoi loss falls "
-            "polynomially, about n^(−1/2): log-log slope of the seed mean in [−0.6, −0.35].",
+            "at about the parametric rate n^(−1/2): log-log slope of the seed mean in "
+            "[−0.6, −0.35]. The rate and the band are proposed (the rate of exactly "
+            "specified, strongly identifiable experts in arXiv:2405.13997), not the paper's.",
             _voronoi("gated", 2),
             "n",
             expected=sum(EXACT_BAND) / 2,
             atol=(EXACT_BAND[1] - EXACT_BAND[0]) / 2,
-            source="paper",
+            source="proposed",
         ),
+        # paper -> reconstruction, quoted: the model is our one-level stand-in for the
+        # paper's hierarchical MoE; the bound −0.2 is ours and said so.
         Claim.slope(
             "gated-over-rate",
             "Gated experts, over-specified (3 fitted for 2 true): still polynomial, "
-            "log-log slope of the seed-mean Voronoi loss at most −0.2. (Fits with few "
-            "iterations are not converged here; see the convergence figure.)",
+            "log-log slope of the seed-mean Voronoi loss at most −0.2: polynomial read as "
+            "a slope bounded away from 0; the bound −0.2 is ours. Under our reconstruction "
+            "(a one-level softmax-gated MoE for the paper's hierarchical one). (Fits with "
+            "few iterations are not converged here; see the convergence figure.)",
             _voronoi("gated", 3),
             "n",
             at_most=OVER_SLOPE,
-            source="paper",
+            source="reconstruction",
+            quote="while the former needs only a polynomial number of data points to estimate an expert",
         ),
+        # paper -> reconstruction, quoted; |slope| < 0.1 -> slope ≥ −0.1: "slower than any
+        # polynomial" bounds the decay from one side (a consistent fit cannot rise).
         Claim.slope(
             "linear-flat-top-decade",
             "Linear experts with a softmax gate, over-specified: slower than any polynomial, "
-            "|local slope| < 0.1 of the seed-mean Voronoi loss over the top decade of n; "
-            "counted only when the linear and the gated over-specified fits converged "
-            "(gradient norm ≤ 1e-6) there.",
+            "local slope of the seed-mean Voronoi loss over the top decade of n at least "
+            "−0.1 (no polynomial decay faster than n^(−0.1) there); counted only when the "
+            "linear and the gated over-specified fits converged (gradient norm ≤ 1e-6) "
+            "there. Exponentially many samples for an error read as a flattening log-log "
+            "curve; the bound −0.1 is ours. Under our reconstruction (linear experts under "
+            "a softmax gate stand for multi-head self-attention).",
             _voronoi("linear", 3),
             "n",
-            expected=0.0,
-            atol=FLAT_TOL,
+            at_least=-FLAT_TOL,
             xmin=3000.0,
-            source="paper",
+            source="reconstruction",
+            quote="the latter requires exponentially many data points to achieve the same estimation error",
             requires=_needs_converged,
         ),
     ],
