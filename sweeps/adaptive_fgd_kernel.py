@@ -30,6 +30,8 @@ SCHEME = categorical(*kd.SCHEMES)
 #: at most 1 % (the tie where both run at the cap).
 TIE_RTOL = 0.01
 _PAIRED = ("scheme",)
+#: The stand-in data every preset runs on, as the verdict badges name it.
+STAND_IN = "synthetic 3-D data (x uniform on the cube, y = 1[sin 6x₀ + x₁x₂ > 0.3]) in place of cod-rna"
 
 
 def bound_at_depth(depth, gamma, mass):
@@ -128,16 +130,15 @@ $(\pi/\gamma)^{3/2} = 0.0056$, so the adaptive run deepens to the cap in its fir
 and is the fixed-cap run thereafter (`bound-forces-cap`), paying the finest cost from
 the start.
 
-Smoke verdicts (2026-12-01, 8 seeds): `depth-monotone` pass (0 decreases);
-`bound-forces-cap` pass (every adaptive lane at depth 12 after epoch 1);
-`kernel-adaptive-beats-fixed-at-equal-cost` **fails**: at the budgets of depths 2, 4, 8 the
-adaptive run has not finished its first epoch (which costs $n\sum_{d=2}^{12} 2^d \approx 1.6\cdot
-10^7$ evaluations) or has done two, and its test loss is 9.5×, 10.5× and 9.8× theirs; against
-depth 12 it is the same run one epoch behind (the deepening estimates of epoch 1 cost about
-one epoch), 1.009× [1.008, 1.010], at the edge of the 1 % tie. Depth 8 ends with a test
-loss 5 % above depth 12's (seed medians 0.0208 and 0.0198) at 1/16 of the cost. The
+**What follows for the comparison at equal cost (a finding about the authors' rule on
+this stand-in).** The adaptive run pays the finest tree from its first epoch, and its
+first epoch, with the deepening estimates, costs about $n\sum_{d=2}^{12} 2^d \approx
+1.6\cdot 10^7$ kernel evaluations. At the total budgets of depths 2, 4 and 8 it has
+therefore finished at most two epochs, and its test loss is about ten times theirs; against
+the cap depth it is the same run one epoch behind, at the edge of the 1 % tie. Depth 8
+ends with a test loss a few per cent above the cap depth's at 1/16 of the cost. The
 paper's cod-rna result may rest on data whose kernel mass is far from uniform; on this
-stand-in the bound, not the idea, decides.
+stand-in the bound, not the idea of adapting the representation, decides.
 """
 
 EXPERIMENT = Experiment(
@@ -177,13 +178,15 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
+        # the paper's figure was not read: the tree only deepening is the authors' loop, by construction
         Claim.equals(
             "depth-monotone",
             "The adaptive tree only deepens: the count of epochs whose depth is below the "
-            "previous epoch's is 0 (the paper's Fig. 2 remark; it holds by construction).",
+            "previous epoch's is 0 (it holds by construction in the authors' loop, which only "
+            "subdivides).",
             _depth_decreases,
             0,
-            source="paper",
+            source="sanity",
         ),
         Claim.equals(
             "bound-forces-cap",
@@ -193,16 +196,25 @@ EXPERIMENT = Experiment(
             _below_cap_after_first_epoch,
             0,
             source="derived",
+            stand_in=STAND_IN,
             requires=_needs_adaptive,
         ),
+        # the abstract's "outperforms ... FGD with fixed approximations in efficiency and
+        # accuracy", read as "no worse at equal cost"; the cost is counted, not timed
         Claim.at_most(
             "kernel-adaptive-beats-fixed-at-equal-cost",
-            "At the total cost (kernel evaluations) of each fixed depth's run, the adaptive "
-            "run's test loss is at most 1.01× the fixed depth's final test loss (the paper: "
-            "better test loss per wall-clock time than every fixed depth).",
+            "At the total cost of each fixed depth's run, the adaptive run's test loss is at "
+            "most 1.01× the fixed depth's final test loss. The paper speaks of efficiency (its "
+            "kernel-regression figure plots wall-clock time); we count kernel evaluations, the "
+            "work of the authors' implementation, since our simulator computes the same values "
+            "in a factorized form whose time is not theirs. The 1 % (for the tie at the cap) "
+            "is ours.",
             _equal_cost,
             1.0 + TIE_RTOL,
             source="paper",
+            quote="our method consistently outperforms both FGD with fixed approximations and "
+            "neural network baselines in efficiency and accuracy",
+            stand_in=STAND_IN,
             requires=_needs_pairs,
         ),
     ],
