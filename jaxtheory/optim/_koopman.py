@@ -1,6 +1,6 @@
 """Koopman acceleration of training: strided exact DMD over parameters and optimizer state.
 
-A reconstruction (the paper was not found; digest ``000_07``): training is a dynamical
+A reconstruction (the paper was not found, only its abstract): training is a dynamical
 system :math:`s_{k+1} = \\Phi(s_k, \\text{batch}_k)` on the *augmented* state
 :math:`s = [\\theta; \\text{optimizer state}]`. Every :math:`\\tau` backprop steps a
 snapshot of :math:`s` is stored; every ``period`` steps an exact DMD (Schmid 2010;
@@ -300,8 +300,10 @@ def _lift(S, affine):
 
 
 def _block_scale(S, ids, n_blocks):
-    """Per entry: the root mean square of its block over the snapshots ``S`` (1 for a zero block)."""
-    sq = jax.ops.segment_sum(jnp.sum(jnp.square(S), axis=0), ids, num_segments=n_blocks)
+    """Per entry: the root mean square of its block's deviation from the block's mean over
+    the snapshots ``S`` (its motion in the window; 1 for a block that does not move)."""
+    dev = S - jnp.mean(S, axis=0, keepdims=True)
+    sq = jax.ops.segment_sum(jnp.sum(jnp.square(dev), axis=0), ids, num_segments=n_blocks)
     count = jax.ops.segment_sum(jnp.full(ids.shape, S.shape[0], S.dtype), ids, num_segments=n_blocks)
     rms = jnp.sqrt(sq / count)
     tiny = jnp.finfo(S.dtype).tiny
@@ -369,11 +371,14 @@ def koopman_accelerate(
 
     With ``block_scale`` each block of the stacked state (the parameters; each inner-state
     tree that mirrors them, e.g. Adam's :math:`m` and :math:`\nu`; any other float leaf)
-    is divided by its root mean square over the fitted snapshots before the DMD, and the
-    prediction multiplied back: a diagonal change of coordinates. On the raw state the
-    least-squares fit weighs the blocks by their size (Adam's moments are orders of
-    magnitude smaller than the parameters and barely enter the fit); scaled, each block
-    weighs alike. The backtests use the same scaling.
+    is divided by the root mean square of its motion over the fitted snapshots (its
+    deviation from its mean over the window) before the DMD, and the prediction
+    multiplied back: a diagonal change of coordinates. On the raw state the least-squares
+    fit weighs the blocks by their size (Adam's moments are orders of magnitude smaller
+    than the parameters and barely enter the fit); scaled, each block's motion weighs
+    alike. (Scaling by the blocks' raw size instead lets the parameters' values, not their
+    motion, set their weight, and the moments' minibatch fluctuations then swamp the
+    parameters' motion.) The backtests use the same scaling.
 
     **Params.** Any pytree of real floating-point arrays (any shapes; float32, float64,
     bfloat16 or float16). The snapshots, the DMD and the held-out loss values are kept in

@@ -246,11 +246,12 @@ def test_block_ids_follow_the_optimizer_state():
     assert n == 3 and ids == [0] * 13 + [1] * 13 + [2] * 13
     rng = np.random.default_rng(0)
     S = jnp.asarray(rng.standard_normal((5, 39)) * np.repeat([10.0, 1e-2, 1e-4], 13), jnp.float32)
+    S = S + 5.0  # an offset: the scale is that of the motion around the window's mean
     scaled = S / _block_scale(S, jnp.asarray(ids), n)
+    dev = scaled - scaled.mean(0)
     for b in range(3):
-        np.testing.assert_allclose(
-            float(jnp.sqrt(jnp.mean(scaled[:, 13 * b : 13 * (b + 1)] ** 2))), 1.0, rtol=1e-5
-        )
+        rms = float(jnp.sqrt(jnp.mean(dev[:, 13 * b : 13 * (b + 1)] ** 2)))
+        np.testing.assert_allclose(rms, 1.0, rtol=1e-3)
     # a bare-array parameter: Adam's mu and nu are still two blocks
     ids, n = _block_ids(jnp.ones(4), optax.adam(1e-3).init(jnp.ones(4)))
     assert n == 3 and ids == [0] * 4 + [1] * 4 + [2] * 4

@@ -10,7 +10,7 @@ is an affine map of the augmented state :math:`s = (x, m) \\in \\mathbb R^{2d}`,
 :math:`2d + 1` recovers it from :math:`w \\ge 2d + 1` strided snapshot pairs, while
 :math:`x` alone is not Markov (it needs the momentum). Both fits are made here with
 :func:`~jaxtheory.optim.exact_dmd` on the same snapshots, inside ``jax.enable_x64``:
-in float32 the roundoff of the snapshots (about 1e-7) would hide the gap (CORRECTIONS.md).
+in float32 the roundoff of the snapshots (about 1e-7) would hide the gap.
 """
 
 from __future__ import annotations

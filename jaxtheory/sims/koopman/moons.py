@@ -37,7 +37,7 @@ VARIANTS = ("baseline", "params", "augmented")
 OPTIMIZERS = ("adam", "sgdm", "adadelta")
 
 #: Default parameters of :func:`run`: the stride τ, the variant's code, each optimizer's step
-#: (Adam 1e-3, SGD-momentum 0.05 with β = 0.9, Adadelta 1.0, as the digest proposes).
+#: (Adam 1e-3, SGD-momentum 0.05 with β = 0.9, Adadelta 1.0, as first proposed).
 DEFAULT_PARAMS = {
     "tau": 5,
     "variant": 2,
@@ -68,6 +68,9 @@ class MoonsSpec:
         batch: minibatch size.
         noise: make_moons noise.
         data_seed: the numpy seed of the data draw.
+        block_scale: fit the DMD on the stacked state with each block (parameters, each
+            optimizer-state tree) scaled to unit root mean square
+            (:func:`~jaxtheory.optim.koopman_accelerate`'s ``block_scale``).
     """
 
     optimizer: str = "adam"
@@ -84,6 +87,7 @@ class MoonsSpec:
     batch: int = 64
     noise: float = 0.1
     data_seed: int = 0
+    block_scale: bool = False
 
 
 def make_moons(n: int, noise: float, seed: int):
@@ -183,6 +187,7 @@ def run(spec: MoonsSpec, params, key):
         augment=variant == 2,
         period=spec.period,
         enabled=variant > 0,
+        block_scale=spec.block_scale,
     )
     k_init, k_data = jax.random.split(key)
     theta = _init(k_init, spec.hidden)
