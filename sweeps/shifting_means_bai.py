@@ -1,10 +1,12 @@
 """``shifting-means-bai``: best-arm identification when all means shift together.
 
-Paper digest 000_02 (no public preprint found): under Shifting Means a common shift
+The paper (abstract only; no public preprint found): under Shifting Means a common shift
 :math:`s_t` is added to every arm each round, chosen adversarially, with
 :math:`|\\mu_a + s_t| \\le U`. GLRT stopping rules (Track-and-Stop among them) are not
 δ-correct there; ISM (uniform sampling, importance-weighted gap estimates) is, with
 sample complexity of order :math:`K(\\sigma^2 + U^2)\\Delta_{\\min}^{-2}\\ln(1/\\delta)`.
+ISM's sampler, estimator and thresholds are our reconstruction from the abstract (the
+paper's algorithm could not be read): its claims are tested under that reconstruction.
 The simulator is :mod:`jaxtheory.sims.bandits`. One lane is one episode; its stopping
 time and recommendation are recorded for a whole grid of δ (the samplers used here do
 not read δ, so one trajectory serves every δ). The environment is the categorical
@@ -47,12 +49,13 @@ ISM_POLICIES = ("ism_practical", "ism_theory")
 TAS_WRONG_MIN = 0.5
 #: Track-and-Stop censored at least this often under the untargeted attack.
 TAS_CENSORED_MIN = 0.9
-#: Uniform + GLRT overconfidence is judged at this δ (the digest's headline δ).
+#: Uniform + GLRT overconfidence is judged at this δ (ours).
 GLRT_DELTA = 0.05
 #: Slope of E[τ] against E[Z²]/Δ² (ISM-practical, no shift): 1 ± this.
 SLOPE_GAP_ATOL = 0.1
-#: Slope of E[τ] against K: in [0.9, 1.2] (the digest's range: 1 plus a little).
-SLOPE_K = (0.9, 1.2)
+#: Slope of E[τ] against K: at most this (ours: the bound's 1 plus a little for the ln K
+#: inside the thresholds).
+SLOPE_K_MAX = 1.2
 #: The K slope is fitted over K >= this (smaller K is a transient: local slopes
 #: 1.42-1.61 from K = 2 to 4, 1.15-1.19 from K = 8 to 16).
 K_FIT_MIN = 8
@@ -780,7 +783,7 @@ MEDIUM_ALGOS = [
     ("tas_d", 4, 1 << 14, 16),
     ("uniform_glrt", 4, 1 << 14, 1),
 ]
-#: Medium environments: E0-E4 of the digest.
+#: Medium environments: stationary, random, oblivious (constant, periodic, pulse, drift) and adaptive.
 MEDIUM_ENVS = ("none", "random", "constant", "periodic", "pulse", "drift", "targeted", "untargeted")
 
 #: Full (accelerator) algorithm groups.
@@ -885,25 +888,31 @@ The K slope is fitted over $K \ge 8$ (at $K = 2 \to 4$ the local slope is 1.4–
 small-$K$ transient; 1.15–1.19 from $K = 8$ to 16), so the smoke preset, with $K \le 4$,
 leaves it to `medium`.
 
-**Medium preset verdicts (2026-12-01; 256 seeds, 6 min 50 s of CPU time).** *Pass:*
-`ism-delta-correct` (120 cells, the resolvable δ ∈ {0.1, 0.05, 0.01}; at most 0.23%
-errors, every upper bound ≤ δ); `tas-targeted-wrong` (28 cells, error 1, lower bounds
-≥ 0.973); `tas-untargeted-censored` (35 cells, censored 0.957–1, lower bounds ≥ 0.901);
-`glrt-overconfident` (error 0.121 [0.084, 0.167] at c = 2σ, δ = 0.05);
-`ism-linear-in-log-delta` (48 cells, R² ≥ 0.998, lower bounds ≥ 0.994);
-`ism-theory-prediction` (84 cells, ratio 1.03–1.08, every interval inside
-[1.017, 1.108]); `tas-shift-invariance` (35 cells, ratio 0.998–1.001);
-`ism-near-optimal-no-growth` (20 cells, 0.30–0.50); `tau-censored` (no censored value).
-*Inconclusive:* `ism-gap-slope` (19 of 28 cells pass; slopes 0.99–1.07 against
-$\mathbb E[Z^2]/\Delta^2$, the 9 undecided at δ ≥ 0.01 reach 1.10–1.15);
-`ism-linear-in-k` (7 of 35 pass, all at δ ≤ 1e-4; slopes from K = 8 to 16 are 1.07–1.24
-and fall as δ falls, intervals within [0.98, 1.41]: 256 seeds cannot place the fit over
-two K against the bound 1.2); `variance-law` (130 of 140 pass; measured/predicted
-0.92–1.09, the 10 undecided reach 0.80 or 1.23). *Fail:* `ism-near-optimal` (133 of 140
-pass; at δ = 0.1 and K = 16 the ratio is 9.46 [8.66, 10.33] at Δ = 0.8 and
-10.59 [9.91, 11.38] at Δ = 1, above the digest's 8, which it proposed at K = 4; at
-δ = 0.1 the bound's ln(1/(2.4δ)) = 1.4 is far below the stopping threshold
-ln((1 + ln t)/δ) ≈ 4.5, and the ratio falls below 8 by δ = 0.01).
+**Where smoke and medium differ: `ism-near-optimal`.** The ratio
+$\mathbb E[\tau]/(T^*\ln(1/(2.4\delta)))$ compares ISM-practical's stopping time with the
+Gaussian lower bound at variance $\sigma^2 + c^2$. The range $[1, 8]$ is proposed here
+(for $K = 4$, $\delta = 0.05$), not the paper's: the abstract states a lower bound
+matching "up to constant factors" without the constant. The smoke preset runs $K \le 4$
+and $\delta \in \{0.05, 0.01, 0.001\}$, where the ratio stays inside the range. The
+medium preset adds $\delta = 0.1$ and $K = 8, 16$, and at $\delta = 0.1$, $K = 16$ and the
+two largest gaps the ratio lies above 8 by its whole interval. The cause is the
+large-$\delta$ end, not a failure of ISM: the lower bound's $\ln(1/(2.4\delta))$ is about
+1.4 at $\delta = 0.1$, while ISM-practical stops only once its statistic exceeds
+$\ln((1+\ln t)/\delta)$, about 4.5 at the stopping times there, so the ratio is inflated
+about threefold; the inflation grows with $K$ (the stopping times, hence $\ln t$, grow
+with $K$) and shrinks as $\delta$ falls: by $\delta = 0.01$ every cell is back inside the
+range, and `ism-near-optimal-no-growth` (the ratio does not grow as $\delta$ falls)
+passes. So the proposed constant 8 fails at $\delta = 0.1$ and $K = 16$: a finding
+about that constant at large $\delta$, which the smoke preset is too small to reach.
+
+**Other medium verdicts, in words.** δ-correctness of both ISM thresholds holds at
+every $\delta$ the pooled counts resolve; Track-and-Stop is wrong under the targeted
+attack and stalls under the untargeted one; uniform sampling with the GLRT is
+overconfident under random shifts with $c = 2\sigma$; ISM-theory stops where its own
+threshold predicts; Track-and-Stop is invariant to a constant shift; no episode is
+censored. Undecided at 256 seeds: the gap slope at the largest $\delta$, the K slope
+(fitted over two values of $K$, its intervals straddle the bound except at the smallest
+$\delta$) and a few cells of the variance law.
 """
 
 #: The registered experiment.
@@ -911,7 +920,7 @@ EXPERIMENT = Experiment(
     name="shifting-means-bai",
     paper=Paper(
         title="Best-arm identification under Shifting Means: importance weights (ISM) "
-        "against GLRT / Track-and-Stop (paper digest 000_02; no public preprint found)",
+        "against GLRT / Track-and-Stop (abstract only; no public preprint found)",
         authors="unknown (abstract only)",
     ),
     run=bai.run,
@@ -941,20 +950,23 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
+        # paper -> reconstruction: ISM is rebuilt from the abstract (the paper was not read).
         Claim.at_most(
             "ism-delta-correct",
             "ISM (theory and practical thresholds) is δ-correct in every environment: its error "
             "rate among stopped episodes, pooled over the gap/σ cells, has an upper 95% "
             "Clopper–Pearson bound at most δ, per (policy, environment, K, δ); δ below what the "
-            "pooled count can resolve (zero errors would still bound it above δ) are not judged.",
+            "pooled count can resolve (zero errors would still bound it above δ) are not judged. "
+            "Under our reconstruction of ISM; ISM-practical's threshold is our heuristic.",
             _delta_correct,
             lambda c: float(c.rsplit("delta=", 1)[1]),
-            source="paper",
+            source="reconstruction",
+            quote="we show $\\mathsf{ISM}$ to be $\\delta$-correct",
         ),
         Claim.at_least(
             "tas-targeted-wrong",
             f"Under the targeted adaptive shift with 2c > Δ, Track-and-Stop is wrong with "
-            f"probability at least {TAS_WRONG_MIN} (the digest's threshold; its mechanism: arm b0's "
+            f"probability at least {TAS_WRONG_MIN} (a proposed threshold; the mechanism: arm b0's "
             "mean is biased above the best arm's by 2c − Δ), per (cell, δ), over all episodes.",
             _tas_targeted,
             TAS_WRONG_MIN,
@@ -964,7 +976,7 @@ EXPERIMENT = Experiment(
         Claim.at_least(
             "tas-untargeted-censored",
             f"Under the untargeted adaptive shift Track-and-Stop does not stop before the horizon "
-            f"cap: censored fraction at least {TAS_CENSORED_MIN} per (cell, δ) (the digest: it never "
+            f"cap: censored fraction at least {TAS_CENSORED_MIN} per (cell, δ) (proposed: it never "
             "stops, since every suboptimal arm is biased alike).",
             _tas_untargeted,
             TAS_CENSORED_MIN,
@@ -977,10 +989,13 @@ EXPERIMENT = Experiment(
         Claim.at_least(
             "glrt-overconfident",
             f"Uniform sampling + GLRT assuming variance σ² is overconfident under random shifts "
-            f"with c ≥ 2σ: its error rate (over all episodes, exact interval) exceeds δ = {GLRT_DELTA}.",
+            f"with c ≥ 2σ: its error rate (over all episodes, exact interval) exceeds δ = {GLRT_DELTA}. "
+            "The environment and δ are ours; 'fail' is read as: not δ-correct.",
             _glrt_overconfident,
             GLRT_DELTA,
             source="paper",
+            quote="we show that algorithms employing a Generalized Likelihood Ratio Test (GLRT) "
+            "stopping rule, including the popular Track-and-Stop, fail under time-varying shifts",
             requires=_needs(
                 "uniform-GLRT run under random shifts with c ≥ 2σ", _glrt_rows, deltas=(GLRT_DELTA,)
             ),
@@ -999,7 +1014,7 @@ EXPERIMENT = Experiment(
         Claim.at_least(
             "ism-linear-in-log-delta",
             f"ISM's E[τ] grows linearly in ln(1/δ): the R² of the least-squares line through the "
-            f"seed-mean E[τ] against ln(1/δ) exceeds {R2_MIN} (the digest's criterion), per "
+            f"seed-mean E[τ] against ln(1/δ) exceeds {R2_MIN} (a proposed criterion), per "
             "(policy, environment none/random, K, cell).",
             _linear_in_log_delta,
             R2_MIN,
@@ -1010,15 +1025,20 @@ EXPERIMENT = Experiment(
                 else "the preset has fewer than three δ or no ISM cell to fit"
             ),
         ),
-        Claim.within(
+        # paper -> reconstruction (ISM rebuilt from the abstract); within [0.9, 1.2] ->
+        # at_most 1.2: the quote is an upper bound, linear in K, not an equality of slopes.
+        Claim.at_most(
             "ism-linear-in-k",
-            f"ISM-practical's E[τ] grows about linearly in K: log-log slope in {list(SLOPE_K)} (the "
-            f"digest's range) over K ≥ {K_FIT_MIN}, per (cell, δ); below K = 8 the slope is a "
-            "small-K transient (local slopes 1.42–1.61 from K = 2 to 4).",
+            f"ISM-practical's E[τ] grows at most about linearly in K: log-log slope at most "
+            f"{SLOPE_K_MAX} over K ≥ {K_FIT_MIN}, per (cell, δ); the margin 0.2 above the bound's "
+            "1 is ours (for the ln K inside the thresholds). Below K = 8 the slope is a "
+            "small-K transient (local slopes 1.42–1.61 from K = 2 to 4). Under our "
+            "reconstruction of ISM.",
             _k_slope,
-            SLOPE_K[0],
-            SLOPE_K[1],
-            source="paper",
+            SLOPE_K_MAX,
+            source="reconstruction",
+            quote="enjoy a sample complexity bound of $K (\\sigma^2 + U^2) \\Delta_{\\min}^{-2} "
+            "\\ln \\frac{1}{\\delta}$",
             requires=_k_requires,
         ),
         Claim.close(
@@ -1038,7 +1058,7 @@ EXPERIMENT = Experiment(
             "variance-law",
             "The price of robustness: ISM-practical's cost ratio between an environment and no shift "
             f"equals the ratio of E[Z²] of the binding pair (δ = {VARIANCE_DELTA}), ±{VARIANCE_RTOL:.0%}; "
-            "E[Z²] rather than the digest's V_Z = E[Z²] − Δ², since the rule self-normalises by ΣZ².",
+            "E[Z²] rather than the IW variance V_Z = E[Z²] − Δ², since the rule self-normalises by ΣZ².",
             _variance_law,
             1.0,
             atol=VARIANCE_RTOL,
@@ -1064,7 +1084,8 @@ EXPERIMENT = Experiment(
             "ism-near-optimal",
             f"E[τ_ISM-practical] / (T* ln(1/(2.4δ))) lies in {list(NEAR_OPT)} under random shifts ±c "
             "(T* = 2(σ²+c²)(1+√(K−1))²/Δ², the Gaussian lower bound at variance σ² + c²), per "
-            "(K, cell, δ).",
+            "(K, cell, δ). The range is proposed (the abstract's lower bound matches 'up to "
+            "constant factors' and prints no constant).",
             _near_optimal,
             NEAR_OPT[0],
             NEAR_OPT[1],

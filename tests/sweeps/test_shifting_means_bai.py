@@ -33,7 +33,7 @@ def test_smoke_preset_runs_and_claims_evaluate(smoke):
     assert [c.name for c in smoke.claims] == [c.name for c in EXPERIMENT.claims]
     for c in smoke.claims:
         assert c.error is None, (c.name, c.error)
-        assert c.source in ("paper", "derived", "proposed", "sanity"), c.name
+        assert c.source in ("paper", "reconstruction", "derived", "proposed", "sanity"), c.name
         if c.verdict == "not-applicable":
             assert c.reason, c.name
             continue
