@@ -18,9 +18,9 @@ from jaxtheory.sweep import Space, categorical, values
 
 #: The ``scheme`` parameter: labels of :data:`jaxtheory.sims.functional.fgd.METHODS`.
 SCHEME = categorical(*fgd.METHODS)
-#: The fixed-grid plateau must match its closed form within 10 % (the issue's tolerance).
+#: The fixed-grid plateau must match its closed form within 10 % (ours).
 PLATEAU_RTOL = 0.10
-#: The exact-mean contraction factor must match (1 − LR)² within 1 % (the issue's tolerance).
+#: The exact-mean contraction factor must match (1 − LR)² within 1 % (ours).
 CONTRACTION_RTOL = 0.01
 #: Epochs of the exact-mean run the contraction is measured on: the excess loss is still
 #: ≥ 1.6 % of its start there (0.9025⁴⁰), far above float32 rounding of the loss.
@@ -29,7 +29,7 @@ CONTRACTION_EPOCHS = 40
 #: most 1 % (where both sit on the same finest-grid floor their losses tie; the plateau's
 #: fluctuation there is ~0.2 %).
 TIE_RTOL = 0.01
-#: Fraction of sub-cap epochs whose exact loss must not increase (the issue's 99 %).
+#: Fraction of sub-cap epochs whose exact loss must not increase (ours).
 DESCENT_FRACTION = 0.99
 #: Adaptive tolerances of the equal-cost claim: the paper's figure uses ε = 3; ε = 0.5
 #: is a middle value. ε = 0.1 is the subject of its own claim.
@@ -296,7 +296,7 @@ Fixed grids run the same loop without refinement. The loss is evaluated exactly 
 $512^2$ midpoint grid every epoch (through cell means and variances of $f^\star$ on that
 grid, an identity); the cost is the number of cell samples, refinement estimates included.
 
-**Smoke, shrunk from the issue**: the cap is $S_{\max} = 128^2$ (not $256^2$) and fixed grids
+**Smoke, shrunk**: the cap is $S_{\max} = 128^2$ (not $256^2$) and fixed grids
 are $16 \dots 128$, with 8 seeds (not 4). The sampler evaluates a fixed $8 S_{\max}^2$ points
 per estimate in every lane (one compiled program for every level under `vmap`), so
 $256^2$ with 8 seeds costs about 4× the 60 s budget, and 4 seeds give no interval for the
@@ -311,7 +311,7 @@ with stationary mean 0 and variance $\mathrm{LR}^2 (v_c/8)/(1 - (1-\mathrm{LR})^
 \tfrac{\mathrm{LR}}{2-\mathrm{LR}} v_c/8$. By Pythagoras
 $L(f) = \tfrac12\lVert f^\star - P_s f^\star\rVert^2 + \tfrac12\sum_c |c|(f_c - m_c)^2$, hence
 the stationary expected loss $\tfrac12\lVert f^\star - P_s f^\star\rVert^2 +
-\tfrac12\,\tfrac{\mathrm{LR}}{2-\mathrm{LR}} \sum_c |c|\, v_c/8$, the issue's formula. Since
+\tfrac12\,\tfrac{\mathrm{LR}}{2-\mathrm{LR}} \sum_c |c|\, v_c/8$. Since
 $\tfrac12\sum_c |c| v_c = \tfrac12\lVert f^\star - P_s f^\star\rVert^2$, the noise term is
 exactly $\mathrm{LR}/(8(2-\mathrm{LR})) = 0.32\,\%$ of the floor at LR = 0.05: the 10 %
 check tests the projection floor and that sampling adds no bias, not the noise term
@@ -319,25 +319,19 @@ check tests the projection floor and that sampling adds no bias, not the noise t
 the same recursion has no noise: $L_k - L_{\mathrm{floor}} = (1-\mathrm{LR})^{2k}(L_0 -
 L_{\mathrm{floor}})$.
 
-Smoke verdicts (2026-12-01, 8 seeds, cap $128^2$): `fixed-grid-plateau` pass (ratios
-1.0000–1.0009, intervals within ±0.003); `exact-mean-contraction` pass (largest deviation
-1.1e-5 of 0.9025); `descent-before-cap` pass (977 of 979 sub-cap epochs, Wilson
-[0.9926, 0.9994]; the two increases, 0.1–0.2 %, are $\varepsilon = 3$ still on the $8\times 8$
-grid, whose loss already sits on that grid's floor); `descent-every-epoch-small-eps` pass (0
-increases in the $\varepsilon = 0.5$ epochs below the cap); `adaptive-beats-fixed-at-equal-cost`
-pass: at the budgets of the fixed grids 16, 32, 64 the loss ratio is 0.48, 0.41, 0.27
-($\varepsilon = 0.5$) and 0.21, 0.19, 0.27 ($\varepsilon = 3$); against the fixed $128^2$ grid
-both tie at 1.000, since on the same grid with the same offsets the two runs forget their
-different pasts at rate $(1-\mathrm{LR})^k$ and end equal to $2\cdot 10^{-6}$ relative,
-with 5 % ($\varepsilon=0.5$) and 30 % ($\varepsilon = 3$) less cost. $\varepsilon = 3$ reaches the cap
-at epochs 95–119,
-$\varepsilon = 0.5$ at 17–22, and $\varepsilon = 0.1$ at epoch 1 (the first estimate fails the test
-on every coarser grid), so $\varepsilon = 0.1$ *is* the fixed $128^2$ run and at the fixed
-$16^2$ grid's budget its loss is 1.73× that grid's (`tight-tolerance-pays-finest-cost`):
-the advantage needs a loose tolerance. Not a claim: the noise term alone (second-half mean
-minus floor, over the predicted term) is 1.01 ± 0.13 (s = 16), 1.05 ± 0.15, 1.08 ± 0.16 and
-1.27 ± 0.16 (s = 128, seed mean ± SE), where the 4×4-point quadrature of a cell's mean on
-the evaluation grid adds a bias of that order.
+What the runs show. Below the cap the exact loss decreases from epoch to epoch, except
+for $\varepsilon = 3$ while it is still on the $8\times 8$ grid, whose loss already sits on
+that grid's floor. At the budgets of the coarser fixed grids the adaptive runs are well
+below them; against the fixed cap grid both tie, since on the same grid with the same
+offsets the two runs forget their different pasts at rate $(1-\mathrm{LR})^k$ and end
+equal to rounding, the adaptive run having spent less. $\varepsilon = 3$ reaches the cap late
+in the run, $\varepsilon = 0.5$ after about 20 epochs, and $\varepsilon = 0.1$ at epoch 1 (the
+first estimate fails the test on every coarser grid), so $\varepsilon = 0.1$ *is* the fixed cap
+run and at the smallest fixed grid's budget its loss is above that grid's
+(`tight-tolerance-pays-finest-cost`): the advantage needs a loose tolerance. Not a claim:
+the noise term alone (second-half mean minus floor, over the predicted term) is near 1 on
+the small grids and grows towards the cap grid, where the 4×4-point quadrature of a cell's
+mean on the evaluation grid adds a bias of that order.
 """
 
 _SMOKE_METHODS = ("eps0.1", "eps0.5", "eps3", "fixed16", "fixed32", "fixed64", "fixed128")
@@ -369,7 +363,7 @@ EXPERIMENT = Experiment(
         "smoke": Preset(
             Space(scheme=values(*_SMOKE_METHODS), lr=values(0.05), seeds=8, paired=_PAIRED),
             spec={"max_size": 128, "epochs": 300, "eval_size": 512},
-            description="CPU, about a minute: one compile, 7 methods × 8 seeds, cap 128² (the issue's "
+            description="CPU, about a minute: one compile, 7 methods × 8 seeds, cap 128² ("
             "256² shrunk to fit; see the description).",
         ),
         "full": Preset(
@@ -403,36 +397,48 @@ EXPERIMENT = Experiment(
             source="derived",
             requires=_needs_fixed,
         ),
+        # no sentence of the abstract speaks of per-epoch descent, and the 99 % is ours
         Claim.fraction(
             "descent-before-cap",
             "The exact loss does not increase from one epoch to the next while the adaptive "
             "grid is below the cap, in ≥ 99 % of those epochs (pooled over ε and seeds; "
-            "8-sample estimates cannot promise every epoch), Wilson interval.",
+            "8-sample estimates cannot promise every epoch), Wilson interval. Descent per epoch "
+            "is our check of the mechanism behind the paper's convergence guarantee; the 99 % "
+            "is ours.",
             _descent,
             at_least=DESCENT_FRACTION,
-            source="paper",
+            source="proposed",
         ),
+        # the per-epoch descent of an inexact gradient with relative error below 1 is the
+        # standard argument, our reading of the guarantee; the abstract states convergence only
         Claim.equals(
             "descent-every-epoch-small-eps",
-            "For ε < 1 (the inexact-gradient regime of the paper's guarantee, the digest's "
-            "check 1) the exact loss decreases at every epoch below the cap: the count of "
-            "increases is 0 (an exact count; in the smoke the ε = 0.5 epochs, ~18 a seed, as "
-            "ε = 0.1 starts at the cap). The increases the pooled claim allows are ε = 3 on the "
-            "8×8 grid, where the loss sits on that grid's floor.",
+            "For ε < 1 (an estimated relative error of the gradient below 1, where the standard "
+            "inexact-gradient argument gives descent at every step) the exact loss decreases at "
+            "every epoch below the cap: the count of increases is 0 (an exact count; in the smoke "
+            "the ε = 0.5 epochs, ~18 a seed, as ε = 0.1 starts at the cap). The increases the "
+            "pooled claim allows are ε = 3 on the 8×8 grid, where the loss sits on that grid's "
+            "floor. Our check, not a sentence of the paper.",
             _increases_small_eps,
             0,
-            source="paper",
+            source="proposed",
             requires=_needs_small_eps,
         ),
+        # the abstract's "outperforms ... FGD with fixed approximations in efficiency and
+        # accuracy", read as "no worse at equal cost"; the cost is counted, not timed
         Claim.at_most(
             "adaptive-beats-fixed-at-equal-cost",
-            "At the total cost (cell samples) of each fixed grid's run, the adaptive run "
-            "(ε = 0.5 and the paper's figure setting ε = 3) has a loss at most 1.01× the "
-            "fixed grid's final loss (the paper: better accuracy per wall-clock time; here "
-            "cost; 1 % for the tie at the cap, where both reach the same floor).",
+            "At the total cost of each fixed grid's run, the adaptive run (ε = 0.5 and the "
+            "paper's figure setting ε = 3) has a loss at most 1.01× the fixed grid's final loss. "
+            "The paper speaks of efficiency (its figures plot wall-clock time); we count cell "
+            "samples, the work both runs do, since the wall-clock of lanes sharing one "
+            "vmapped program does not separate them. The 1 % (for the tie at the cap, where "
+            "both reach the same floor) is ours.",
             _equal_cost,
             1.0 + TIE_RTOL,
             source="paper",
+            quote="our method consistently outperforms both FGD with fixed approximations and "
+            "neural network baselines in efficiency and accuracy",
             requires=_needs_pairs,
         ),
         Claim.at_least(
