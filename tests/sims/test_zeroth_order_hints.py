@@ -40,6 +40,26 @@ def test_hint_has_the_requested_quality():
             np.testing.assert_allclose(alpha, np.cos(np.radians(deg)) ** 2, atol=1e-14)
 
 
+def test_coarse_hint_quality_falls_with_progress():
+    """The coarse model's gradient Hx is well aligned with ∇f at the start and poorly once
+    gradient descent nears a minimum of the fine objective, where Hx is cancelled by the
+    ripple's gradient (float64, d = 50: α from 0.99 to about 0.01 in 10 steps of 1/L)."""
+    with jax.enable_x64(True):
+        lam = spectrum(50, 1e-2, 1.0, xp=np)
+        x = jnp.full((50,), 0.5)
+
+        def alpha(z):
+            g = zh.gradient(z, lam)
+            return float((zh.coarse_hint(z, lam)[0] @ g) ** 2 / (g @ g))
+
+        start, f0 = alpha(x), float(zh.objective(x, lam))
+        for _ in range(10):
+            x = x - zh.gradient(x, lam) / zh.smoothness(1.0)
+        assert float(zh.objective(x, lam)) < f0 - 5.0
+        assert start > 0.9 and alpha(x) < 0.05
+        np.testing.assert_allclose(float(jnp.linalg.norm(zh.coarse_hint(x, lam))), 1.0, rtol=1e-14)
+
+
 def test_hint_angles_of_the_alpha_grid():
     for label, alpha in (
         ("a1", 1.0),
@@ -61,7 +81,9 @@ SMALL = zh.HintSpec(dim=20, steps=60, rate_steps=80, num_log=8)
 def small_runs():
     f = jax.jit(lambda code, k: zh.run(SMALL, dict(zh.DEFAULT_PARAMS, hint=code), k))
     return {
-        h: f(jnp.int32(i), jax.random.key(0)) for i, h in enumerate(zh.HINTS) if h in ("a1", "a0", "drift")
+        h: f(jnp.int32(i), jax.random.key(0))
+        for i, h in enumerate(zh.HINTS)
+        if h in ("a1", "a0", "drift", "coarse")
     }
 
 

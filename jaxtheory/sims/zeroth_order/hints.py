@@ -14,8 +14,10 @@ method receives a one-dimensional hint :math:`U_t = \\cos\\theta_t\\,\\hat g_t +
 \\sin\\theta_t\\,n_t` built from its own gradient direction :math:`\\hat g_t` and a fresh
 random unit :math:`n_t \\perp \\hat g_t`, so the hint quality is exactly
 :math:`\\alpha_t = \\cos^2\\theta_t`. :data:`HINTS` names the schedules: a constant
-:math:`\\alpha` (the rate grid), a constant angle, or a drift of :math:`\\theta` from
-10° to 88° over the horizon.
+:math:`\\alpha` (the rate grid), a constant angle, a drift of :math:`\\theta` from
+10° to 88° over the horizon, or (``coarse``) the gradient direction of the coarse model
+:math:`\\tfrac12 x^\\top Hx` (:func:`coarse_hint`), whose quality falls as the method
+nears the fine objective's minima.
 
 Every lane runs all of :data:`ALGORITHMS` on common random numbers (the same hint noise
 and random directions). Directional derivatives are exact (``mode="jvp"``): a forward
@@ -52,6 +54,8 @@ __all__ = [
     "gradient",
     "smoothness",
     "make_hint",
+    "coarse_hint",
+    "PROGRESS_HINTS",
     "run",
     "estimator_moments",
     "identity_residuals",
@@ -87,8 +91,14 @@ HINT_ANGLES = {
     "t89": (89.0, 89.0),
     "drift": (10.0, 88.0),
 }
+#: Hint schedules whose quality depends on the method's own progress rather than on the
+#: iteration: ``coarse`` is the gradient of the coarse model :math:`f_c(x) =
+#: \\tfrac12 x^\\top H x` (the objective without its fine-scale ripple), whose alignment
+#: with :math:`\\nabla f` degrades as a method approaches the fine objective's minima
+#: (:func:`coarse_hint`).
+PROGRESS_HINTS = ("coarse",)
 #: The hint labels, in code order (the ``hint`` parameter is categorical over these).
-HINTS = tuple(HINT_ANGLES)
+HINTS = tuple(HINT_ANGLES) + PROGRESS_HINTS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,8 +196,29 @@ def make_hint(grad, theta, key):
     return (jnp.cos(theta) * gh + jnp.sin(theta) * n)[None]
 
 
+def coarse_hint(x, lam):
+    """The coarse model's gradient direction :math:`H x/\\lVert Hx\\rVert`, ``(1, d)``.
+
+    The coarse model :math:`f_c(x) = \\tfrac12 x^\\top Hx` is the objective without its
+    ripple :math:`A\\sum_i\\sin\\omega x_i`, as a low-resolution simulator misses
+    fine-scale structure. Far from the minima :math:`Hx` dominates :math:`\\nabla f`; near a
+    minimiser of :math:`f` (where :math:`\\lambda_i x_i = -A\\omega\\cos\\omega x_i`)
+    :math:`Hx` is cancelled by the ripple's gradient, so the hint carries little of
+    :math:`\\nabla f`'s direction: its quality :math:`\\alpha_t` falls with the
+    method's progress.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> [round(float(v), 3) for v in coarse_hint(jnp.array([3.0, 4.0]), jnp.ones(2))[0]]
+        [0.6, 0.8]
+    """
+    h = lam * x
+    return (h / jnp.maximum(jnp.linalg.norm(h), jnp.finfo(h.dtype).tiny))[None]
+
+
 def _theta_at(code, t, steps):
-    table = jnp.radians(jnp.asarray([HINT_ANGLES[h] for h in HINTS], jnp.float32))
+    angles = [HINT_ANGLES.get(h, (0.0, 0.0)) for h in HINTS]  # progress hints: unused row
+    table = jnp.radians(jnp.asarray(angles, jnp.float32))
     a, b = table[code, 0], table[code, 1]
     frac = jnp.clip(t / max(steps - 1, 1), 0.0, 1.0)
     return a + (b - a) * frac
@@ -258,10 +289,15 @@ def run(spec: HintSpec, params: dict, key: jax.Array) -> dict:
     xs0 = [x0] * len(opts)
     states0 = [o.init(x0) for o in opts]
 
+    coarse = jnp.asarray(params["hint"]) == HINTS.index("coarse")
+
     def one(i, x, s, t, hkey):
         g = grad(x)
-        alpha = jnp.cos(_theta_at(params["hint"], t, T)) ** 2
-        U = make_hint(g, _theta_at(params["hint"], t, T), hkey)
+        theta = _theta_at(params["hint"], t, T)
+        Uc = coarse_hint(x, lam)
+        gn2 = jnp.maximum(g @ g, jnp.finfo(dtype).tiny)
+        alpha = jnp.where(coarse, (Uc[0] @ g) ** 2 / gn2, jnp.cos(theta) ** 2)
+        U = jnp.where(coarse, Uc, make_hint(g, theta, hkey))
         extra = {"value_fn": f, "hint_basis": U}
         if i == 0:
             extra["hint_quality"] = alpha
