@@ -18,7 +18,9 @@ STEPS = np.arange(1, 51) * 10
 EULER = np.asarray(SPEC.euler_steps)
 
 
-def _ds(*, vstar_scale=1.0, excess=0.2, euler_rate=-1.0, decay="geometric", move_slope=-0.5, gap=0.1):
+def _ds(
+    *, vstar_scale=1.0, excess=0.2, euler_rate=-1.0, decay="geometric", move_slope=-0.5, gap=0.1, lmin=1e-3
+):
     """A made-up results set with the shapes the smoke preset gives."""
     rng = np.random.default_rng(0)
     seeds = 8
@@ -45,6 +47,7 @@ def _ds(*, vstar_scale=1.0, excess=0.2, euler_rate=-1.0, decay="geometric", move
             "train_loss": (("seed", "width", "step"), train),
             "weight_move": (("seed", "width"), move),
             "w2_euler": (("seed", "width", "euler_steps"), w2),
+            "ntk_lmin": (("seed", "width"), np.full((seeds, 3), lmin)),
         },
         coords=coords,
     )
@@ -69,9 +72,17 @@ def test_euler_rate_claim():
     assert _verdict("euler-w2-rate", _ds(euler_rate=-0.7)) == "fail"
 
 
-def test_loglinear_claim():
+def test_linear_rate_claim():
+    # geometric decay e^(−t/100): late slope −0.01 per step, steeper than the bound
+    # 2 log(1 − 2ηλ_min) ≈ −0.004 at λ_min = 1e-3 (η = 1)
     assert _verdict("lazy-loglinear-decay", _ds(decay="geometric")) == "pass"
+    # the same decay is slower than a bound set by λ_min = 0.01 (≈ −0.04 per step)
+    assert _verdict("lazy-loglinear-decay", _ds(decay="geometric", lmin=0.01)) == "fail"
+    # a fast drop to a floor: the late slope is far above the bound
     assert _verdict("lazy-loglinear-decay", _ds(decay="floor")) == "fail"
+    # only over-parameterised widths count (m = 1024 here): none left, not applicable
+    narrow = _ds().sel(width=[64, 256])
+    assert _verdict("lazy-loglinear-decay", narrow) == "not-applicable"
 
 
 def test_weight_movement_claim():

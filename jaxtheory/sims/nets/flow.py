@@ -51,6 +51,7 @@ __all__ = [
     "heun",
     "init_params",
     "irreducible_loss",
+    "ntk_gram",
     "run",
     "velocity",
 ]
@@ -78,6 +79,9 @@ class FlowSpec:
         n_gen: samples generated from the trained net.
         sample_steps: Euler steps of the generating ODE.
         euler_steps: step counts at which the exact Euler/Heun flows of :math:`v^*` are measured.
+        ntk_points: the NTK Gram whose smallest eigenvalue :func:`run` reports is taken over
+            the first ``min(n, ntk_points)`` data points (all their ``K`` draws), so that its
+            size stays ``(2 ntk_points K)^2`` whatever ``n_max``.
     """
 
     mean: tuple = (1.0, -0.5)
@@ -92,6 +96,7 @@ class FlowSpec:
     n_gen: int = 1024
     sample_steps: int = 50
     euler_steps: tuple = (4, 8, 16, 32, 64)
+    ntk_points: int = 128
 
     def __post_init__(self):
         cov = np.asarray(self.cov, float)
@@ -102,7 +107,8 @@ class FlowSpec:
             raise ValueError("cov must be positive definite")
         if self.steps % self.log_every:
             raise ValueError(f"steps ({self.steps}) must be a multiple of log_every ({self.log_every})")
-        if min(self.width, self.n_max, self.draws, self.n_test, self.n_mc, self.n_gen, self.sample_steps) < 1:
+        sizes = (self.width, self.n_max, self.draws, self.n_test, self.n_mc, self.n_gen, self.sample_steps)
+        if min(*sizes, self.ntk_points) < 1:
             raise ValueError("sizes must be positive")
 
 
@@ -207,6 +213,44 @@ def velocity(w, a, t, x, mask=None):
     z = jnp.concatenate([x, t[..., None], jnp.ones_like(t)[..., None]], axis=-1)
     h = jax.nn.relu(z @ w.T) * mask
     return (h @ a) / jnp.sqrt(jnp.sum(mask))
+
+
+def ntk_gram(w, a, t, x, mask=None):
+    """The NTK Gram matrix of :func:`velocity` in ``w`` at the samples ``(t, x)``.
+
+    With :math:`z = (x, t, 1)`, :math:`\\partial v_j(z)/\\partial w_r = m^{-1/2} a_{rj}
+    \\mathbf 1[w_r\\cdot z > 0]\\,z`, so the Gram of the stacked outputs is
+    :math:`\\Theta_{(i,j),(i',j')} = (z_i\\cdot z_{i'})\\,m^{-1}\\sum_r a_{rj}a_{rj'}
+    \\mathbf 1_{ri}\\mathbf 1_{ri'}` over the active neurons (closed form, no autodiff).
+
+    Args:
+        w: hidden weights, shape (width, d + 2).
+        a: output signs, shape (width, d).
+        t: times, shape (N,).
+        x: points, shape (N, d).
+        mask: active neurons, shape (width,) of 0/1 (``None``: all).
+
+    Returns:
+        :math:`\\Theta`, shape (N d, N d), rows ordered output-coordinate-major
+        (:math:`(j, i)`).
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> p = init_params(jax.random.key(0), 2, 16)
+        >>> t, x = jnp.full(3, 0.5), jnp.ones((3, 2))
+        >>> j = jax.jacobian(lambda w: velocity(w, p["a"], t, x).T.reshape(-1))(p["w"]).reshape(6, -1)
+        >>> bool(jnp.allclose(ntk_gram(p["w"], p["a"], t, x), j @ j.T, atol=1e-5))
+        True
+    """
+    if mask is None:
+        mask = jnp.ones(w.shape[0], w.dtype)
+    z = jnp.concatenate([x, t[:, None], jnp.ones_like(t)[:, None]], axis=-1)
+    h = (z @ w.T > 0).astype(w.dtype) * mask
+    ha = h[None] * a.T[:, None, :]  # (d, N, width)
+    inner = jnp.einsum("jnr,kmr->jnkm", ha, ha) / jnp.sum(mask)
+    gram = inner * (z @ z.T)[None, :, None, :]
+    d, n = a.shape[1], t.shape[0]
+    return gram.reshape(d * n, d * n)
 
 
 def flow_matching_loss(v, x0, x1, t, weights=None):
@@ -364,7 +408,12 @@ def run(spec: FlowSpec, params: dict, key: jax.Array) -> dict:
         (:math:`\\lVert W_T - W_0\\rVert_F / \\lVert W_0\\rVert_F` over active neurons),
         ``w2_net`` (Bures W2 between the target and the moment-matched samples of the
         net's Euler flow), ``w2_euler`` and ``w2_heun`` (exact W2 after the Euler / Heun
-        flow of :math:`v^*` for each of ``spec.euler_steps``).
+        flow of :math:`v^*` for each of ``spec.euler_steps``), ``ntk_lmin`` (the smallest
+        eigenvalue of :math:`\\Theta/(n'K)` at initialisation, :func:`ntk_gram` over the
+        training samples of the first :math:`n' = \\min(n, \\text{ntk\\_points})` points:
+        under the linearisation GD multiplies the residual by :math:`I - 2\\eta\\Theta/(nK)`,
+        so for :math:`n \\le` ``ntk_points`` the loss falls at least by the factor
+        :math:`(1 - 2\\eta\\,\\text{ntk\\_lmin})^2` per step).
 
     Example:
         >>> import jax
@@ -440,6 +489,16 @@ def run(spec: FlowSpec, params: dict, key: jax.Array) -> dict:
     mxt = (1 - mt)[:, None] * mx0 + mt[:, None] * mx1
     vstar_mc = jnp.mean(jnp.sum((mx1 - mx0 - jax.vmap(vstar)(mt, mxt)) ** 2, -1))
 
+    # NTK Gram at initialisation over the first min(n, ntk_points) points; the rows of
+    # inactive points are decoupled with the value max(diag), which cannot be the minimum
+    pk = min(spec.ntk_points, spec.n_max) * spec.draws
+    xt_train = (1 - t[:pk])[:, None] * x0[:pk] + t[:pk, None] * x1[:pk]
+    gram = ntk_gram(w0, a, t[:pk], xt_train, mask) / jnp.minimum(jnp.sum(weights), pk)
+    act = jnp.tile(weights[:pk], d)
+    fill = jnp.max(jnp.diag(gram))
+    gram = gram * act[:, None] * act[None, :] + jnp.diag((1.0 - act) * fill)
+    ntk_lmin = jnp.linalg.eigvalsh(gram)[0]
+
     rowmask = mask[:, None]
     return {
         "train_loss": train_loss,
@@ -452,4 +511,5 @@ def run(spec: FlowSpec, params: dict, key: jax.Array) -> dict:
         "w2_net": bures_w2(gmean, gcov, mu, sig),
         "w2_euler": jnp.stack([w2_after(s, "euler") for s in spec.euler_steps]),
         "w2_heun": jnp.stack([w2_after(s, "heun") for s in spec.euler_steps]),
+        "ntk_lmin": ntk_lmin,
     }
