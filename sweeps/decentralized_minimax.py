@@ -1,4 +1,4 @@
-"""``decentralized-minimax``: doubly smoothed decentralized stochastic GDA (000_17, a reconstruction).
+"""``decentralized-minimax``: doubly smoothed decentralized stochastic GDA (a reconstruction).
 
 The paper (an ICLR 2026 OpenReview submission, no arXiv version, no code) was read in
 its abstract only; the algorithm is reconstructed from DS-GDA (Zheng et al.,

@@ -1,4 +1,4 @@
-"""Decentralized stochastic minimax: doubly smoothed GDA with gradient tracking (000_17).
+"""Decentralized stochastic minimax: doubly smoothed GDA with gradient tracking.
 
 ``n`` agents on a graph hold copies :math:`x_i, y_i` (agents on the leading axis,
 ``X`` of shape ``(n, d_x)``) of the variables of
