@@ -1,8 +1,8 @@
 """Flow matching with a two-layer ReLU network in NTK scaling, on a Gaussian target.
 
 Checks the setting of arXiv:2606.10089 (He, Yin, Cao, Fan, Liu, *A Theory on Flow
-Matching with Neural Networks*; only the abstract was readable, so the setting is reconstructed). The
-path is linear, :math:`x_t = (1-t)x_0 + t x_1` with :math:`x_0 \\sim N(0, I_d)`, the
+Matching with Neural Networks*; only the abstract was readable, so the setting is
+reconstructed). The path is linear, :math:`x_t = (1-t)x_0 + t x_1` with :math:`x_0 \\sim N(0, I_d)`, the
 target velocity :math:`u = x_1 - x_0`, and the loss
 :math:`L(v) = \\mathbb E_{t \\sim U[0,1]}\\lVert u - v(t, x_t)\\rVert^2`.
 
