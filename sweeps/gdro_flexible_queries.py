@@ -21,15 +21,16 @@ from jaxtheory.sweep import Space, categorical, values
 SCHEDULE = categorical(*gdro.SCHEDULES)
 #: The fixed-r schedules, r ∈ {1, 2, m/2, m}.
 FIXED = ("r=1", "r=2", "r=m/2", "r=m")
-#: Relative tolerance of the estimator checks (the digest's "within 1 %").
+#: Relative tolerance of the estimator checks (proposed: "within 1 %").
 EST_TOL = 0.01
-#: The digest's rate in rounds, −1/2, and its tolerance.
+#: The bound's rate in rounds, −1/2, and our tolerance for a finite horizon: an O(·)
+#: bound is tested as a bound, the slope at most SLOPE + SLOPE_TOL.
 SLOPE, SLOPE_TOL = -0.5, 0.1
-#: Rounds from which the rate is fitted (the digest: t ∈ [10², T]).
+#: Rounds from which the rate is fitted (proposed: t ∈ [10², T]).
 SLOPE_FROM = 100
-#: Rounds from which ε_φ / bound must stay in one band [c, 4c] (the digest: after t = 500).
+#: Rounds from which ε_φ / bound must stay in one band [c, 4c] (proposed: after t = 500).
 BAND_FROM, BAND_WIDTH = 500, 4.0
-#: Curves against total samples agree within this factor (the digest: ×2).
+#: Curves against total samples agree within this factor (ours: ×2).
 SAMPLE_FACTOR = 2.0
 # Bootstrap resamples of the custom statistics (the framework's default).
 _BOOT = analysis.DEFAULT_BOOT
@@ -129,6 +130,11 @@ def _band(ds, spec):
     return analysis.bootstrap(arr, stat, n_boot=_BOOT, seed=4)
 
 
+def _final_fixed(ds, spec):
+    """ε_φ at the last round, per seed, for the fixed-r schedules."""
+    return ds["eps"].sel(schedule=_present(ds, FIXED)).isel(t=-1)
+
+
 def _final(ds, label):
     return ds["eps"].sel(schedule=label).isel(t=-1)
 
@@ -207,7 +213,7 @@ exponential weights (`jaxtheory.optim.ftrl_entropic`) on the IX estimate
 $s\,\mathbf 1[i = i_t]/(q_i + \gamma_t)$ when $r_t = 1$ or the importance-weighted
 $s\,\mathbf 1[i \in S_t]/o_{t,i}$ when $r_t \ge 2$, with
 $\eta^q_t = \sqrt{\log m/\sum_{j\le t} m/r_j}$ and $\gamma_t = \eta^q_t/2$. These choices
-are the digest's reconstruction from the abstract and reviews.
+are our reconstruction from the abstract and reviews of the paper.
 
 **Exact gap.** For this loss $\max_q\varphi(\bar w, q) = \tfrac12(1 + \max_i\langle\bar w,
 \mu_i\rangle/(DR))$ and $\min_w\varphi(w, \bar q) = \tfrac12(1 - \lVert\sum_i\bar q_i\mu_i
@@ -225,26 +231,45 @@ smallest $o = 0.053$, so "within 1 % over $10^5$ draws" could not be decided the
 The IX check uses $\gamma = \tfrac12\sqrt{\log m/(100m)}$, the game's $\gamma_t$ at
 $t = 100$ for $r = 1$.
 
-**Findings** (smoke $T = 5000$, 16 seeds; medium $T = 10^5$, 32 seeds; 95% intervals).
-The estimator checks and the sandwich pass at both sizes (every ratio within 0.4 % of 1).
-The measured gap sits *at* the bound's scale: $\varepsilon_\varphi/\text{bound}$ at $T$ is
-0.98 ($r = 1$), 0.74, 0.63, 0.45 ($r = m$) in smoke and 1.22, 0.65, 0.56, 0.36 in medium,
-so `bound-band` passes (max/min 2.33 [2.14, 2.55] smoke, 3.39 [3.24, 3.56] medium), but
-the band widens with $T$ because the curves do not share one slope. `rate-in-rounds`
-fails: $r = 1$ is still in its transient (slope over $[100, T]$ $-0.097$ smoke, $-0.242$
-[$-0.255$, $-0.229$] medium; its local slopes reach $-0.43$ to $-0.46$ only past
-$t \approx 2\cdot 10^4$), $r = 2$ gives $-0.28$ (smoke) and $-0.41$ [$-0.43$, $-0.39$]
-(medium), $r = m/2$ $-0.44$ / $-0.49$, while $r = m$ is *faster* than $t^{-1/2}$
-($-0.562$ [$-0.584$, $-0.542$], medium $-0.567$): at this saddle point the dual part of the
-gap is second order (first-order moves of $\bar q$ inside the optimal face do not change
-$\lVert\sum\bar q_i\mu_i\rVert$ to first order), down to 4 % of the primal part at
-$r = m$. Hence `sample-complexity-independent-of-r` passes at $T = 5000$ (1.82
-[1.68, 1.94]) but fails at $T = 10^5$ (2.94 [2.78, 3.10]), and `r1-over-rm-sqrt-m` fails
-*above* its band, not below as the w-player argument suggested: $\varepsilon(r = 1)/
-\varepsilon(r = m) = 2.20\sqrt m$ (smoke) and $3.39\sqrt m$ (medium). The bound
-$O(\tfrac1t\sqrt{\sum_j (m/r_j)\log m})$ is consistent with every run (the ratio stays
-below 1.3); the claims that read it as the rate are not, at these horizons.
+**What is tested of the paper.** The paper's text was not read: its statements (the
+abstract's bound and its consequences) are tested on the players as reconstructed above.
+The bound $O(\tfrac1t\sqrt{\sum_j (m/r_j)\log m})$ is an upper bound with an unknown
+constant, so for a fixed $r$ its rate is tested as a bound: the log-log slope of the gap
+over $[100, T]$ at most $-1/2$ plus a tolerance of ours. "The optimization error
+decreases as the per-round sample sizes increase" is tested as an ordering of the gap
+at $T$ over the fixed $r$. "The same sample complexity for any fixed $r$" is tested as
+the fixed-$r$ curves agreeing within a factor 2 (ours) against total samples. That the
+gap *tracks* the bound within one band, and that $r = 1$ is at most about $\sqrt m$ slower
+than $r = m$ (the two bounds' ratio), are readings of ours.
+
+**Findings.** The estimator checks and the sandwich hold at both sizes, every ratio
+within a fraction of a percent of 1. The measured gap sits *at* the bound's scale, but
+the curves do not share one slope. $r = 1$ is still in its transient over most of the
+horizon: its local slope approaches $-1/2$ only past $t \approx 2\cdot 10^4$, so its
+slope over $[100, T]$ is far shallower than $-1/2$ at the smoke horizon and still
+shallower at the medium one; $r = 2$ is in between. $r = m$ is *faster* than
+$t^{-1/2}$: at this saddle point the dual part of the gap is second order (first-order
+moves of $\bar q$ inside the optimal face do not change $\lVert\sum\bar q_i\mu_i\rVert$
+to first order), and at $r = m$ it falls to a few percent of the primal part. A
+`rate-in-rounds` fail for $r = 1$ therefore says that the bound's rate is not reached
+within the horizon; it does not contradict an upper bound, whose constant the run only
+bounds from below. The same two effects decide `sample-complexity-independent-of-r` by
+the horizon: against total samples the fixed-$r$ curves are compared over the common
+range of $N$, which reaches $N = T$; at the smoke horizon that range ends while the
+curves are still close, but at the medium horizon it extends to where $r = m$ (faster
+than $t^{-1/2}$) has pulled away below and $r = 1$ (still in its transient) lags above,
+so the largest ratio between the curves exceeds 2 there. Every curve stays below a
+common multiple of the bound (the ratio to the bound never grows past about 1.3), so
+the upper bound itself is consistent with every run; what fails at the longer horizon
+is the reading that the curves coincide. For the same reason $\varepsilon(r = 1)/
+\varepsilon(r = m)$ lies well *above* $\sqrt m$, and more so at the longer horizon.
 """
+
+#: The abstract's bound (verbatim).
+QUOTE_BOUND = (
+    r"derive a high-probability optimization error bound of "
+    r"$O\left(\frac{1}{t}\sqrt{\sum_{j=1}^t \frac{m}{r_j}\log m}\right)$"
+)
 
 _SMOKE = Space(schedule=values("r=1", "r=2", "r=m/2", "r=m", "random"), seeds=16)
 
@@ -256,7 +281,7 @@ EXPERIMENT = Experiment(
         authors="Haomin Bai, Dingzhi Yu, Shuai Li, Haipeng Luo, Lijun Zhang",
         found=False,
         banner="The players' step sizes, the IX/IW switch and the sampling of the extra groups "
-        "follow the digest's reconstruction; the instance (a linear loss with an exact duality "
+        "are our reconstruction; the instance (a linear loss with an exact duality "
         "gap) is ours.",
         unverified=(
             "High-probability (not only in-expectation) anytime bounds, for the non-oblivious "
@@ -350,44 +375,71 @@ EXPERIMENT = Experiment(
             1e-6,
             source="derived",
         ),
+        # Was `paper` with an equality of slopes (−0.5 ± 0.1): the abstract's rate is an O(·)
+        # upper bound, so the slope is tested as a bound (at most −0.5 + 0.1); the players'
+        # steps and estimators are our reconstruction (the paper's text was not read).
         Claim.slope(
             "rate-in-rounds",
-            "For a fixed r, ε_φ(w̄_t, q̄_t) ∝ t^(−1/2): the log-log slope of the seed-mean gap over "
-            "t ∈ [100, T] is −0.5 ± 0.1, per r.",
+            "Under our reconstruction of the players, for a fixed r the bound is ∝ t^(−1/2), an upper bound: the log-log slope of the "
+            "seed-mean gap ε_φ(w̄_t, q̄_t) over t ∈ [100, T] is at most −0.5 + 0.1, per r. The "
+            "tolerance 0.1 (for a finite horizon) is ours.",
             _rate,
             "t",
-            expected=SLOPE,
-            atol=SLOPE_TOL,
+            at_most=SLOPE + SLOPE_TOL,
             xmin=SLOPE_FROM,
-            source="paper",
+            source="reconstruction",
+            quote=QUOTE_BOUND,
             requires=_need(FIXED),
         ),
+        # Was `paper`: the abstract's "same sample complexity for any fixed r" on our
+        # reconstructed players; the factor 2 is ours.
         Claim.at_most(
             "sample-complexity-independent-of-r",
-            "Against total samples N = Σ_j r_j the fixed-r curves agree within ×2: the largest "
+            "Under our reconstruction, against total samples N = Σ_j r_j the fixed-r curves agree within ×2: the largest "
             "ratio max_r ε_r(N)/min_r ε_r(N) of the seed-mean curves (log-log interpolated) over "
-            "the common range of N is at most 2.",
+            "the common range of N is at most 2. The factor 2 is ours.",
             _equal_samples,
             SAMPLE_FACTOR,
-            source="paper",
+            source="reconstruction",
+            quote="implies the same near-optimal sample complexity of $O(m\\log (m)/\\epsilon^2)$ for any "
+            "fixed sample size $r\\in[m]$",
             requires=_need(FIXED, 2),
         ),
+        # New: the abstract's consequence of the bound, an ordering of the gap at T, on our
+        # reconstructed players.
+        Claim.ordering(
+            "error-decreases-with-r",
+            "Under our reconstruction, at the last round the gap ε_φ(w̄_T, q̄_T) decreases as the fixed per-round sample size "
+            "grows, r = 1 > 2 > m/2 > m (seed means, each neighbouring pair decided by its interval).",
+            _final_fixed,
+            "schedule",
+            FIXED,
+            increasing=False,
+            source="reconstruction",
+            quote="the optimization error decreases as the per-round sample sizes increase",
+            requires=_need(FIXED),
+        ),
+        # Was `paper`: the abstract states an upper bound only; that the gap *tracks* the
+        # bound within one band [c, 4c] is a reading of ours.
         Claim.at_most(
             "bound-band",
             "ε_φ tracks the bound (1/t)√(Σ_j (m/r_j) log m) up to one constant: after t = 500 the "
             "ratio of seed-mean ε_φ to the seed-mean bound stays in one band [c, 4c] across all "
-            "schedules and rounds (max/min of the ratio ≤ 4).",
+            "schedules and rounds (max/min of the ratio ≤ 4). The band is ours: the abstract gives "
+            "an upper bound, which does not say that the gap follows it.",
             _band,
             BAND_WIDTH,
-            source="paper",
+            source="proposed",
         ),
-        Claim.within(
+        # Was a band [0.5√m, 2√m]: an upper bound says nothing of how far below its bound
+        # r = 1 may sit, so only the upper side is kept (the factor 2 is ours).
+        Claim.at_most(
             "r1-over-rm-sqrt-m",
-            "Against rounds, r = 1 is √m slower than r = m: ε(r = 1)/ε(r = m) at t = T lies in "
-            "[0.5√m, 2√m] (measured: the ratio divided by √m, in [0.5, 2]). Our threshold: the bound's ratio is √m, but the w-player's regret "
-            "O(DG√t) does not shrink with r, so the ratio may fall below √m.",
+            "Against rounds, r = 1 is at most about √m slower than r = m (the ratio of the two "
+            "bounds): ε(r = 1)/ε(r = m) at t = T is at most 2√m (measured: the ratio divided by √m, "
+            "at most 2). The factor 2 is ours; the lower side is not tested, as upper bounds do not "
+            "bound how much faster r = 1 may be.",
             _r1_over_rm,
-            0.5,
             2.0,
             source="proposed",
             requires=_need(("r=1", "r=m"), 2),
