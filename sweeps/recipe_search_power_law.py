@@ -22,11 +22,11 @@ from jaxtheory.sweep import Space, static, values
 FORMULA_RTOL = 0.05
 #: Smallest budget K at which the closed form, the slope and the budget fits are read.
 K_MIN = 16
-#: Relative tolerance of the fitted slope around −2/d (the digest's 10 %).
+#: Relative tolerance of the fitted slope around −2/d (proposed: 10 %).
 SLOPE_RTOL = 0.10
-#: Budgets fitted to predict the gap at the largest budget (the digest's "K ≤ 64").
+#: Budgets fitted to predict the gap at the largest budget (proposed: "K ≤ 64").
 PREDICT_RANGE = (16, 64)
-#: Relative tolerance of that prediction (the digest's 15 %).
+#: Relative tolerance of that prediction (proposed: 15 %).
 PREDICT_RTOL = 0.15
 #: The chosen recipe "departs" from the noise-free law once its mean true gap exceeds the
 #: noise-free running best on the same draws by this factor (our definition).
@@ -34,10 +34,14 @@ DEPART_FACTOR = 1.25
 #: "About σ√(2 ln K)": the noise-free gap at the departure lies within this factor of it.
 SAT_FACTOR = 2.0
 #: The budget trade-off: final score g(C_f) − a K^(−γ) with g(C_f) = −A C_f^(−α),
-#: total compute C = K c_proxy + C_f (our choice: the digest does not pin g down).
+#: total compute C = K c_proxy + C_f (our choice: nothing pins g down).
 BUDGET = {"A": 200.0, "alpha": 0.3, "C": 16384.0, "c_proxy": 1.0}
-#: Relative tolerance of the numerical K* against the first-order condition (the digest's 5 %).
+#: Relative tolerance of the numerical K* against the first-order condition (proposed: 5 %).
 KSTAR_RTOL = 0.05
+#: Stand-in for the paper's ablation training runs, named on the claims that read the paper.
+STAND_IN = (
+    "uniform random search on a noisy quadratic landscape on [−1, 1]^d in place of ablation training runs"
+)
 # The σ lanes of a seed share their recipes (fold_in(key, t) does not depend on σ).
 _PAIRED = ("sigma",)
 
@@ -310,7 +314,7 @@ def _draw_noise(ds, spec, fig):
 
 DESCRIPTION = r"""
 **Model.** A recipe $\theta \in [-1, 1]^d$ has gap $\lVert\theta - \theta^\star\rVert_H^2$
-with $\theta^\star = 0$ and $H = I$ (defaults `h_lo = h_hi = 1`, `center = 0`); the digest's
+with $\theta^\star = 0$ and $H = I$ (defaults `h_lo = h_hi = 1`, `center = 0`); a proposed
 "small multimodal term" is left out, since it would break the closed form. One ablation
 observes $y = \text{gap}(\theta) + \sigma\xi$, $\xi \sim N(0, 1)$. Uniform random search
 spends $K \le 1024$ runs in a `lax.scan` and keeps the recipe of smallest *observed* $y$;
@@ -328,9 +332,9 @@ about 4.5 % in $d = 2$, where the best gap is near-exponential, so single checkp
 cannot decide a 5 % band; the pooled ratio can). (2) The log-log slope of the seed-mean
 gap over $K \ge 16$ is $-2/d$ within 10 %. (3) The noise floor: $K_{sat}$ is the first $K$
 where the mean true gap of the chosen recipe reaches 1.25 × the noise-free running best on
-the same draws; the digest says the law holds "until the gap is about $\sigma\sqrt{2\ln K}$":
-we test $E[\text{oracle}](K_{sat})/(\sigma\sqrt{2\ln K_{sat}}) \in [1/2, 2]$. Measured: 0.35–0.44 (fail): the law
-departs when the noise-free gap is 2–3 times *below* $\sigma\sqrt{2\ln K}$. A derivation of
+the same draws; the proposal is that the law holds "until the gap is about $\sigma\sqrt{2\ln K}$":
+we test $E[\text{oracle}](K_{sat})/(\sigma\sqrt{2\ln K_{sat}}) \in [1/2, 2]$. It fails: the
+law departs when the noise-free gap is 2–3 times *below* $\sigma\sqrt{2\ln K}$. A derivation of
 ours explains the scale: for large $K$ the minimiser of $g_i + \sigma\xi_i$ has
 $\xi \approx -\sqrt{2\ln K}$, and the gaps near 0 (density $\propto g^{d/2-1}$) are tilted by
 $e^{-g\sqrt{2\ln K}/\sigma}$, so the chosen gap is Gamma$(d/2)$ of scale
@@ -346,7 +350,7 @@ against the runs like (1). (4) $K_{sat}$ moves right as $\sigma$ shrinks: $\log_
 \log_2 K_{sat}(0.05) > 0$ per $d$ ($K_{sat}$ taken as $2K_{max}$ when the curve never
 departs; cells where neither departs are left out). (5) Budget split: final score
 $g(C_f) - a K^{-\gamma}$ with $g(C_f) = -A C_f^{-\alpha}$, $A = 200$, $\alpha = 0.3$,
-$C = K c_{proxy} + C_f = 16384$, $c_{proxy} = 1$ (our choice: the digest does not fix $g$).
+$C = K c_{proxy} + C_f = 16384$, $c_{proxy} = 1$ (our choice: nothing fixes $g$).
 $K^\star_{num}$ maximises $g(C - K) - m(K)$ over integers $16 \le K \le 1024$, $m$ a
 quadratic fit in log-log of the measured mean curve over $K \ge 16$; $K^\star_{FOC}$ solves
 $a\gamma K^{-\gamma-1} = c_{proxy}\,g'(C - K c_{proxy})$ with $(a, \gamma)$ the log-log
@@ -354,19 +358,22 @@ least-squares power law over $K \ge 16$; the ratio is within 5 % of 1. (6) A pow
 on $16 \le K \le 64$ predicts the mean gap at $K = 1024$ within 15 % (with $K \ge 1$ the
 fit would bend with the small-K curvature of the Gamma ratio).
 
-**Smoke verdicts** (2000 seeds, 95 % intervals, Bonferroni over cells). `closed-form-mean-gap`
-pass (1.017, 0.997, 1.008 for $d$ = 2, 4, 8; single checkpoints $K \ge 16$ lie within
-0.98–1.05 of the formula); `slope-minus-two-over-d` pass ($-0.993$, $-0.493$, $-0.250$);
-`noisy-mean-gap-exact` pass (0.996–1.017 in all six noisy cells); `noise-floor-scale` fail
-(see above); `saturation-moves-right` pass ($\log_2$ ratios 2.39 and 2.24 for $d$ = 2, 4;
-$d = 8$ never departs at either $\sigma$ within $K \le 1024$); `budget-split-first-order`
-inconclusive: $d$ = 2, 4 pass (1.009, 1.001), $d = 8$ measures 1.033 [1.009, 1.058]: the
-small-$K$ curvature of the $d = 8$ curve moves the optimum by about 3 %;
-`predict-from-small-k` inconclusive: $d = 4$ passes (1.023), $d = 8$ (1.066) passes, $d = 2$
-measures 1.26 [1.10, 1.45]: five checkpoints of a near-exponential best gap at 2000 seeds
-do not pin the slope down. Applied to the closed-form curve itself (the infinite-seed
-limit) the two statistics are 0.996, 1.005, 1.007 ($K^\star$) and 1.081, 1.030, 1.013
-(prediction) for $d$ = 2, 4, 8: both should pass with more seeds.
+**Where smoke cannot decide.** The budget split for $d = 8$ sits a few percent from the
+first-order $K^\star$: the small-$K$ curvature of the $d = 8$ curve moves the optimum of
+the smooth fit, and its interval straddles the 5 % edge. The prediction from
+$16 \le K \le 64$ is loose for $d = 2$, where five checkpoints of a near-exponential best
+gap at 2000 seeds do not pin the slope down. Applied to the closed-form curve itself
+(the infinite-seed limit) both statistics lie inside their tolerances for every $d$, so
+more seeds should decide them.
+
+**What is tested of the paper.** The paper was not found; its statement that the best
+recipe improves predictably, as a power law in the number of ablation runs, is tested
+*under our reconstruction* (uniform random search on a quadratic landscape standing in
+for ablation training runs) by `predict-from-small-k`: a power law fitted on few runs
+predicts the best gap at many runs (the 15 % tolerance is ours). The closed form, the
+exponent $-2/d$, the noisy integral and the budget split are our derivations; the noise
+floor's scale $\sigma\sqrt{2\ln K}$ is a proposal with no sentence of the paper behind
+it, and our derivation above says it is the wrong scale.
 
 Not built: CMA-ES, the logistic proxy training run and the full preset's Pareto frontier.
 GP-UCB (`SearchSpec(policy="gp_ucb")`, the exact posterior of `sims.gp_bandits` on a pool of
@@ -432,16 +439,20 @@ EXPERIMENT = Experiment(
             xmin=K_MIN,
             source="derived",
         ),
+        # Was `derived`: the scale σ√(2 ln K) and the factor 2 have no sentence of the paper
+        # (nor a derivation of ours) behind them: a proposal.
         Claim.within(
             "noise-floor-scale",
-            "With σ > 0 the law holds until the gap is about σ√(2 ln K): at the departure K_sat "
-            "(mean true gap of the chosen recipe 1.25 × the noise-free running best on the same draws) "
-            "the noise-free mean gap is within a factor 2 of σ√(2 ln K_sat). Our derivation puts the "
-            "floor near (d/2)σ/√(2 ln K) instead (see the description).",
+            "Proposed: with σ > 0 the law holds until the gap is about σ√(2 ln K): at the departure "
+            "K_sat (mean true gap of the chosen recipe 1.25 × the noise-free running best on the same "
+            "draws) the noise-free mean gap is within a factor 2 of σ√(2 ln K_sat). The scale and the "
+            "factor 2 are a proposal; our derivation puts the floor near (d/2)σ/√(2 ln K) instead (see "
+            "the description).",
             _saturation_scale,
             1.0 / SAT_FACTOR,
             SAT_FACTOR,
-            source="derived",
+            source="proposed",
+            stand_in=STAND_IN,
         ),
         Claim.at_least(
             "saturation-moves-right",
@@ -472,14 +483,21 @@ EXPERIMENT = Experiment(
             rtol=KSTAR_RTOL,
             source="derived",
         ),
+        # Was `derived`: it is the abstract's "improves predictably, as a power law", tested on
+        # our stand-in search problem (the paper was not found).
         Claim.close(
             "predict-from-small-k",
-            "Predictability: the power law fitted on 16 ≤ K ≤ 64 predicts the mean gap at K = 1024 "
-            "within 15 %: the ratio predicted / measured, per d (σ = 0).",
+            "Under our reconstruction, the best recipe improves predictably as a power law in the "
+            "number of ablation runs: the power law fitted on 16 ≤ K ≤ 64 predicts the mean gap at "
+            "K = 1024 within 15 %: the ratio predicted / measured, per d (σ = 0). The 15 % tolerance "
+            "is ours.",
             _predict,
             1.0,
             rtol=PREDICT_RTOL,
-            source="derived",
+            source="reconstruction",
+            quote="the performance of the best-discovered recipe improves \\emph{predictably}--as a "
+            "\\emph{power law}--in the number of such ablation runs",
+            stand_in=STAND_IN,
         ),
     ],
     figures=[
