@@ -15,8 +15,8 @@ from jaxtheory.sims.matrix import manifolds as mf
 from jaxtheory.sweep import Space, static, values
 
 #: float32: the polar retraction is exact up to round-off, ~1e-7 per entry, so
-#: ‖XᵀX − I‖_F stays below about 100 float32 epsilons (1.2e-5) for p ≤ 16; the float64
-#: bound 1e-10 of the paper's check is tested in tests/optim/test_imuon.py.
+#: ‖XᵀX − I‖_F stays below about 100 float32 epsilons (1.2e-5) for p ≤ 16; a float64
+#: bound 1e-10 is tested in tests/optim/test_imuon.py.
 STIEFEL_TOL = 1e-5
 
 
@@ -128,6 +128,9 @@ EXPERIMENT = Experiment(
             "largest ‖XᵀX − I‖_F over every lane and step is float32 round-off.",
             _stiefel,
             STIEFEL_TOL,
+            # paper: an update "on" the manifold keeps the iterate on it (the weakest reading)
+            source="paper",
+            quote="yields closed-form updates on the fixed-rank, SPD, Stiefel, and Grassmann manifolds",
             requires=_has("stiefel"),
         ),
         Claim.equals(
@@ -137,6 +140,7 @@ EXPERIMENT = Experiment(
             _not_positive("spd"),
             0,
             source="paper",
+            quote="yields closed-form updates on the fixed-rank, SPD, Stiefel, and Grassmann manifolds",
             requires=_has("spd"),
         ),
         Claim.equals(
@@ -146,6 +150,7 @@ EXPERIMENT = Experiment(
             _not_positive("grassmann"),
             0,
             source="paper",
+            quote="yields closed-form updates on the fixed-rank, SPD, Stiefel, and Grassmann manifolds",
             requires=_has("grassmann"),
         ),
     ],
