@@ -66,7 +66,7 @@ def test_rate_claims():
     ds = fake()
     assert verdict("intervals-rate", ds) == "pass"
     assert verdict("half-graph-rate", ds) == "pass"
-    # the digest's single slope −1 for both classes would fail the half-graph claim
+    # a single slope −1 for both classes would fail the half-graph claim
     assert verdict("half-graph-rate", fake(half_slope=-1.0)) == "fail"
     assert verdict("intervals-rate", fake(box_slope=-0.5)) == "fail"
     # fewer than 3 sizes in the fit range: not applicable
