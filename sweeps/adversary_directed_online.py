@@ -1,6 +1,6 @@
 """``adversary-directed-online``: exact minimax mistakes of finite online games, and Hedge.
 
-A reconstruction of "adversary-directed online learning" (paper 000_12, not found; the
+A reconstruction of "adversary-directed online learning" (the paper was not found; the
 setting is taken from its abstract and the definition of its "perfect Littlestone
 dimension" was not retrieved, so nothing here tests that dimension): the learner knows
 the set ``X_T`` of ``T`` instances, the adversary shows each once in an order it chooses
