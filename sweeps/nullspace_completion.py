@@ -193,9 +193,9 @@ nested in $p$: the same uniforms). The surrogate operator
 $\mathcal A_\varepsilon(M) = [P_\Omega M;\ \varepsilon G\,\mathrm{vec}(P_{\Omega^c}M)]$ with
 $G \in \mathbb R^{200\times n^2}$, i.i.d. $N(0, 1/200)$, and $b = [P_\Omega M^\star; 0]$ make
 noisy matrix sensing: $b = \mathcal A_\varepsilon(M^\star) + w$, $\lVert w\rVert = O(\varepsilon)$.
-$G$ has about 200 rows, not the digest's $|\Omega^c|$ (up to $n^2 = 900$): a square $G$ is
-several times slower per step and in the RIP estimate, too slow for the CPU smoke.
-Burer–Monteiro GD on $\frac1{2p}\lVert\mathcal A_\varepsilon(XX^\top) - b\rVert^2$,
+$G$ has about 200 rows, not one per unobserved entry ($|\Omega^c|$, up to $n^2 = 900$): a
+square $G$ is several times slower per step and in the RIP estimate, too slow for the CPU
+smoke. Burer–Monteiro GD on $\frac1{2p}\lVert\mathcal A_\varepsilon(XX^\top) - b\rVert^2$,
 $X\in\mathbb R^{n\times r}$, $\eta = 0.2$, $X_0 = 10^{-3}Z$, 3000 steps; the ranks
 $r \in \{2, 4, 10\}$ run on the same problem and start (a column mask of a
 10-column $X$), beside plain completion ($\varepsilon$-term removed) from the same start.
@@ -205,34 +205,32 @@ $\hat\delta$ is the sampled RIP constant with the best scale, over 200 random ra
 matrices and all unit matrices $e_ie_j^\top$: those on $\Omega^c$ have ratio
 $\varepsilon^2\lVert Ge_{ij}\rVert^2$, those on $\Omega$ ratio 1, so
 $\hat\delta \ge (1 - \varepsilon^2c)/(1 + \varepsilon^2c)$, $c = \min_{\Omega^c}\lVert
-Ge_{ij}\rVert^2$, holds by construction and $\hat\delta = 1$ at $\varepsilon = 0$. Even at
-$\varepsilon = 0.3$, $\hat\delta \approx 0.88$: far above the $1/(1 + \sqrt{r^\star/r})$
-($\le 0.7$) under which the noisy-sensing landscape results (Ma et al., arXiv 2105.08232)
-apply, so those guarantees do not cover this grid. The random low-rank samples alone
-(`delta_random`, figure `rip`) miss the nullspace: their estimate falls with $p$ (smoke
-medians 0.47, 0.34, 0.29 at $p = 0.1, 0.2, 0.3$, $\varepsilon = 0$), the digest's
-"$\hat\delta$ decreases with $p$", which the estimate with the unit matrices does not show.
+Ge_{ij}\rVert^2$, holds by construction and $\hat\delta = 1$ at $\varepsilon = 0$. No
+random rank-4 sample has a ratio above the observed unit matrices' 1, so the unit
+matrices decide $\hat\delta$, the same at every $p$; even at $\varepsilon = 0.3$ it is about
+0.88: far above the $1/(1 + \sqrt{r^\star/r})$ ($\le 0.7$) under which the noisy-sensing
+landscape results (Ma et al., arXiv 2105.08232) apply, so those guarantees do not cover
+this grid. The random low-rank samples alone (`delta_random`, figure `rip`) miss the
+nullspace: their estimate falls with $p$, which the estimate with the unit matrices does
+not show.
 
-The surrogate's bias: its term $\varepsilon^2\lVert G P_{\Omega^c}XX^\top\rVert^2$ pulls the
-unobserved entries towards 0. Where plain completion already succeeds ($p = 0.3$, $r = 2$)
-the error grows faster than $\varepsilon$ at small $\varepsilon$: the digest's slope in
-$[0.8, 1.2]$ is corrected in CORRECTIONS.md to an $O(\varepsilon^2)$-like bias, $O(\varepsilon)$
-being an upper bound (a numpy probe there found local slopes 1.7 and 1.3). The claim's
-small-$\varepsilon$ regime is $\varepsilon \le 0.1$, fixed before the smoke (a probe on
-other seeds had found a slope below 1 between 0.1 and 0.3).
+**The surrogate's bias.** Its term $\varepsilon^2\lVert G P_{\Omega^c}XX^\top\rVert^2$
+pulls the unobserved entries towards 0. The abstract's $O(\varepsilon)$ closeness is an
+upper bound, tested as one: where plain completion already succeeds ($p = 0.3$, $r = 2$)
+the error over $\varepsilon$ does not grow as $\varepsilon \to 0$. It in fact falls: the
+local slopes of the error in $\varepsilon$ are near 2 between 0.01 and 0.03 and about 1.6
+between 0.03 and 0.1, an $O(\varepsilon^2)$-like bias at small $\varepsilon$, and near 1
+only between 0.1 and 0.3 (a numpy probe on other seeds found 1.7 and 1.3). The claim's
+small-$\varepsilon$ regime is $\varepsilon \le 0.1$, fixed before the smoke.
 
-Smoke verdicts (2026-12-01, 8 seeds): `eps0-is-plain-completion` pass (residual 0.0, bit
-for bit); `rip-one-at-eps0` pass (0.0); `rip-lower-bound` pass: $\hat\delta$ equals the
-bound to $10^{-7}$ (no random rank-4 sample has a ratio above the observed unit matrices'
-1, so the unit matrices decide $\hat\delta$, the same at every $p$: 0.99986, 0.9987,
-0.986, 0.878 at $\varepsilon = 0.01, 0.03, 0.1, 0.3$); `error-over-eps-nonincreasing` pass:
-median local slopes 1.94 [1.91, 1.97] ($0.01\to0.03$) and 1.65 [1.55, 1.74]
-($0.03\to0.1$) at $p = 0.3$, $r = 2$ (seed-median error/ε 0.17, 0.49, 1.07, 1.15 at
-$\varepsilon = 0.01 \ldots 0.3$; the slope $0.1\to0.3$, outside the claim, is 1.07, seeds
-0.91–1.25); `overparam-succeeds-as-often` **fails**: $-0.175$ [$-0.29$, $-0.056$] (see its
-statement). Plain completion recovers ($< 0.1$) on 8/8 seeds at $p = 0.3$ with $r = 2$
-but on none at $p = 0.1$ at any rank, and the surrogate did not rescue a failed case:
-at $p \le 0.2$ every $\varepsilon > 0$ succeeds at most as often as $\varepsilon = 0$.
+**Over-parametrisation.** The abstract ties the noise to over-parametrised models
+separating signal from noise, as a trend the approach reflects; the claim that a larger
+rank succeeds at least as often is ours. On this grid it does not: plain completion
+recovers ($< 0.1$) on every seed at $p = 0.3$ with $r = 2$ and on none at $p = 0.1$ at any
+rank, at $p = 0.2$ and small $\varepsilon$ the exact rank succeeds on about half the seeds
+and rank 10 on none (it interpolates the observed entries with a wrong matrix), and the
+surrogate rescued no failed case: at $p \le 0.2$ every $\varepsilon > 0$ succeeds at most as
+often as $\varepsilon = 0$.
 """
 
 _SPACE = dict(p=values(0.1, 0.2, 0.3), eps=values(0.0, 0.01, 0.03, 0.1, 0.3))
@@ -315,12 +313,16 @@ EXPERIMENT = Experiment(
             "error-over-eps-nonincreasing",
             "Where plain completion succeeds (seed-median error < 1e-3 at ε = 0), error/ε does "
             f"not increase as ε → 0 (ε ≤ {EPS_SMALL}), i.e. the error is O(ε): the seed-median "
-            "local log-log slope of the final error in ε between neighbouring ε is at least 1 "
-            "(the measured slopes are the finding: well above 1, an O(ε²)-like bias where "
-            "plain completion succeeds; CORRECTIONS.md's numpy probe found 1.7 and 1.3).",
+            "local log-log slope of the final error in ε between neighbouring ε is at least 1, "
+            "under our reconstruction of the surrogate. O(ε) is an upper bound: slopes above 1 "
+            "(an O(ε²)-like bias) satisfy it.",
             _local_slopes,
             1.0,
-            source="paper",
+            # Reconstruction: the surrogate is rebuilt from the abstract; O(ε) is tested as the
+            # upper bound it is.
+            source="reconstruction",
+            quote="we can construct noisy matrix sensing surrogates whose solutions remain "
+            "$\\mathcal{O}(\\epsilon)$-close to the ground truth",
             stat="median",
             requires=_needs_slopes,
         ),
@@ -330,7 +332,8 @@ EXPERIMENT = Experiment(
             f"(error < {SUCCESS_TOL}) at least as often as r = r* on the same problem and start: "
             "per seed, success(r_max) − success(r*) averaged over the low-p × ε cells, its "
             "seed mean at least 0 (one pooled cell: the ε cells share their seeds, so pooling "
-            "avoids splitting the error over ten correlated cells). Smoke finding (fails): at "
+            "avoids splitting the error over ten correlated cells). The statement is ours: the "
+            "abstract names over-parametrisation only as a trend its approach reflects. At "
             "p = 0.2 and ε ≤ 0.03, r = 2 succeeds on 4–5 of 8 seeds and r = 10 on none; r = 4 "
             "and 10 interpolate the observed entries (training loss ~1e-6) with a wrong matrix "
             "(error plateaus at 0.2–0.6 from step ~500 on). A probe on 8 other seeds: 3000 or "
@@ -338,6 +341,7 @@ EXPERIMENT = Experiment(
             "2 for r = 2. At p = 0.1 neither rank ever succeeds (ties).",
             _overparam,
             0.0,
+            # Proposed: no sentence of the abstract states this comparison of ranks.
             source="proposed",
             requires=_needs_ranks,
         ),

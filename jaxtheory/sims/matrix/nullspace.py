@@ -17,8 +17,8 @@ operator and right-hand side are
 with :math:`G \\in \\mathbb R^{g\\times n^2}` i.i.d. :math:`N(0, 1/g)` (so
 :math:`\\mathbb E\\|Gv\\|^2 = \\|v\\|^2`). :math:`b = \\mathcal A_\\varepsilon(M^\\star) + w`
 with :math:`w = [0; -\\varepsilon G\\operatorname{vec}(P_{\\Omega^c}M^\\star)]`: noisy
-matrix sensing with :math:`\\|w\\| = O(\\varepsilon)`. The digest's :math:`G` acts on all
-:math:`|\\Omega^c|` unobserved entries with as many rows; we use :math:`g \\approx 200`
+matrix sensing with :math:`\\|w\\| = O(\\varepsilon)`. A :math:`G` with as many rows as the
+:math:`|\\Omega^c|` unobserved entries would be the natural choice; we use :math:`g \\approx 200`
 rows (``g_rows``) because a square :math:`G` (up to :math:`n^2` rows) makes every step
 and the RIP estimate several times slower, too slow for the CPU smoke.
 
