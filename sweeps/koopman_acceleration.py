@@ -282,22 +282,26 @@ at most 0.5 points (a tolerance of ours). The safeguard is an invariant of the a
 as we built it: a kept state's held-out loss never exceeds the last backprop iterate's.
 
 **Findings.** With the blocks scaled, the augmented operator predicts the parameters
-better than the parameters-only one in most cells (Adam at strides 5 and 10,
-SGD-momentum at strides 1 and 5), but by a modest margin (of the order of 10–20 %),
-nowhere near the halving first proposed. At Adam's stride 1 the two errors are equal
-within the seeds' spread (over a window of 8 single steps Adam's moments move little
-beyond minibatch noise), and at SGD-momentum's stride 10 the margin is too small for 16
-seeds to decide, so the quoted reading stays undecided in smoke. The jumps do cut the backprops to the target
-for both optimizers at both strides, more at the longer stride (longer windows give
+better than the parameters-only one at strides 5 and 10 for both optimizers and at
+stride 1 for SGD-momentum, but by a modest margin (of the order of 5–25 %), nowhere near
+the halving first proposed. At Adam's stride 1 it is slightly *worse*. A likely cause,
+not separately checked: over a window of 8 single steps Adam's moments move mostly by
+minibatch noise (each step replaces a tenth of $m$ by a fresh gradient), and once each
+block's motion weighs alike in the fit that noise pulls the parameters' prediction off. Smoke's 16 seeds leave this cell (and
+SGD-momentum's stride 10) undecided; the medium preset's 48 seeds decide it, so the
+quoted reading fails there, on Adam at stride 1 only. The paper's operator is strided;
+we keep stride 1 in the claim, as it was encoded before any run of it was seen.
+
+The jumps do cut the backprops to the target for both optimizers at both strides, more at the longer stride (longer windows give
 longer accepted horizons), and the final accuracy is not lower than the baseline's.
 """
 
 _PAIRED = ("optimizer", "variant", "tau")
 
 
-def _space(seeds, variants):
+def _space(seeds, variants, optimizers=kp.OPTIMIZERS):
     return Space(
-        optimizer=static(*kp.OPTIMIZERS),
+        optimizer=static(*optimizers),
         variant=values(*variants),
         tau=values(1, 5, 10),
         seeds=seeds,
@@ -339,6 +343,13 @@ EXPERIMENT = Experiment(
             description="CPU: 3 optimizers (3 compiles) × {baseline, augmented} × τ ∈ {1, 5, 10} × 16 seeds, "
             "1600 backprops (the parameters-only variant is left to `full`; its operator is still "
             "backtested at every attempt).",
+        ),
+        "medium": Preset(
+            _space(48, ("baseline", "augmented"), CLAIMED),
+            spec={"steps": 1600},
+            description="CPU, about ten minutes: the claimed optimizers (Adam, SGD-momentum; 2 compiles) "
+            "× {baseline, augmented} × τ ∈ {1, 5, 10} × 48 seeds, 1600 backprops: three times the "
+            "smoke's seeds for the augmentation claims, whose margins are small.",
         ),
         "full": Preset(
             _space(64, kp.VARIANTS),
