@@ -477,6 +477,13 @@ def scale_by_muon(
 
     def init_fn(params):
         check_float_params(params, "scale_by_muon")
+        for leaf in jax.tree.leaves(params):
+            if jnp.ndim(leaf) < 2:
+                raise ValueError(
+                    f"scale_by_muon takes matrix leaves (2-D, or batches on the last two axes); got "
+                    f"a leaf of shape {jnp.shape(leaf)}: route vectors and scalars elsewhere with "
+                    "optax.partition (muon does, to AdamW)"
+                )
         return MuonState(count=jnp.zeros([], jnp.int32), mu=optax.tree.zeros_like(params, dtype=mu_dtype))
 
     def orth(x):

@@ -21,6 +21,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.optim._domain import check_float_params
+
 __all__ = ["center_classifier_rows"]
 
 
@@ -75,4 +77,21 @@ def center_classifier_rows(scale: float | jax.Array = 1.0, axis: int = -1, mask:
         sel = mask(updates) if callable(mask) else mask
         return jax.tree.map(lambda g, m: center(g) if m else g, updates, sel), state
 
-    return optax.GradientTransformation(lambda params: optax.EmptyState(), update)
+    def init(params):
+        check_float_params(params, "center_classifier_rows", complex_ok=True)
+        # the selected leaves need a class axis (checked here, at init, not at the first update)
+        sel = None if mask is None else (mask(params) if callable(mask) else mask)
+        leaves = (
+            jax.tree.leaves(params)
+            if sel is None
+            else jax.tree.leaves(jax.tree.map(lambda p, m: p if m else None, params, sel))
+        )
+        for leaf in leaves:
+            if jnp.ndim(leaf) == 0:
+                raise ValueError(
+                    "center_classifier_rows: a selected leaf is a scalar, it has no class axis; "
+                    "select only leaves with a class axis (mask=...)"
+                )
+        return optax.EmptyState()
+
+    return optax.GradientTransformation(init, update)

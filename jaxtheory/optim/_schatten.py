@@ -430,7 +430,8 @@ def scale_by_schatten_p(
                 pst, sg, sa = operand
 
                 def one(g, b_old, a, p_old, sg_old, sa_old):
-                    del p_old
+                    if not g.size:  # a size-0 matrix has no singular value to select p from
+                        return p_old, sg_old, sa_old
                     dt = sg_old.dtype  # float32, or float64 for float64 params
                     a_ = a.astype(dt)
                     # singular values of the activations from their (fan_in x fan_in) Gram matrix
@@ -469,6 +470,8 @@ def scale_by_schatten_p(
 
         # --- direction ---------------------------------------------------------------------
         def direction(n, vhat, p, g):
+            if not g.size:  # a size-0 matrix does not move
+                return jnp.zeros_like(g)
             x, dmat = mapped_in(n, vhat, p)
             o = schatten_direction(x, p, p_max if polar_snap else None)
             if dmat is not None:

@@ -562,9 +562,9 @@ def prgf(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=
     derivatives per iteration (plus :math:`f(x_t)` in ``"fd"`` mode).
 
     **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
-    shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
-    allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
-    real directions. ``update`` ignores unknown keyword arguments.
+    shapes (flattened into one vector of size ``d >= k + num_random``; ``None`` and
+    size-0 leaves allowed) that ``value_fn`` takes. Complex params are refused: the
+    estimator samples real directions. ``update`` ignores unknown keyword arguments.
 
     Args:
         learning_rate: :math:`\\eta` (scalar or schedule).
@@ -592,12 +592,29 @@ def prgf(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=
     _check_mode(mode)
     _check_count("num_random", num_random)
 
+    def check_size(d, k=1):
+        if k + num_random > d:
+            raise ValueError(
+                f"prgf takes params with at least k + num_random = {k + num_random} entries in all "
+                f"(the k hint directions and num_random random ones are orthonormal in R^d); got "
+                f"d = {d}: lower num_random, or use zo_gd / cv_zod"
+            )
+
+    base_init = _init("prgf", seed)
+
+    def init_fn(params):
+        state = base_init(params)
+        if jax.tree.leaves(params):  # (not map_params' placeholder)
+            check_size(ravel_pytree(params)[0].shape[0])
+        return state
+
     def update_fn(updates, state, params=None, **extra):
         del updates
         if params is None or extra.get("hint_basis") is None:
             raise ValueError("prgf needs params and the keyword extra hint_basis")
         f_flat, x, unravel, fx, base = _prepare(params, extra, mode)
         basis = _flat_basis(extra["hint_basis"], x, params)
+        check_size(x.shape[0], basis.shape[0])
         key, sub = jax.random.split(state.key)
         z = jax.random.normal(sub, (num_random, x.shape[0]), x.dtype)
         rows = [basis]
@@ -612,4 +629,4 @@ def prgf(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=
         spent = base + full.shape[0] * directional_evals(mode)
         return _finish(params, g, _lr(learning_rate, state.count), unravel, state, key, spent)
 
-    return optax.GradientTransformationExtraArgs(_init("prgf", seed), update_fn)
+    return optax.GradientTransformationExtraArgs(init_fn, update_fn)
