@@ -162,6 +162,6 @@ def test_smoke(tmp_path):
     assert by["majority-near-worst"].measured["sigma=0.1,eps=0.1"] == pytest.approx(0.6)
     from sweeps.smoothed_halfspaces_sq import whole_grid_cv
 
-    # the digest's statistic (CORRECTIONS row 000_14)
+    # the whole-grid statistic, from the exact enumeration
     assert whole_grid_cv(ds, run.spec) == pytest.approx(0.35, abs=0.005)
     assert whole_grid_cv(ds, run.spec, "squared") == pytest.approx(0.49, abs=0.005)

@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: Criteria for :math:`d^*`: ``"l2"`` the truncation's L2 error
-#: :math:`\sqrt{\mathrm{tail}(d)} \le \varepsilon` (the digest's "L2 error ≤ ε", the one whose
+#: :math:`\sqrt{\mathrm{tail}(d)} \le \varepsilon` ("L2 error ≤ ε", the one whose
 #: closed-form bound is :math:`\lceil \ln(1/\varepsilon)/\ln(1/\rho)\rceil - 1`); ``"squared"``
 #: the squared error :math:`\mathrm{tail}(d) \le \varepsilon`.
 CRITERIA = ("l2", "squared")
