@@ -1,6 +1,6 @@
 """``tom-heads-toy``: theory-of-mind "divergence heads", a 2-layer toy of the patching + RSA pipeline.
 
-Digest 000_15 (paper not found): heads of Qwen2.5-14B-Instruct track the divergence
+The paper was not found (only its abstract was read): heads of Qwen2.5-14B-Instruct track the divergence
 between a stored representation (an agent's belief, or a photograph) and the current
 world, and mediate the answer in both. The 14B model cannot be run here; this experiment
 builds the most faithful small model of that mechanism: a 2-layer attention-only
@@ -21,11 +21,11 @@ from jaxtheory.sweep import Space
 
 #: A trained seed counts as having learned the task at this test accuracy.
 LEARNED = 0.95
-#: The planted head's RSA correlation with the divergence model RDM must exceed this (digest).
+#: The planted head's RSA correlation with the divergence model RDM must exceed this (ours).
 RSA_MIN = 0.8
 #: "≈ 0": the seed-mean RSA correlation under shuffled vignette labels lies in ±this (ours).
 NULL_TOL = 0.1
-#: Significance level of the emergent mediator's effect in each kind (digest).
+#: Significance level of the emergent mediator's effect in each kind (the usual 1 %, ours).
 ALPHA = 0.01
 #: Shuffles of the vignette labels per seed for the null RSA.
 N_SHUFFLES = 50
@@ -196,7 +196,7 @@ photo shows the ball in ..."), `stored` the location the representation holds an
 `world` the ball's location now (4 locations). The model must answer at the last
 position `FALSE` (the representation is outdated: `stored ≠ world`) or `TRUE`: the answer
 is exactly the divergence between a stored representation and the current world token,
-in both kinds, the digest's domain-general divergence detector. Minimal pairs differ
+in both kinds: the domain-general divergence detector the abstract describes. Minimal pairs differ
 only in the world token (changed → clean, unchanged → corrupted).
 
 **The models.** A 2-layer attention-only transformer ($d = 32$, 4 heads of width 8 per
@@ -219,17 +219,14 @@ condition (50 shuffles per seed). A Spearman RSA against a binary model RDM is c
 well below 1 (ties: 16 of the 28 pairs differ, so the rank correlation of a perfect
 separation is $\approx 0.86$), which is why the 0.8 threshold is applied to Pearson.
 
-**Smoke verdicts (2026-12-01, 10 seeds).** The planted head L0H0 ranks first in all 10
-seeds (normalised effect 1.00, every other head |effect| ≤ 0.006); its RSA r = 0.9993
-[0.9984, 0.9999]; under shuffled labels r = 0.001 [−0.014, 0.014]. Every trained seed
-learns the task (test accuracy 1.0 after 300 steps). The emergent solution is
-distributed: the top mediator (in layer 0 in 5 seeds, in layer 1 in 5) restores
-0.29–0.67 of the total effect on the held-out pairs, about equally in both kinds (belief
-0.35–0.67, photo 0.29–0.67), with p = 10⁻⁴ (the Monte-Carlo floor) in each kind and seed.
-Its own last-position RSA with the divergence RDM ranges from 0.11 to 0.96: the
-strongest causal mediator (patched at all positions) is not always the head whose
-final-position output encodes the divergence, so the two analyses answer different
-questions even in the toy.
+**What the smoke runs show beyond the verdicts.** The planted head L0H0 ranks first in
+every seed with essentially all of the effect, and every trained seed learns the task. The
+emergent solution is distributed: the top mediator (in layer 0 in some seeds, layer 1 in
+others) restores a part of the total effect on the held-out pairs, about equally in both
+kinds, with p at the Monte-Carlo floor in each kind and seed. Its own last-position RSA with
+the divergence RDM ranges from weak to strong: the strongest causal mediator (patched at
+all positions) is not always the head whose final-position output encodes the divergence,
+so the two analyses answer different questions even in the toy.
 
 **What this does not test.** Nothing here is about Qwen2.5-14B: the paper's own claims
 are listed on this page without a verdict. The toy checks that the bookkeeping recovers a known
@@ -241,7 +238,7 @@ EXPERIMENT = Experiment(
     paper=Paper(
         title="Theory-of-mind heads in Qwen2.5-14B-Instruct reuse a domain-general divergence detector",
         found=False,
-        banner="The paper was not found (no arXiv id, authors or code; digest 000_15 reconstructs it "
+        banner="The paper was not found (no arXiv id, authors or code; it is reconstructed "
         "from its abstract and the related work of Prakash et al., arXiv:2505.14685). A 14B model "
         "cannot run here: every verdict on this page is about a 2-layer toy transformer "
         "(sources sanity and toy), not about Qwen.",
@@ -298,7 +295,7 @@ EXPERIMENT = Experiment(
         Claim.at_least(
             "planted-head-rsa",
             "Pipeline validity: the planted head's RDM over the 8 conditions correlates with the "
-            "divergence model RDM at Pearson r > 0.8 (digest's threshold; seed mean).",
+            "divergence model RDM at Pearson r > 0.8 (our threshold; seed mean).",
             _planted_rsa,
             RSA_MIN,
             source="sanity",
