@@ -234,7 +234,10 @@ def run(spec: IRLSpec, params, key: jax.Array) -> dict:
         v, mu, row, n = evaluate(theta, v)
         return (theta, state, v, mu, jnp.maximum(iters, n)), row
 
-    init_opt = opt if opt is not None else averaged_fisher_precondition(lambda th: None, eta, num_nodes=1)
+    # the natural lanes build their preconditioner per step (its Fisher reads v); its state
+    # is only a count, initialised here with a Fisher of the right shape
+    zero_fisher = lambda th: jnp.zeros((th.size, th.size), th.dtype)  # noqa: E731
+    init_opt = opt if opt is not None else averaged_fisher_precondition(zero_fisher, eta, num_nodes=1)
     carry = (theta0, init_opt.init(theta0), v0, mu0, n0)
     (_, _, _, _, iters), rows, div = guarded_scan(step, carry, length=spec.steps)
     out = {k: jnp.concatenate([row0[k][None], rows[k]]) for k in row0}
