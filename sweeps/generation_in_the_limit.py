@@ -15,6 +15,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.claims import NotApplicable
 from jaxtheory.sims.discrete import generation as gen
 from jaxtheory.sweep import Space, values
 
@@ -28,10 +29,15 @@ LAMBDA_WINDOW = 4800
 #: Windows where the density generator's recall is compared with α/2: large enough that the
 #: parity of ``|K' ∩ [1, N]|`` moves it by less than 0.01, below every frontier.
 ATTAIN_WINDOWS = (480, 1600, 4800)
-#: Slack of the α/2 bound for the eventually valid generators (the issue's + 0.05).
+#: Slack of the α/2 bound for the eventually valid generators (ours).
 HALF_ALPHA_SLACK = 0.05
 #: The tolerant generator's invalid fraction over the last 10 % of rounds must be below this.
 INVALID_LAST_MAX = 0.01
+#: The withheld fractions 1 − α that count as "a large portion" of the target: α ≤ this.
+LARGE_WITHHELD_ALPHA = 0.5
+#: A recall gain counts as strictly positive above this (ours; one element of K on the gain
+#: window is worth at least 1/24 of it).
+POSITIVE_GAIN = 0.01
 #: ``Space`` axes whose values stay out of the lane key: a lane's coins and ranks do not
 #: depend on α or λ (the collection depends on its index only).
 _PAIRED = ("alpha", "lam")
@@ -79,6 +85,19 @@ def _invalid_last(ds, spec):
 def _gain(ds, spec):
     sel = {"lam": 1.0, "window": GAIN_WINDOW}
     return _per_collection(_recall(ds, "tolerant", **sel) - _recall(ds, "density", **sel))
+
+
+def _gain_withheld(ds, spec):
+    """The recall gain at the α where the adversary withholds at least half of the target."""
+    g = _gain(ds, spec)
+    keep = (
+        [a for a in np.atleast_1d(g["alpha"].values) if a <= LARGE_WITHHELD_ALPHA]
+        if "alpha" in g.dims
+        else []
+    )
+    if not keep:
+        raise NotApplicable(f"the preset has no α ≤ {LARGE_WITHHELD_ALPHA}")
+    return g.sel(alpha=keep)
 
 
 def _needs_alphas(ds, spec):
@@ -205,7 +224,7 @@ period $4b$: the adversary withholds whole residue classes mod $4b$, so $K'$ has
 $\alpha$ in $K$) and three decoys $D_j = (K' \cap [1, c_j]) \cup \{x > c_j : x \equiv a'\}$,
 which agree with the data until round $t_j \in [T/50, T/5]$. The generators enumerate
 $B, D_1, D_2, D_3, K, K'$ in that order. Universe $1..10^5$ (boolean arrays), $T = 4000$
-rounds (the issue's $5000$ is shrunk: the adversary uses $2T$ elements of $K'$, and $K'$
+rounds (no more: the adversary uses $2T$ elements of $K'$, and $K'$
 has only $10^5\alpha/b \ge 8333$), 20 collections × 5 seeds × $\alpha \in \{\frac14,
 \frac12, \frac34, 1\}$ × $\lambda \in \{1, 0.9, 0.75\}$; statistics are bootstrapped over the
 20 collections (each the mean of its seeds).
@@ -232,21 +251,22 @@ valid) while their novel fraction stays $\ge \lambda$; `km` is always novel.
 **Recall** on a window is $|O \cap K \cap [1, N]| / |K \cap [1, N]|$, where $O$ is the set of
 all outputs (repeats of revealed elements included); invalid means outside $K$.
 
-**Smoke measurements (2026-12-01).** The last decoy is refuted at round 800 at the latest
-($T/5$), and the last invalid output of `km` and `density` is at round 800 and 792. Below
-the frontier the density generator's recall is exactly
-$\lfloor |K' \cap [1, N]|/2 \rfloor / |K \cap [1, N]|$ (tested): $\alpha/2$ up to parity,
-0.09 on $[1, 16]$ at $\alpha = \frac14$ and within 0.004 of $\alpha/2$ from $N = 160$ on; `km`,
-whose random-rank outputs spread over the universe while its fallback fills from below, is on
-$\alpha/2$ on small windows and falls to 0.11–0.15 on $[1, 16000]$ for $\alpha \ge \frac12$.
-The tolerant generator's ≈ 63 broad outputs (at least 48 in every lane) fill $[1, 48]$ in
-every lane: its gain there is exactly $1 - \alpha$ (0.75, 0.5, 0.25, 0). Its invalid
-fraction over the last 400 rounds is 0.46 %, 0.54 %, 0.65 % and 0.81 % for
-$\alpha = \frac14 \ldots 1$, the share $1/(2 - \alpha)$ of $B \setminus K'$ outside $K$
-times $c/\sqrt t \approx 0.81\,\%$. With $\lambda = 0.9$ the density-seekers' recall on
-$[1, 4800]$ rises by 0.125 ($\alpha = \frac14$: the 400 echoes cover the sample there, so
-$\lambda = 0.75$ adds nothing, an exact tie) to 0.21, and by up to 0.25 more at
-$\lambda = 0.75$.
+**What the smoke runs show.** The decoys are refuted by round $T/5$, and `km` and `density`
+output nothing invalid after it. Below the frontier the density generator's recall is exactly
+$\lfloor |K' \cap [1, N]|/2 \rfloor / |K \cap [1, N]|$ (tested): $\alpha/2$ up to the parity
+of $|K' \cap [1, N]|$, which matters on the smallest windows only; `km`, whose random-rank
+outputs spread over the universe while its fallback fills from below, is on $\alpha/2$ on
+small windows and falls below it on the largest. The tolerant generator's broad outputs fill
+$[1, 48]$ in every lane, so its gain there is exactly $1 - \alpha$; its invalid fraction
+over the last 400 rounds is the share $1/(2 - \alpha)$ of $B \setminus K'$ that lies
+outside $K$, times $c/\sqrt t$. With $\lambda = 0.9$ the density-seekers' recall on
+$[1, 4800]$ rises; at $\alpha = \frac14$ the 400 echoes already cover the sample there, so
+$\lambda = 0.75$ adds nothing (an exact tie).
+
+**Sources.** The paper was not read beyond its abstract: its statement that tolerating
+vanishing-frequency hallucinations raises recall when the adversary withholds part of the
+target is tested on our generators (a reconstruction, at a finite horizon); the bounds
+$\alpha/2$ are from the literature; the rest are checks of our construction.
 """
 
 EXPERIMENT = Experiment(
@@ -351,37 +371,61 @@ EXPERIMENT = Experiment(
             "vanishing-hallucination-rate",
             "The tolerant generator's hallucinations have vanishing frequency: its invalid "
             "fraction over the last 10 % of rounds is below 1 % at every α (λ = 1). Its rate is "
-            "at most c/√t ≈ 0.8 % there; the 1 % threshold is the digest's.",
+            "at most c/√t ≈ 0.8 % there; the 1 % threshold is ours.",
             _invalid_last,
             INVALID_LAST_MAX,
             source="proposed",
             over="collection",
             requires=_needs_strict,
         ),
+        # sanity, not paper: the abstract defines the relaxation (infinitely many mistakes);
+        # this checks that our tolerant generator is a learner of that kind.
         Claim.fraction(
             "infinitely-many-hallucinations",
             "Unlike the first two, the tolerant generator keeps hallucinating: in at least 95 % of "
             "lanes (λ = 1) its last invalid output comes after T/2 (finitely, the sign of "
-            "infinitely many).",
+            "infinitely many): it is a learner that is not eventually valid, the kind the "
+            "relaxation admits.",
             _tolerant_keeps_hallucinating,
             at_least=0.95,
-            source="paper",
+            source="sanity",
             requires=_needs_strict,
         ),
+        # reconstruction: the abstract's statement, read weakly (a strictly positive gain where
+        # at least half of the target is withheld), on our generators at a finite horizon.
+        Claim.at_least(
+            "tolerant-raises-recall",
+            f"Tolerating hallucinations at vanishing frequency strictly raises recall when the "
+            f"adversary withholds a large part of the target: at α ≤ {LARGE_WITHHELD_ALPHA:g} "
+            f"(at least half of K withheld) the tolerant generator's recall minus the eventually "
+            f"valid density generator's on [1, {GAIN_WINDOW}] (λ = 1) is positive, above "
+            f'{POSITIVE_GAIN:g} (our threshold for "strictly"), per α; a finite-horizon '
+            f"illustration of a limit statement.",
+            _gain_withheld,
+            POSITIVE_GAIN,
+            source="reconstruction",
+            quote="We show this relaxation can strictly increase recall when the adversary "
+            "permanently withholds a large portion of the target language.",
+            over="collection",
+            requires=_needs_strict,
+        ),
+        # derived, not paper: the ordering along α follows from our construction's limit 1 − α;
+        # the abstract's own statement is the claim above.
         Claim.ordering(
             "recall-gain-grows-with-withheld-fraction",
-            f"Hallucinating at vanishing frequency raises recall the more, the more the adversary "
-            f"withholds: the tolerant generator's recall minus the density generator's on "
-            f"[1, {GAIN_WINDOW}] (λ = 1) decreases along α = 1/4, 1/2, 3/4, 1 (limit 1 − α; "
-            f"0 at full enumeration), each step a paired bootstrap over collections.",
+            f"The recall gain grows with the withheld fraction: the tolerant generator's recall "
+            f"minus the density generator's on [1, {GAIN_WINDOW}] (λ = 1) decreases along "
+            f"α = 1/4, 1/2, 3/4, 1 (in our construction its limit is 1 − α, 0 at full "
+            f"enumeration), each step a paired bootstrap over collections.",
             _gain,
             "alpha",
             [0.25, 0.5, 0.75, 1.0],
             increasing=False,
-            source="paper",
+            source="derived",
             over="collection",
             requires=_needs_alphas,
         ),
+        # proposed: the abstract studies λ-novelty but states no monotonicity; this is ours.
         Claim.ordering(
             "recall-non-increasing-in-lambda",
             f"Relaxing novelty does not lower recall: on [1, {LAMBDA_WINDOW}] the density and "
@@ -392,7 +436,7 @@ EXPERIMENT = Experiment(
             "lam",
             [1.0, 0.9, 0.75],
             increasing=True,
-            source="paper",
+            source="proposed",
             over="collection",
             requires=_needs_lams,
         ),

@@ -113,6 +113,14 @@ def test_gain_ordering():
     assert res.measured["0.25→0.5"] == pytest.approx(0.25, abs=0.01)
 
 
+def test_tolerant_raises_recall():
+    assert verdict("tolerant-raises-recall", fake()) == "pass"
+    assert verdict("tolerant-raises-recall", fake(gain_scale=0.0)) == "fail"  # no gain
+    res = CLAIMS["tolerant-raises-recall"].evaluate(fake(), SPEC)
+    assert set(res.cells) == {"alpha=0.25", "alpha=0.5"}  # the α that withhold half or more
+    assert verdict("tolerant-raises-recall", fake().sel(alpha=[0.75, 1.0])) == "not-applicable"
+
+
 def test_lambda_ordering():
     assert verdict("recall-non-increasing-in-lambda", fake()) == "pass"
     # exact ties pass (the echo budget already covers the sample: the same recall, to the
