@@ -24,24 +24,24 @@ ALGO = categorical(*dca.METHODS)
 #: :math:`-1/2` above it, so a final value within this of :math:`-n/2` is the global
 #: minimum (float32 rounding of the 50-term sum is below 1e-5).
 GLOBAL_TOL = 1e-3
-#: The issue's threshold for d-stationarity of the exploration's output: the measure
+#: Our threshold for d-stationarity of the exploration's output: the measure
 #: :math:`\psi(x_K) \ge -10^{-6}` (closed-form :math:`h'`, exactly 0 at :math:`x \in \{\pm1\}^n`).
 PSI_TOL = 1e-6
-#: Digest: the exploration reaches the global minimum (and a d-stationary point) in at
-#: least 99 of 100 runs.
+#: Our threshold: the exploration reaches the global minimum (and a d-stationary point) in
+#: at least 99 % of chains.
 SUCCESS_RATE = 0.99
 #: Largest rise of :math:`h` per half step, relative to :math:`\max(1, |h|)`, still read as
 #: "no increase": about 80 float32 ulps (the base step's true change can be below rounding).
 RISE_TOL = 1e-5
 #: The same float tolerance for the summed descent inequality (relative to :math:`\max(1, |h_0|)`).
 SLACK_TOL = 1e-5
-#: Digest: on DC least squares the exploration's final objective is at most DCA's in at
-#: least 95% of paired seeds.
+#: Our threshold: on DC least squares the exploration's final objective is at most DCA's in
+#: at least 95% of paired seeds.
 NO_WORSE_RATE = 0.95
 #: Relative slack of "at most" between two float32 objective values.
 VALUE_RTOL = 1e-6
 #: DCA's output counts as "not d-stationary" on DC least squares when
-#: :math:`\psi < -\tau`. The digest proposes :math:`\tau = 10^{-4}`, but that is below the
+#: :math:`\psi < -\tau`. :math:`\tau = 10^{-4}` would lie below the
 #: float32 floor of an inexact DCA fixed point: a descent slope :math:`\psi` gains
 #: :math:`\approx \psi^2/(2L)` per inner gradient step, invisible below one ulp of
 #: :math:`h`, so :math:`|\psi| \lesssim \sqrt{2L\varepsilon_{32}|h|} \approx 5\cdot10^{-4}`
@@ -57,6 +57,16 @@ NOT_STATIONARY = 1e-3
 LAMS = (0.1, 1.0)
 
 _PAIRED = ("algo",)
+
+#: The abstract's words each quoted claim tests (verbatim).
+QUOTE_D_STATIONARY = (
+    "The resulting scheme guarantees that all accumulation points are d-stationary almost surely, "
+    "independently of the behavior of the underlying method"
+)
+QUOTE_ACCEPT = "accepts the candidate based on a function value comparison"
+QUOTE_RATES = (
+    "it preserves convergence rates of the base method, as established for DCA and prox-linear-type schemes"
+)
 
 
 def _part(ds, problem):
@@ -245,7 +255,7 @@ def _draw_psi(ds, spec, fig):
 
 
 DESCRIPTION = r"""
-**The algorithm** (reconstructed in the digest from the abstract: the paper's sampling
+**The algorithm** (our reconstruction from the abstract: the paper's sampling
 distributions and constant were not readable). Each iteration applies proximal DCA to
 $h = f + r - g$ on a convex set $C$,
 $x_{1/2} = \arg\min_{x\in C} f(x) + r(x) - \langle\xi_k, x\rangle + \tfrac\rho2\lVert x - x_k\rVert^2$
@@ -273,7 +283,7 @@ $N(0, 1)$ signal, noise 0.01, $\lambda \in \{0.1, 1\}$, $x_0 = 0$, $\rho = 0.1$ 
 $f$ is not strongly convex for $n > m$), $K = 500$, 10 warm-started FISTA steps per
 subproblem returning the best subproblem iterate (so each base step satisfies the
 descent inequality with $c = \rho/2$ however inexact), $y$ uniform in the unit ball
-around $x_{1/2}$. 64 seeds per $\lambda$, 128 pairs (the issue asks for 32; with 32 a 95 % fraction
+around $x_{1/2}$. 64 seeds per $\lambda$, 128 pairs (with 32 a 95 % fraction
 cannot be decided, 32/32 has a Wilson lower end of 0.89). $\lambda = 1$ is about
 $\lVert A^\top b\rVert_\infty$: on some seeds 0 solves DCA's first subproblem (a lasso,
 since $\xi(0) = 0$), and DCA stays at 0, a critical point that is not d-stationary
@@ -283,12 +293,12 @@ since $\xi(0) = 0$), and DCA stays at 0, a critical point that is not d-stationa
 $h(x_{1/2}) \le h(x) - c\lVert x_{1/2} - x\rVert^2$ with $c = \mu/2 + \rho$ for an exact
 subproblem with $\mu$-strongly convex $f$ (toy: $c = 1/2$) and $c = \rho/2$ for the
 inexact, monotone one; exploration only lowers $h$ further, so
-$\min_{j<k}\lVert x_{1/2}^j - x^j\rVert^2 \le (h_0 - \inf h)/(ck)$ at every $k \le K$. The digest writes
-$(h_0 - \inf h)/(\rho K)$ with $\rho$ the strong convexity of $f$, a factor 2 too
+$\min_{j<k}\lVert x_{1/2}^j - x^j\rVert^2 \le (h_0 - \inf h)/(ck)$ at every $k \le K$. The form
+$(h_0 - \inf h)/(\rho K)$ with $\rho$ the strong convexity of $f$ would be a factor 2 too
 optimistic for exact DCA (the toy's first step meets the per-step inequality with
 equality).
 
-**What the smoke shows.** On the toy every DCA chain stalls at $-12.5$ exactly and every
+**What the runs show.** On the toy every DCA chain stalls at $-12.5$ exactly and every
 exploration chain reaches $-25$ after one or two accepted steps (one of 1024 chains ends
 with $\psi(x_K) = -1.7\cdot10^{-4}$ at $h = -25$: the last iteration accepted a step of size
 $s \lesssim 10^{-3}$ whose true rise $\tfrac12 s^2\lVert d\rVert^2$ is below one float32
@@ -297,9 +307,10 @@ ulp of 25, so the comparison saw no rise; the next DCA step would undo it).
 On DC least squares **the exploration step is never accepted**, on any seed at either
 $\lambda$, and the two methods agree to the bit. At $\lambda = 0.1$ that costs nothing:
 DCA's fixed points are d-stationary there (the concave part $\lambda\lVert x\rVert_2$ is
-differentiable away from 0). At $\lambda = 1$ DCA is stuck at $x = 0$ on 11 of 64 seeds
-($\psi(0) = -\max_i (A^\top b)_i \le -0.44$), and the exploration does not get it out,
-so `ls-lower-where-dca-not-d-stationary` fails. The mechanism: at 0 a step $sd$ along a
+differentiable away from 0). At $\lambda = 1$ DCA is stuck at $x = 0$ on some seeds
+($\psi(0) = -\max_i (A^\top b)_i \le -0.44$), and the exploration does not get it out
+within the run: under our reconstruction of the sampler, the paper's almost-sure
+guarantee does not show in 500 iterations. The mechanism: at 0 a step $sd$ along a
 unit $u = d/\lVert d\rVert$ decreases $h$ only if
 $\langle A^\top b, u\rangle > \lambda(\lVert u\rVert_1 - 1) \approx
 \lambda(\sqrt{2n/\pi} - 1) \approx 10.3\lambda$, while $\langle A^\top b, u\rangle$ for
@@ -308,7 +319,8 @@ stuck instances we checked the threshold is 48–58 standard deviations out, an 
 about $e^{-1000}$ per draw. The almost-sure guarantee is asymptotic; with a
 full-support sampler in 200 dimensions the escape time is astronomically long. A
 sampler that puts mass on sparse (coordinate) directions would escape at once, but that
-is a choice the reconstruction cannot attribute to the paper.
+is a choice the reconstruction cannot attribute to the paper: the finding is about our
+sampler, not about the paper's.
 
 The `full` preset adds robust phase retrieval $\tfrac1m\sum_i|\langle a_i, x\rangle^2 - b_i|$
 with prox-linear as the base map (`dca` lanes run prox-linear there; descent constant
@@ -344,7 +356,7 @@ def _space(toy_dim, ls_dim, toy_steps, ls_steps, seeds):
 
 
 def _full_space():
-    # the digest's sizes, and robust phase retrieval with prox-linear (n = 100, m = 400)
+    # larger sizes, and robust phase retrieval with prox-linear (n = 100, m = 400)
     return Space(
         setting=zipped(
             problem=static("toy", "sparse_ls", "phase_retrieval"),
@@ -370,7 +382,7 @@ EXPERIMENT = Experiment(
         found=False,
         banner="Only the abstract and the problem statement were readable: the exploration "
         "rule (sufficient decrease, s ~ U(0, 1], y uniform on C or a unit ball) is the "
-        "digest's reconstruction, and the experiments are ours.",
+        "our reconstruction, and the experiments are ours.",
         unverified=(
             "The paper's own experiments (problems and numbers not readable).",
             "Rate preservation for prox-linear-type base maps (no prox-linear problem is built).",
@@ -392,7 +404,7 @@ EXPERIMENT = Experiment(
         "full": Preset(
             _full_space(),
             spec={"zeros": 25, "nnz": 20, "inner_steps": 20},
-            description="One accelerator: the digest's sizes, toy K = 2000, DC least squares "
+            description="One accelerator: toy K = 2000, DC least squares "
             "m = 200, n = 1000, s = 20, λ ∈ {0.1, 1}, and robust phase retrieval (prox-linear "
             "base map, n = 100, m = 400, 10 % outliers), 100 seeds; 3 compiles.",
         ),
@@ -419,29 +431,39 @@ EXPERIMENT = Experiment(
             "exploration-reaches-global-min",
             f"With one exploration step per iteration the toy reaches the global minimum "
             f"h = −n/2 = −25 (within {GLOBAL_TOL:g}; other critical values are ≥ 0.5 above) in "
-            f"at least {SUCCESS_RATE:.0%} of chains (the digest's 99/100; the paper: "
-            "accumulation points are d-stationary almost surely).",
+            f"at least {SUCCESS_RATE:.0%} of chains, under our reconstruction of the exploration "
+            "step (on the toy the d-stationary points are exactly {±1}ⁿ, the global minima). "
+            "The horizon K = 200 and the 99 % threshold for 'almost surely' are ours.",
             _success,
             at_least=SUCCESS_RATE,
-            source="paper",
+            # the exploration rule (sampler, step law, sufficient decrease) is reconstructed
+            source="reconstruction",
+            quote=QUOTE_D_STATIONARY,
         ),
         Claim.fraction(
             "exploration-d-stationary",
             f"The exploration's output on the toy is d-stationary: the measure ψ(x_K) ≥ "
             f"−{PSI_TOL:g} (closed-form h′ over ±eᵢ and 256 sampled feasible directions) in "
-            f"at least {SUCCESS_RATE:.0%} of chains.",
+            f"at least {SUCCESS_RATE:.0%} of chains, under our reconstruction of the exploration "
+            "step. The tolerance, the horizon and the 99 % threshold are ours.",
             _psi_ok,
             at_least=SUCCESS_RATE,
-            source="paper",
+            # the exploration rule (sampler, step law, sufficient decrease) is reconstructed
+            source="reconstruction",
+            quote=QUOTE_D_STATIONARY,
         ),
         Claim.at_most(
             "monotone",
             f"h never increases, at the base step nor at the exploration step, on every lane "
             f"of both problems and methods: the largest rise per half step, relative to "
-            f"max(1, |h|), is ≤ {RISE_TOL:g} (float32 rounding; exact values, no interval).",
+            f"max(1, |h|), is ≤ {RISE_TOL:g} (float32 rounding; exact values, no interval), "
+            "under our reconstruction (sufficient decrease σs²‖d‖² with σ = 1e-4; the base maps "
+            "descend by construction).",
             _per_cell_max("max_rise"),
             RISE_TOL,
-            source="paper",
+            # the comparison rule is reconstructed (its constant is ours)
+            source="reconstruction",
+            quote=QUOTE_ACCEPT,
             over=None,
         ),
         Claim.at_most(
@@ -459,34 +481,41 @@ EXPERIMENT = Experiment(
             "The base rate survives the exploration: min_{j<k} ‖x½ʲ − xʲ‖² ≤ (h₀ − inf h)/(ck) "
             "at every horizon k ≤ K on every lane, i.e. the largest ratio ck·min/(h₀ − inf h) "
             "is ≤ 1 (c as in "
-            "descent-inequality; the digest's 1/(ρK) drops the factor 2 of c = μ/2; "
-            "inf h = −n/2 on the toy, 0 is a lower bound for DC least squares).",
+            "descent-inequality; a bound 1/(ρK) would drop the factor 2 of c = μ/2; "
+            "inf h = −n/2 on the toy, 0 is a lower bound for DC least squares), under our "
+            "reconstruction of the exploration step.",
             _per_cell_max("rate_ratio"),
             1.0,
-            source="paper",
+            # the exploration rule is reconstructed; the bound itself is derived in the description
+            source="reconstruction",
+            quote=QUOTE_RATES,
             over=None,
         ),
         Claim.fraction(
             "ls-no-worse-than-dca",
             f"On DC-sparse least squares the exploration's final objective is at most DCA's "
             f"(relative float slack {VALUE_RTOL:g}) in at least {NO_WORSE_RATE:.0%} of paired "
-            "seeds.",
+            "seeds. The comparison and the 95 % threshold are ours.",
             _ls_no_worse,
             at_least=NO_WORSE_RATE,
-            source="paper",
+            # no sentence of the abstract compares final objectives with the base method
+            source="proposed",
         ),
         Claim.equals(
             "ls-lower-where-dca-not-d-stationary",
-            f"On DC-sparse least squares the exploration's objective is strictly lower on every "
-            f"seed where DCA's output is not d-stationary (ψ < −{NOT_STATIONARY:g}; the "
-            "digest's 1e-4 lies below the float32 floor √(2Lε|h|) ≈ 5e-4 of an inexact DCA fixed "
-            "point): the count of such seeds where it is not lower is 0. Refuted at λ = 1: DCA "
-            "stays at x = 0 on some seeds and the exploration is never accepted there (a dense "
-            "unit direction descends at 0 only with ⟨Aᵀb, u⟩ ≳ 10λ, tens of standard "
-            "deviations out; see What is simulated).",
+            f"On DC-sparse least squares, under our reconstruction of the exploration step "
+            f"(directions uniform in the unit ball), the exploration's objective after K = 500 "
+            f"iterations is strictly lower on every seed where DCA's output is not d-stationary "
+            f"(ψ < −{NOT_STATIONARY:g}, above the float32 floor √(2Lε|h|) ≈ 5e-4 of an inexact "
+            "DCA fixed point): the count of such seeds where it is not lower is 0. The finite "
+            "horizon is ours: the guarantee is almost sure for accumulation points. Where DCA "
+            "stays at x = 0 a dense unit direction descends only with ⟨Aᵀb, u⟩ ≳ 10λ, tens of "
+            "standard deviations out (see What the runs show).",
             _ls_not_lower,
             0,
-            source="paper",
+            # the sampler is our reconstruction: a failure refutes it, not the paper
+            source="reconstruction",
+            quote=QUOTE_D_STATIONARY,
             requires=_needs_not_stationary,
         ),
         Claim.identity(
