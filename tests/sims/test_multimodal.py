@@ -53,6 +53,55 @@ def test_covariances_match_samples():
     assert np.max(np.abs(emp - exact)) < tol
 
 
+def test_correlated_nuisance_covariances_match_samples():
+    """The crossover model: nuisances correlated across the views (ρ_c) and caption noise (τ)."""
+    mdl = _model(2)
+    n = 200_000
+    x, y = mm.sample(mdl, 0.3, 0.5, jax.random.key(6), n, rho_c=0.8, caption_noise=0.7)
+    sxx, sxy, syy = mm.covariances(mdl, 0.3, 0.5, 0.8, 0.7)
+    emp = np.cov(np.hstack([x, y]).T.astype(np.float64))
+    exact = np.block([[sxx, sxy], [sxy.T, syy]])
+    tol = 6 * np.sqrt(2.0 / n) * np.max(np.diag(exact))
+    assert np.max(np.abs(emp - exact)) < tol
+    # the cross-covariance gains ρ_c √((1−ρ_x²)(1−ρ_y²)) B Dᵀ and its semantic part shrinks by c
+    base = np.asarray(mm.covariances(mdl, 0.3, 0.5)[1])
+    want = base / np.sqrt(1 + 0.49) + 0.8 * np.sqrt((1 - 0.09) * (1 - 0.25)) * np.asarray(
+        mdl["B"] @ mdl["D"].T
+    )
+    np.testing.assert_allclose(np.asarray(sxy), want, rtol=1e-5, atol=1e-6)
+
+
+def test_literal_zero_contamination_leaves_the_model_unchanged():
+    """ρ_c = 0 and τ = 0 given as Python zeros are the model without them, bit for bit."""
+    mdl = _model(3)
+    for a, b in zip(
+        mm.sample(mdl, 0.2, 0.4, jax.random.key(7), 50),
+        mm.sample(mdl, 0.2, 0.4, jax.random.key(7), 50, 0.0, 0.0),
+    ):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_strong_cross_view_nuisance_takes_over_cca_not_rrr():
+    """With caption noise the semantic canonical correlations sit near 1/√(1+τ²); a cross-view
+    nuisance correlation above them takes CCA's top directions, while RRR, ranking by text
+    variance explained, keeps the semantic subspace when the text nuisance is weak."""
+    with jax.enable_x64(True):
+        mdl = mm.draw_model(jax.random.key(4), 4, 16, 64, 3.0, 2.0, 0.3)
+        mdl = {**mdl, "D": mdl["D"] * 0.75}  # text nuisance scale 1.5
+        clean = mm.covariances(mdl, 0.0, 0.0, 0.0, 0.7)
+        spur = mm.covariances(mdl, 0.0, 0.0, 0.95, 0.7)
+        wx0, _, r0 = mm.cca_subspace(*clean, 4)
+        wx1, _, r1 = mm.cca_subspace(*spur, 4)
+        rx0, _ = mm.rrr_subspace(clean[0], clean[1], 4)
+        rx1, _ = mm.rrr_subspace(spur[0], spur[1], 4)
+        assert float(r0[0]) < 0.85 < float(r1[-1])
+        cca_move = float(principal_angles(np.asarray(wx0), np.asarray(wx1))[0])
+        rrr_move = float(principal_angles(np.asarray(rx0), np.asarray(rx1))[0])
+        # CCA swaps semantic directions for nuisance ones (an angle near 90°); RRR's encoder
+        # only tilts (about 32° in this draw)
+        assert cca_move > np.radians(80) and rrr_move < np.radians(45)
+
+
 @pytest.mark.parametrize("rho", [(0.0, 0.0), (0.6, 0.3)])
 def test_cca_matches_numpy_reference(rho):
     sxx, sxy, syy = _cov64(*rho)

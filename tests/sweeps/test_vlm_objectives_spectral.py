@@ -16,10 +16,23 @@ CLAIMS = {c.name: c for c in EXP.claims}
 SPEC = EXP.spec
 SEEDS, REPS = 8, 3
 RHO_X = np.asarray(SPEC.rho_x_grid, float)
+RHO_C = np.asarray(SPEC.rho_c_grid, float)
 
 
-def _ds(*, train_deg=0.1, white=1e-6, xside=1e-6, y_deg=30.0, recall=None, rng_seed=0, cond=150.0, gap=0.99):
-    """A made-up results set with the experiment's dims; ``recall(rho_x) -> (4,)`` per objective."""
+def _ds(
+    *,
+    train_deg=0.1,
+    white=1e-6,
+    xside=1e-6,
+    y_deg=30.0,
+    recall=None,
+    spurious=None,
+    rng_seed=0,
+    cond=150.0,
+    gap=0.99,
+):
+    """A made-up results set with the experiment's dims; ``recall(rho_x) -> (4,)`` and
+    ``spurious(rho_c) -> (4,)`` per objective."""
     rng = np.random.default_rng(rng_seed)
     losses = list(mm.LOSSES)
     shape_t = (SEEDS, 2, len(losses))
@@ -27,6 +40,9 @@ def _ds(*, train_deg=0.1, white=1e-6, xside=1e-6, y_deg=30.0, recall=None, rng_s
     rec_fn = recall or (lambda r: np.array([0.5, 0.5, 0.55, 0.2 + 0.0 * r]))
     rec = np.stack([rec_fn(r) for r in RHO_X])  # (rho_x, objective)
     rec = rec[None, None, None, None] + 0.005 * rng.standard_normal((SEEDS, 2, len(losses), REPS) + rec.shape)
+    sp_fn = spurious or (lambda r: np.array([0.5, 0.5, 0.55, 0.2 + 0.0 * r]))
+    sp = np.stack([sp_fn(r) for r in RHO_C])
+    sp = sp[None, None, None, None] + 0.005 * rng.standard_normal((SEEDS, 2, len(losses), REPS) + sp.shape)
     cf = (SEEDS, 2, len(losses), REPS, len(RHO_X))
     dims_t = ("seed", "rho_y", "loss")
     dims_c = dims_t + ("rep", "rho_x")
@@ -41,6 +57,7 @@ def _ds(*, train_deg=0.1, white=1e-6, xside=1e-6, y_deg=30.0, recall=None, rng_s
             "angle_rrr_cca_y": (dims_c, np.radians(y_deg) * (1 + 0.05 * rng.standard_normal(cf))),
             "angle_cca_truth_x": (dims_c, np.full(cf, 0.5)),
             "cf_recall": (dims_c + ("objective",), rec),
+            "cf_recall_spurious": (dims_t + ("rep", "rho_c", "objective"), sp),
         },
         coords={
             "seed": np.arange(SEEDS),
@@ -48,6 +65,7 @@ def _ds(*, train_deg=0.1, white=1e-6, xside=1e-6, y_deg=30.0, recall=None, rng_s
             "loss": losses,
             "rep": np.arange(REPS),
             "rho_x": RHO_X,
+            "rho_c": RHO_C,
             "objective": list(mm.CLOSED_FORMS),
         },
     )
@@ -94,12 +112,14 @@ def test_rrr_differs_claim():
 
 
 def test_crossover_claim():
-    def crossing(r):  # contrastive wins at 0, captioning from rho_x = 0.5 on
+    def crossing(r):  # contrastive wins at 0, captioning from rho_c = 0.5 on
         return np.array([0.5, 0.5, 0.5, 0.3 + 0.5 * r])
 
-    res = CLAIMS["generation-crossover"].evaluate(_ds(recall=crossing), SPEC)
+    res = CLAIMS["generation-crossover"].evaluate(_ds(spurious=crossing), SPEC)
     assert res.verdict == "pass", res
     assert _verdict("generation-crossover", _ds()) == "fail"  # captioning never wins
+    # the crossover is read off the correlated-nuisance grid, not the ρ_x one
+    assert _verdict("generation-crossover", _ds(recall=crossing)) == "fail"
 
 
 def test_clean_jepa_claim():
@@ -124,3 +144,4 @@ def test_smoke_runs_and_claims_evaluate(tmp_path):
         assert by[name].verdict == "pass", by[name]
     ds = run.results
     assert np.isfinite(ds["cf_recall"].sel(loss="spectral").values).all()
+    assert np.isfinite(ds["cf_recall_spurious"].sel(loss="spectral").values).all()

@@ -21,6 +21,12 @@ regression (:func:`rrr_subspace`, one-sided: captioning). The objectives are
 :func:`spectral_contrastive` (and its exact population form), :func:`infonce`,
 :func:`siglip`, :func:`jepa_latent` and :func:`caption_rrr`; :func:`recall_at_1` scores
 retrieval. :func:`run` is the experiment's simulator.
+
+A second contamination, correlated across the views: the two pure nuisances share a
+part, :math:`\\mathrm{Cov}(\\nu_x, \\nu_y) = \\rho_c I` (spurious shared content, absent
+from the held-out pairs retrieval is scored on), with caption noise :math:`\\tau` making
+the text's semantics :math:`s_y = (s + \\tau\\eta)/\\sqrt{1+\\tau^2}` a noisy copy of the
+image's (:func:`covariances`, :func:`sample`).
 """
 
 from __future__ import annotations
@@ -82,6 +88,8 @@ DEFAULT_PARAMS = {
     "signal": 3.0,
     "nuisance": 2.0,
     "noise": 0.3,
+    "text_nuisance": 1.5,
+    "caption_noise": 0.7,
 }
 
 
@@ -94,6 +102,8 @@ class MultimodalSpec:
         m: nuisance dimension.
         d: image and text dimension.
         rho_x_grid: image contamination values of the closed forms (a metric dim).
+        rho_c_grid: cross-view nuisance correlations of the crossover model's closed
+            forms (a metric dim; see :func:`_spurious_recall`).
         n_test: held-out pairs for recall@1.
         loss: the trained loss, one of :data:`LOSSES`.
         steps: Adam steps of training.
@@ -109,6 +119,7 @@ class MultimodalSpec:
     m: int = 16
     d: int = 64
     rho_x_grid: tuple = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    rho_c_grid: tuple = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
     n_test: int = 2000
     loss: str = "spectral"
     steps: int = 2000
@@ -160,19 +171,33 @@ def draw_model(key, k, m, d, signal=1.0, nuisance=2.0, noise=0.3):
     }
 
 
+def _is_zero(v):
+    """True for a Python (or numpy) number equal to 0; a traced value is never."""
+    return isinstance(v, (int, float)) and v == 0
+
+
 def _effective(model, rho_x, rho_y):
     ae = model["A"] + rho_x * model["B"] @ model["Px"]
     ce = model["C"] + rho_y * model["D"] @ model["Py"]
     return ae, ce
 
 
-def covariances(model, rho_x, rho_y):
+def covariances(model, rho_x, rho_y, rho_c=0.0, caption_noise=0.0):
     """The exact covariances :math:`(\\Sigma_{xx}, \\Sigma_{xy}, \\Sigma_{yy})` of the model.
+
+    With a cross-view nuisance correlation :math:`\\rho_c` (:math:`\\mathrm{Cov}(\\nu_x,
+    \\nu_y) = \\rho_c I_m`) and caption noise :math:`\\tau` (the text's semantics are
+    :math:`s_y = (s + \\tau\\eta)/\\sqrt{1+\\tau^2}`, :math:`\\eta` independent, so
+    :math:`\\mathrm{Cov}(s, s_y) = cI`, :math:`c = 1/\\sqrt{1+\\tau^2}`):
+    :math:`\\Sigma_{xy} = c\\,A_\\rho C_\\rho^\\top + \\rho_c\\sqrt{(1-\\rho_x^2)(1-\\rho_y^2)}\\,BD^\\top`;
+    :math:`\\Sigma_{xx}` and :math:`\\Sigma_{yy}` do not depend on either.
 
     Args:
         model: from :func:`draw_model`.
         rho_x: image contamination in :math:`[0, 1]`.
         rho_y: text contamination in :math:`[0, 1]`.
+        rho_c: correlation of the two views' pure nuisances, in :math:`[0, 1)`.
+        caption_noise: :math:`\\tau \\ge 0`.
 
     Returns:
         The three (d, d) matrices.
@@ -189,10 +214,15 @@ def covariances(model, rho_x, rho_y):
     s2 = model["noise"] ** 2
     sxx = ae @ ae.T + (1 - rho_x**2) * model["B"] @ model["B"].T + s2 * eye
     syy = ce @ ce.T + (1 - rho_y**2) * model["D"] @ model["D"].T + s2 * eye
-    return sxx, ae @ ce.T, syy
+    sxy = ae @ ce.T
+    if not _is_zero(caption_noise):
+        sxy = sxy / jnp.sqrt(1.0 + caption_noise**2)
+    if not _is_zero(rho_c):
+        sxy = sxy + rho_c * jnp.sqrt((1 - rho_x**2) * (1 - rho_y**2)) * (model["B"] @ model["D"].T)
+    return sxx, sxy, syy
 
 
-def sample(model, rho_x, rho_y, key, n):
+def sample(model, rho_x, rho_y, key, n, rho_c=0.0, caption_noise=0.0):
     """Draw ``n`` image-text pairs from the model.
 
     Args:
@@ -201,6 +231,8 @@ def sample(model, rho_x, rho_y, key, n):
         rho_y: text contamination.
         key: PRNG key.
         n: number of pairs.
+        rho_c: cross-view nuisance correlation (see :func:`covariances`).
+        caption_noise: :math:`\\tau` (see :func:`covariances`).
 
     Returns:
         ``(x, y)``, each of shape (n, d).
@@ -220,8 +252,14 @@ def sample(model, rho_x, rho_y, key, n):
     ny = jax.random.normal(ky, (n, m))
     ex = jax.random.normal(kn, (n, d))
     ey = jax.random.normal(kq, (n, d))
+    sy = s
+    if not _is_zero(rho_c):  # a literal 0 leaves the program (and its rounding) as without
+        ny = rho_c * nx + jnp.sqrt(1 - rho_c**2) * ny
+    if not _is_zero(caption_noise):
+        eta = jax.random.normal(jax.random.fold_in(key, 7), (n, k))
+        sy = (s + caption_noise * eta) / jnp.sqrt(1.0 + caption_noise**2)
     x = s @ ae.T + jnp.sqrt(1 - rho_x**2) * nx @ model["B"].T + model["noise"] * ex
-    y = s @ ce.T + jnp.sqrt(1 - rho_y**2) * ny @ model["D"].T + model["noise"] * ey
+    y = sy @ ce.T + jnp.sqrt(1 - rho_y**2) * ny @ model["D"].T + model["noise"] * ey
     return x, y
 
 
@@ -632,6 +670,30 @@ def _closed_forms(spec, model, rho_y, key):
     return jax.vmap(one)(jnp.asarray(spec.rho_x_grid, jnp.float32))
 
 
+def _spurious_recall(spec, params, model, rho_y, key):
+    """Recall@1 of each closed form fit under a cross-view nuisance correlation, scored on clean pairs.
+
+    The crossover model: the lane's model with the text nuisance loadings rescaled to
+    ``params["text_nuisance"]`` and caption noise ``params["caption_noise"]``, no image
+    contamination (:math:`\\rho_x = 0`). The closed forms are fit on the covariances at each
+    :math:`\\rho_c` of ``spec.rho_c_grid`` (the nuisances' shared part looks like shared
+    content there) and scored on held-out pairs whose nuisances are independent
+    (:math:`\\rho_c = 0`: the correlation is spurious, absent where the encoders are used).
+
+    Returns:
+        ``(len(rho_c_grid), len(CLOSED_FORMS))`` recalls.
+    """
+    mdl = {**model, "D": model["D"] * (params["text_nuisance"] / params["nuisance"])}
+    tau = params["caption_noise"]
+    x, y = sample(mdl, 0.0, rho_y, key, spec.n_test, caption_noise=tau)
+
+    def one(rho_c):
+        embs = closed_form_embeddings(*covariances(mdl, 0.0, rho_y, rho_c, tau), spec.k)
+        return jnp.stack([recall_at_1(x @ embs[o][0], y @ embs[o][1]) for o in CLOSED_FORMS])
+
+    return jax.vmap(one)(jnp.asarray(spec.rho_c_grid, jnp.float32))
+
+
 def _train(spec, params, model, key):
     k, d = spec.k, spec.d
     rho_x, rho_y = spec.train_rho_x, params["rho_y"]
@@ -702,7 +764,9 @@ def run(spec: MultimodalSpec, params: dict, key: jax.Array) -> dict:
         ``angle_rrr_cca_y`` (text side, CCA against RRR's decoder),
         ``angle_rrr_cca_x`` (image encoders), ``angle_rrr_cca_white`` (text side after
         whitening the text), ``angle_cca_truth_x`` (CCA image encoder against
-        :math:`\\mathrm{span}\\,A`); and, trained at ``spec.train_rho_x``,
+        :math:`\\mathrm{span}\\,A`); ``cf_recall_spurious`` with dims ``(rep, rho_c,
+        objective)``, the crossover model's recalls (:func:`_spurious_recall`); and,
+        trained at ``spec.train_rho_x``,
         ``train_angle_x``/``train_angle_y`` (largest angle to the CCA subspaces),
         ``train_recall`` and ``final_loss``. Angles in radians.
 
@@ -726,13 +790,19 @@ def run(spec: MultimodalSpec, params: dict, key: jax.Array) -> dict:
 
         def one(rk):
             mk, dk = jax.random.split(rk)
-            return _closed_forms(spec, draw_model(mk, spec.k, spec.m, spec.d, *scales), params["rho_y"], dk)
+            mdl = draw_model(mk, spec.k, spec.m, spec.d, *scales)
+            out = _closed_forms(spec, mdl, params["rho_y"], dk)
+            out["cf_recall_spurious"] = _spurious_recall(
+                spec, params, mdl, params["rho_y"], jax.random.fold_in(dk, 11)
+            )
+            return out
 
         cf = jax.vmap(one)(jax.random.split(kc, r))
     else:
         nan = jnp.float32(jnp.nan)
         cf = {
             "cf_recall": jnp.full((r, g, len(CLOSED_FORMS)), nan),
+            "cf_recall_spurious": jnp.full((r, len(spec.rho_c_grid), len(CLOSED_FORMS)), nan),
             **{n: jnp.full((r, g), nan) for n in CF_SCALARS},
         }
     return {**out, **cf}
