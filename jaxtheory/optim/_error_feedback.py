@@ -78,7 +78,7 @@ def error_feedback(
         h_m \\leftarrow h_m + C(g_m - h_m),\\qquad
         x \\leftarrow x + \\mathrm{inner}\\big(\\tfrac1W\\textstyle\\sum_m h_m\\big).
 
-    **Params**: whatever ``inner`` takes, in float16, bfloat16, float32 or float64 (any
+    **Params.** whatever ``inner`` takes, in float16, bfloat16, float32 or float64 (any
     shapes; ``None`` and size-0 leaves allowed); complex params are refused, since the
     compressors act on real entries. With ``num_workers`` the gradients (not the
     params) carry the worker axis, so :class:`optax.MultiSteps`, whose accumulators are

@@ -74,7 +74,7 @@ def random_feasible_exploration(
     returned update is :math:`u + s d` or :math:`u`. It never increases :math:`h`, so a
     base method's descent inequality, hence its rate, is kept.
 
-    **Params**: the feasible set's points: any pytree of float16, bfloat16, float32 or
+    **Params.** the feasible set's points: any pytree of float16, bfloat16, float32 or
     float64 arrays that ``sample_direction`` and ``value_fn`` take; complex params are
     refused. ``value`` may have any float dtype (it is cast to the state's). ``update``
     ignores unknown keyword arguments.

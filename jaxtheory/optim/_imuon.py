@@ -336,7 +336,7 @@ def imuon_fixed_rank(
   the factors full rank). ``metric='euclidean'`` gives EGD / Muon / NuMuon on the
   factors with the same code path.
 
-  **Params**: structure-bound to factor pairs: a pytree whose nodes are
+  **Params.** structure-bound to factor pairs: a pytree whose nodes are
   :class:`FactorPair` (or ``{'B', 'A'}`` dicts) with ``B`` of shape ``(m, r)`` and ``A`` of
   shape ``(r, n)``, in float16, bfloat16 (computed in float32), float32 or float64; any
   other leaf, and complex params, are refused at ``init`` with a ``ValueError``.
@@ -450,7 +450,7 @@ def imuon_lora(
   and a :math:`2r\times 2r` core (exact for both SVD and Newton–Schulz, which are
   unitarily equivariant). With :math:`B = 0` (the usual LoRA init) :math:`d_A = 0`.
 
-  **Params**: as :func:`imuon_fixed_rank`: a pytree of :class:`FactorPair` nodes
+  **Params.** as :func:`imuon_fixed_rank`: a pytree of :class:`FactorPair` nodes
   (``B`` (d_out, r), ``A`` (r, d_in)) in float16, bfloat16, float32 or float64; other
   leaves and complex params are refused. ``update`` ignores unknown keyword arguments.
 
@@ -753,7 +753,7 @@ def imuon_spd(
     retracted point; chaining transforms *after* this one breaks positive
     definiteness (see the module docstring). Each leaf is one SPD matrix.
 
-    **Params**: structure-bound to the SPD manifold: leaves of shape ``(..., n, n)``
+    **Params.** structure-bound to the SPD manifold: leaves of shape ``(..., n, n)``
     (a batch of matrices on the last two axes), each symmetric positive definite (an eager
     ``init`` checks the values), float16, bfloat16 (computed in float32), float32 or
     float64. Size-0 and ``None`` leaves are allowed (they do not move); other shapes,
@@ -901,7 +901,7 @@ def imuon_stiefel(
     :func:`stiefel_retraction`. Returns :math:`X_{t+1} - X_t`; transforms chained
     after it break orthonormality.
 
-    **Params**: structure-bound to the Stiefel manifold: leaves of shape
+    **Params.** structure-bound to the Stiefel manifold: leaves of shape
     ``(..., n, p)`` with ``n >= p`` and orthonormal columns (an eager ``init`` checks
     :math:`X^\top X = I` to within 0.1), float16, bfloat16 (computed in float32), float32 or float64.
     Size-0 and ``None`` leaves are allowed; anything else, and complex params, are refused
@@ -1019,7 +1019,7 @@ def imuon_grassmann(
 
     :math:`\xi` from :func:`grassmann_direction`. Returns :math:`Y_{t+1} - Y_t`.
 
-    **Params**: structure-bound to the Grassmann manifold: leaves of shape
+    **Params.** structure-bound to the Grassmann manifold: leaves of shape
     ``(..., n, p)`` with ``n >= p`` and full column rank (an eager ``init`` checks the
     singular values), float16, bfloat16 (computed in float32), float32 or float64.
     Size-0 and ``None`` leaves are allowed; anything else, and complex params, are refused

@@ -146,7 +146,7 @@ def occupancy_interp(target: Any, learning_rate: float | jax.Array) -> optax.Gra
     :math:`\pi_E`), in a bandit the policy step is exact entropic mirror descent,
     :math:`\pi_{k+1} \propto \pi_k^{1-\eta}\pi_E^\eta`.
 
-    **Params**: a pytree of the structure of ``target`` (float16, bfloat16, float32,
+    **Params.** a pytree of the structure of ``target`` (float16, bfloat16, float32,
     float64 or complex arrays of any shapes; the step is linear); ``init`` refuses
     another structure. ``update`` ignores its ``updates`` and unknown keyword arguments.
 
@@ -238,7 +238,7 @@ def averaged_fisher_precondition(
     to the point :math:`\theta` and the update is the local natural gradient
     :math:`\eta F(\theta)^{+} g` (use ``num_nodes=1`` then: every node is the same point).
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays whose
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays whose
     flattened size ``d`` matches ``fisher_fn``'s ``(d, d)`` output (checked by ``init``);
     half precision is computed in float32 and cast back. Complex params are refused.
     ``update`` ignores unknown keyword arguments.

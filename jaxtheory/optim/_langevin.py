@@ -63,7 +63,7 @@ def langevin(step, temperature, weight_decay=0.0, preconditioner=None, *, seed=0
     The update is :math:`-hM(g + \lambda\theta) + \sqrt{2hTM}\,\xi` (apply it with
     :func:`optax.apply_updates`); :math:`T = 0` is gradient descent with weight decay.
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays of any
     shapes (scalars, size-0 and ``None`` leaves included); the Gaussian increments are
     drawn in each leaf's dtype. Complex params are refused (a complex Gaussian would
     split the variance between the real and imaginary parts). ``update`` ignores

@@ -349,7 +349,7 @@ def scale_by_lmo(
     are batch axes (one LMO per trailing matrix). Route other leaves with
     :func:`optax.partition`.
 
-    **Params**: leaves of ``ndim >= 2`` (matrices, or batches of matrices on the last two
+    **Params.** leaves of ``ndim >= 2`` (matrices, or batches of matrices on the last two
     axes), float16, bfloat16 (computed in float32), float32 or float64; ``None`` leaves
     allowed. Vectors, scalars and complex params are refused at ``init`` with a
     ``ValueError``. A building block (no learning rate): ``update`` takes no extra
@@ -442,7 +442,7 @@ def scale_by_muon(
   2-D leaves) operation for operation when ``polar='newton_schulz'``.
   ``adaptive=True`` rescales by the dual norm :math:`\langle \hat M_t, U_t\rangle`.
 
-  **Params**: matrices (2-D leaves; a leaf of ``ndim >= 2`` is orthogonalized on its
+  **Params.** matrices (2-D leaves; a leaf of ``ndim >= 2`` is orthogonalized on its
   last two axes), float16, bfloat16, float32 or float64; ``None`` leaves allowed. Complex
   params are refused at ``init``. A building block: ``update`` takes no extra keyword
   arguments (a chain or :func:`optax.with_extra_args_support` drops them).
@@ -568,7 +568,7 @@ def muon(
     :func:`optax.adamw` (Nesterov, ``eps`` shared). With its defaults this
     reproduces ``optax.contrib.muon`` (tested to float32 round-off).
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays: 2-D leaves
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays: 2-D leaves
     take the Muon step, every other leaf (vectors, scalars, batches, size-0) AdamW;
     ``None`` leaves allowed. Complex 2-D leaves are refused (other complex leaves follow
     AdamW, which takes them with optax's convention). ``update`` ignores unknown keyword

@@ -87,7 +87,7 @@ def doubly_smoothed_gda(
     iterate: :math:`z_{t+1} = z_t + \\beta(x_{t+1} - z_t)` is computed at the next call.
     ``r = beta = 0`` is simultaneous GDA exactly (the smoothing terms are exact zeros).
 
-    **Params**: the pair ``(x, y)`` (a tuple or list of two pytrees of float16,
+    **Params.** the pair ``(x, y)`` (a tuple or list of two pytrees of float16,
     bfloat16, float32 or float64 arrays of any shapes; ``None`` and size-0 leaves
     allowed); ``updates`` is the pair of partial gradients. Anything else is refused with
     a ``ValueError``; so are complex params. The transform is structure-bound: under

@@ -238,7 +238,7 @@ def stochastic_mirror_descent(
     composes with anything else that moves the parameters. With the Euclidean map it
     is SGD.
 
-    **Params**: the domain of the mirror map, checked by ``init``: any pytree of
+    **Params.** the domain of the mirror map, checked by ``init``: any pytree of
     float16, bfloat16, float32 or float64 arrays of any shapes for the Euclidean and
     p-norm maps (the Euclidean map also takes complex params, with optax's convention of
     conjugate gradients); for the entropic map, leaves of ``ndim >= 1`` whose last axis

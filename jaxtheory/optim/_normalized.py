@@ -107,7 +107,7 @@ def normalized_sgd_momentum(
     variance the classic :math:`\eta = \eta_0 T^{-3/4}`, :math:`\beta = 1 - T^{-1/2}`
     gives :math:`O(T^{-1/4})`.
 
-    **Params**: any pytree of arrays of any shapes (scalars, size-0 and ``None`` leaves
+    **Params.** any pytree of arrays of any shapes (scalars, size-0 and ``None`` leaves
     included) in float16, bfloat16, float32 or float64, or complex: with optax's
     convention (``updates`` the conjugate gradient) the norm is :math:`\sum_i |z_i|^2`
     and the step equals the one on the real and imaginary parts. ``update`` ignores
@@ -199,7 +199,7 @@ def normalized_storm(
     barely forgets the initial error. Use :func:`two_point_grad` to compute
     :math:`g_t` and :math:`\tilde g_t` in one vmapped call.
 
-    **Params**: as :func:`normalized_sgd_momentum`: any pytree of float16, bfloat16,
+    **Params.** as :func:`normalized_sgd_momentum`: any pytree of float16, bfloat16,
     float32, float64 or complex arrays of any shapes (complex: conjugate gradients, norm
     :math:`\sum_i |z_i|^2`).
 

@@ -36,7 +36,7 @@ def center_classifier_rows(scale: float | jax.Array = 1.0, axis: int = -1, mask:
     even then). Place it before the optimizer: ``optax.chain(center_classifier_rows(),
     optax.sgd(lr))``.
 
-    **Params**: any pytree; each selected leaf has ``ndim >= 1`` (its class ``axis``),
+    **Params.** any pytree; each selected leaf has ``ndim >= 1`` (its class ``axis``),
     float or complex (the centring is linear). A building block: ``update`` takes no
     extra keyword arguments.
 

@@ -317,7 +317,7 @@ def scale_by_schatten_p(
   The output is an ascent direction: follow it by
   :func:`optax.scale_by_learning_rate`.
 
-  **Params**: 2-D leaves only (matrices ``(fan_in, fan_out)``; route others with
+  **Params.** 2-D leaves only (matrices ``(fan_in, fan_out)``; route others with
   :func:`optax.partition`, as :func:`schatten_p` does), float16, bfloat16 (computed in
   float32), float32 or float64; ``None`` leaves and size-0 matrices are allowed.
   Complex params and leaves of another rank are refused at ``init`` with a
@@ -535,7 +535,7 @@ def schatten_p(
     per-coordinate RMS. Pass ``activations=`` to ``update`` (pytree with the params'
     structure; entries for non-matrix leaves are ignored) to let :math:`p` adapt.
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays: 2-D leaves
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays: 2-D leaves
     take the Schatten-p step, every other leaf (vectors, scalars, batches) AdamW;
     ``None`` and size-0 leaves are allowed. Complex 2-D leaves are refused (the other
     leaves follow AdamW, which takes complex). ``update`` ignores unknown keyword
@@ -653,7 +653,7 @@ def muadam(
     endpoint of :func:`scale_by_schatten_p` with ``moment='adam'``, no pinning);
     non-matrix leaves use AdamW.
 
-    **Params**: as :func:`schatten_p`: 2-D leaves take the MuAdam step, every other leaf
+    **Params.** as :func:`schatten_p`: 2-D leaves take the MuAdam step, every other leaf
     AdamW; float16, bfloat16, float32 or float64; ``None`` and size-0 leaves allowed;
     complex 2-D leaves refused. ``update`` ignores unknown keyword arguments.
 

@@ -223,7 +223,7 @@ def segre_rgd(learning_rate) -> optax.GradientTransformationExtraArgs:
     The update is the retracted point minus the old one, so :func:`optax.apply_updates`
     lands on the retracted point (to round-off).
 
-    **Params**: structure-bound to one point of the Segre manifold, ``(lam, factors)``:
+    **Params.** structure-bound to one point of the Segre manifold, ``(lam, factors)``:
     ``lam`` of shape ``(r,)`` with nonzero entries, ``factors`` a non-empty list of
     arrays of shapes ``(r, p_l)`` with unit rows (:func:`segre_tensor`), in float16,
     bfloat16, float32 or float64. ``init`` refuses anything else with a ``ValueError``

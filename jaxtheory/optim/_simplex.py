@@ -100,7 +100,7 @@ def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformati
     cumulative loss, so the step may be chosen afresh every round from data (an
     adaptive :math:`\eta_t`): pass it as a traced scalar and rebuild the transform.
 
-    **Params**: a pytree of float16, bfloat16, float32 or float64 leaves of
+    **Params.** a pytree of float16, bfloat16, float32 or float64 leaves of
     ``ndim >= 1``, the last axis of each a point of the probability simplex (entries
     >= 0 with a positive sum, zeros stay 0; checked by an eager ``init``); size-0 and ``None`` leaves are
     allowed; complex params are refused. ``update`` ignores unknown keyword arguments.
@@ -186,7 +186,7 @@ def dual_averaging(
     \tfrac32 DG\sqrt t`. Inside the ball (no projection active) it is SGD from
     :math:`w_1` with a constant step.
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any shapes
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays of any shapes
     (scalars, size-0 and ``None`` leaves included), all of them one vector for the ball;
     complex params are refused. ``update`` ignores unknown keyword arguments.
 

@@ -308,7 +308,7 @@ def lookahead(
     SGD with step :math:`\\alpha\\eta`, and :math:`\\alpha=1` is SGD with step
     :math:`\\eta`. It is :func:`diloco` with one worker and no worker axis.
 
-    **Params**: whatever ``inner`` takes (any pytree of float16, bfloat16, float32,
+    **Params.** whatever ``inner`` takes (any pytree of float16, bfloat16, float32,
     float64 or complex arrays for ``optax.sgd``; the outer step is linear, so complex
     params follow optax's convention of conjugate gradients). The state holds a copy of
     the params (the slow weights), so :func:`optax.tree.map_params` maps it too.
@@ -370,7 +370,7 @@ def diloco(
     momentum (DiLoCo used lr 0.7, mu 0.9 with inner AdamW). Inner momentum is allowed
     (inner states are per worker).
 
-    **Params**: structure-bound to workers: every leaf has a leading worker axis of
+    **Params.** structure-bound to workers: every leaf has a leading worker axis of
     size ``num_workers`` and, at ``init``, holds identical copies of the model
     (:func:`replicate_workers`; an eager ``init`` refuses copies that differ, which is
     how a leading axis that is not a worker axis shows). The inner optimizer sees one
@@ -435,7 +435,7 @@ def diloco_ef(
     risk is :math:`O(1/\\sqrt{WHT})`. :math:`\\beta<1` is SparseLoCo's decayed buffer.
     With the identity compressor it is :func:`diloco`.
 
-    **Params**: as :func:`diloco` (a leading worker axis of identical copies), real
+    **Params.** as :func:`diloco` (a leading worker axis of identical copies), real
     float16, bfloat16, float32 or float64 only: the compressors act on real entries, so
     complex params are refused.
 

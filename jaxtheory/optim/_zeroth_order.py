@@ -312,7 +312,7 @@ def cv_zod(
     Each iteration spends ``k + num_random`` directional derivatives, plus :math:`f(x_t)`
     in ``"fd"`` mode when the extra ``value`` is not given.
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays of any
     shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
     allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
     real directions. ``update`` ignores unknown keyword arguments.
@@ -387,7 +387,7 @@ def zo_gd(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed
     :math:`c = 0`. Spends ``num_random`` directional derivatives per iteration (plus
     :math:`f(x_t)` in ``"fd"`` mode without the extra ``value``).
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays of any
     shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
     allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
     real directions. ``update`` ignores unknown keyword arguments.
@@ -439,7 +439,7 @@ def hint_gd(learning_rate, mu=1e-4, *, mode: str = "fd"):
     stalls when the hints lose the gradient (:math:`\\alpha_t \\to 0`). Spends ``k``
     directional derivatives per iteration (plus :math:`f(x_t)` in ``"fd"`` mode).
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays of any
     shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
     allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
     real directions. ``update`` ignores unknown keyword arguments.
@@ -494,7 +494,7 @@ def guided_es(learning_rate, alpha=0.5, sigma=1e-4, num_pairs: int = 1, *, mode:
     :math:`\\eta`. Spends ``2 num_pairs`` evaluations per iteration in ``"central"``
     mode (``num_pairs`` in ``"jvp"`` mode).
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays of any
     shapes (flattened into one vector of size ``d``; ``None`` and size-0 leaves
     allowed) that ``value_fn`` takes. Complex params are refused: the estimator samples
     real directions. ``update`` ignores unknown keyword arguments.
@@ -561,7 +561,7 @@ def prgf(learning_rate, num_random: int = 1, mu=1e-4, *, mode: str = "fd", seed=
     f\\rVert^2` for a one-dimensional hint. Spends ``k + num_random`` directional
     derivatives per iteration (plus :math:`f(x_t)` in ``"fd"`` mode).
 
-    **Params**: any pytree of float16, bfloat16, float32 or float64 arrays of any
+    **Params.** any pytree of float16, bfloat16, float32 or float64 arrays of any
     shapes (flattened into one vector of size ``d >= k + num_random``; ``None`` and
     size-0 leaves allowed) that ``value_fn`` takes. Complex params are refused: the
     estimator samples real directions. ``update`` ignores unknown keyword arguments.

@@ -1675,3 +1675,11 @@ def test_mu_dtype(entry):
     u, new = _jit(lambda p, s: opt.update(entry.grad_fn()(p), s, p))(params, state)
     assert all(leaf.dtype == jnp.float32 for leaf in jax.tree.leaves(u)), entry.id
     assert _signature(new) == _signature(state), entry.id
+
+
+@pytest.mark.parametrize("name", sorted({e.name for e in REGISTRY}))
+def test_docstring_says_what_params_it_takes(name):
+    doc = getattr(jo, name).__doc__
+    assert "**Params.**" in doc, f"{name}: no **Params.** paragraph (shapes, domain, dtypes, complex)"
+    params = doc[doc.index("**Params.**") :].split("\n\n")[0]
+    assert "complex" in params.lower() or "dtype" in params.lower(), name
