@@ -100,6 +100,10 @@ def test_stage_claim():
     assert verdict("stage-dependence", fake(mi_strength=1.0)) == "pass"  # 2 bits
     assert verdict("stage-dependence", fake(mi_strength=0.0)) == "fail"  # stage-independent
     assert verdict("stage-dependence", fake(seeds=2)) == "inconclusive"  # < 8 seeds: no interval
+    # the weak reading: any dependence well above the plug-in bias
+    assert verdict("stage-shift", fake(mi_strength=1.0)) == "pass"
+    assert verdict("stage-shift", fake(mi_strength=0.0)) == "fail"
+    assert verdict("stage-shift", fake(seeds=2)) == "inconclusive"
 
 
 def test_boosting_claim():
