@@ -148,10 +148,22 @@ def _near_tie(noise):
 def test_transfer_is_decided_on_tie_sets_not_raw_argmins():
     # raw argmins move 1 -> 3 (two points); with seed noise of 5% (SE ~ 1.8% of the loss)
     # index 1 is tied with the best at the largest width, so the tie sets overlap
+    # (resampled seeds sometimes break the tie: the interval reaches 2, never a fail)
     noisy = _near_tie(0.05)
-    assert noisy.verdict == "pass" and noisy.measured["regime=I,optimizer=adam"] == 0
+    assert noisy.verdict != "fail" and noisy.measured["regime=I,optimizer=adam"] == 0
+    assert noisy.cells["regime=I,optimizer=adam"] in ("pass", "inconclusive")
     exact = _near_tie(0.0)  # no noise: a 0.2% difference is decided
     assert exact.verdict == "fail" and exact.measured["regime=I,optimizer=adam"] == 2
+
+
+def test_shifts_are_bootstrapped_over_seeds_and_two_seeds_decide_nothing():
+    ds = synthetic()
+    est = ms.shift_estimate(ds, "mup", "III", "adam")
+    assert est.value == ms.lr_shift(ds, "mup", "III", "adam") == 3
+    assert est.n == SEEDS and est.low <= 3 <= est.high
+    two = claims(synthetic().isel(seed=slice(0, 2)))
+    for name in ("mup-regime-III-no-transfer", "mssp-lr-transfer"):
+        assert two[name].verdict == "inconclusive", (name, two[name].measured, two[name].interval)
 
 
 def test_a_slope_on_the_boundary_is_inconclusive():
