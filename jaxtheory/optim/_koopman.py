@@ -370,7 +370,7 @@ def koopman_accelerate(
     relative to the last stride's displacement: ``error_augmented`` and ``error_params``.
 
     With ``block_scale`` each block of the stacked state (the parameters; each inner-state
-    tree that mirrors them, e.g. Adam's :math:`m` and :math:`\nu`; any other float leaf)
+    tree that mirrors them, e.g. Adam's :math:`m` and :math:`\\nu`; any other float leaf)
     is divided by the root mean square of its motion over the fitted snapshots (its
     deviation from its mean over the window) before the DMD, and the prediction
     multiplied back: a diagonal change of coordinates. On the raw state the least-squares
