@@ -484,7 +484,7 @@ def test_run_check_names_the_empty_figure_and_the_raising_claim(fake_experiments
         whole, claims=[Claim.at_most("broken", "Raises.", boom, 1.0, source="sanity")]
     )
     run = broken.sweep("smoke", out=tmp_path / "broken", quiet=True)
-    with pytest.raises(AssertionError, match="claim 'broken' raised: .*no such metric"):
+    with pytest.raises(AssertionError, match="claim 'broken' is an error: .*no such metric"):
         run.check()
     run.claims = run.claims[::-1] + run.claims  # evaluated claims that do not match the declared ones
     with pytest.raises(AssertionError, match="the run evaluated"):
