@@ -37,7 +37,6 @@ def test_every_experiment_has_a_smoke_snapshot_naming_its_claims():
 #: and fails for one of these as soon as its snapshot exists (remove it here then).
 PENDING_MEDIUM = {
     "smuon-deep-linear": "about 30 CPU minutes (120 lanes; one of three depth groups is stored)",
-    "linreg-two-phase": "about 20 CPU minutes since the tuning grid was refined",
 }
 
 
