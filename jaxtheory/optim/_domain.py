@@ -59,3 +59,30 @@ def concrete(x: Any) -> np.ndarray | None:
 def value_tol(x: Any, scale: float = 1.0) -> float:
     """A tolerance for value checks: a few rounding steps of ``x``'s dtype times ``scale``."""
     return 32.0 * float(jnp.finfo(jnp.result_type(x)).eps) * max(1.0, scale)
+
+
+def check_simplex(params: Any, name: str) -> None:
+    """Refuse params that are not points of the probability simplex along their last axis.
+
+    Every leaf must have a last axis; where its values are known (eager ``init``), its
+    entries must be ``>= 0`` with a positive sum along that axis (a zero entry stays 0).
+
+    Raises:
+        ValueError: naming the domain and the fix.
+    """
+    check_float_params(params, name)
+    for leaf in jax.tree.leaves(params):
+        if jnp.ndim(leaf) < 1:
+            raise ValueError(
+                f"{name} takes probability vectors along the last axis of every leaf; got a scalar "
+                "leaf: give it a last axis (a simplex of size 1 never moves) or route it elsewhere "
+                "with optax.partition"
+            )
+        value = concrete(leaf)
+        if value is not None and value.size and not (np.all(value >= 0) and np.all(value.sum(-1) > 0)):
+            raise ValueError(
+                f"{name} takes points of the probability simplex (entries >= 0 with a positive "
+                f"sum along the last axis; a zero entry stays 0); got a leaf of shape "
+                f"{jnp.shape(leaf)} with least entry {value.min():.3g} and row sums "
+                f"{value.sum(-1)}: start from positive weights, e.g. the uniform distribution"
+            )

@@ -16,10 +16,9 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
-from jaxtheory.optim._domain import check_float_params, concrete, is_placeholder
+from jaxtheory.optim._domain import check_float_params, check_simplex, is_placeholder
 
 __all__ = [
     "MirrorMap",
@@ -100,23 +99,7 @@ def entropic_mirror_map() -> MirrorMap:
     """
 
     def check(params, name):
-        check_float_params(params, name)
-        for leaf in jax.tree.leaves(params):
-            if jnp.ndim(leaf) < 1:
-                raise ValueError(
-                    f"{name} with the entropic mirror map takes probability vectors along the last "
-                    "axis of every leaf; got a scalar leaf: give it a last axis (a simplex of size 1 "
-                    "never moves) or route it elsewhere with optax.partition"
-                )
-            value = concrete(leaf)
-            if value is not None and value.size and not (np.all(value >= 0) and np.all(value.sum(-1) > 0)):
-                raise ValueError(
-                    f"{name} with the entropic mirror map takes points of the probability simplex "
-                    "(entries >= 0 with a positive sum along the last axis; a zero entry stays 0); "
-                    f"got a leaf of shape {jnp.shape(leaf)} with least entry {value.min():.3g} and "
-                    f"row sums {value.sum(-1)}: start from positive weights, e.g. the uniform "
-                    "distribution"
-                )
+        check_simplex(params, f"{name} with the entropic mirror map")
 
     return MirrorMap(
         to_dual=lambda tree: jax.tree.map(jnp.log, tree),

@@ -27,10 +27,9 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
-from jaxtheory.optim._domain import check_float_params, concrete, is_placeholder
+from jaxtheory.optim._domain import check_float_params, check_simplex, is_placeholder
 
 __all__ = [
     "FTRLEntropicState",
@@ -60,24 +59,6 @@ class FTRLEntropicState(NamedTuple):
     count: jax.Array
     cumulative: optax.Updates
     prior_logits: optax.Params
-
-
-def _check_simplex(params, name):
-    check_float_params(params, name)
-    for leaf in jax.tree.leaves(params):
-        if jnp.ndim(leaf) < 1:
-            raise ValueError(
-                f"{name} takes probability vectors along the last axis of every leaf; got a scalar "
-                "leaf: give it a last axis or route it elsewhere with optax.partition"
-            )
-        value = concrete(leaf)
-        if value is not None and value.size and not (np.all(value >= 0) and np.all(value.sum(-1) > 0)):
-            raise ValueError(
-                f"{name} takes points of the probability simplex (entries >= 0 with a positive "
-                f"sum along the last axis; a zero entry stays 0); got a leaf of shape "
-                f"{jnp.shape(leaf)} with least entry {value.min():.3g} and row sums "
-                f"{value.sum(-1)}: start from positive weights, e.g. the uniform distribution"
-            )
 
 
 def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformationExtraArgs:
@@ -130,7 +111,7 @@ def ftrl_entropic(learning_rate: ScalarOrSchedule) -> optax.GradientTransformati
 
     def init_fn(params: optax.Params) -> FTRLEntropicState:
         if not is_placeholder(params):
-            _check_simplex(params, "ftrl_entropic")
+            check_simplex(params, "ftrl_entropic")
         return FTRLEntropicState(
             count=jnp.zeros([], jnp.int32),
             cumulative=jax.tree.map(jnp.zeros_like, params),
