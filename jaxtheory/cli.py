@@ -207,8 +207,19 @@ def _cmd_list() -> int:
     return 0
 
 
-def _cmd_run(a) -> int:
+def _experiment(a):
+    """The experiment ``a.name`` after checking it has ``a.preset``; an exit status when not."""
     from jaxtheory.registry import get_experiment
+
+    try:
+        exp = get_experiment(a.name)
+        exp.preset(a.preset)
+    except KeyError as e:
+        return _err(e.args[0])
+    return exp
+
+
+def _cmd_run(a) -> int:
     from jaxtheory.sweep.mesh import init_distributed, select_devices
     from jaxtheory.sweep.space import SpaceError, parse_axis
 
@@ -218,11 +229,9 @@ def _cmd_run(a) -> int:
         return _err(str(e))
     _configure_cache(a)
 
-    try:
-        exp = get_experiment(a.name)
-        exp.preset(a.preset)
-    except KeyError as e:
-        return _err(e.args[0])
+    exp = _experiment(a)
+    if isinstance(exp, int):
+        return exp
     overrides = {}
     try:
         for text in a.sets:
@@ -285,15 +294,12 @@ def _cmd_report(a) -> int:
 
 
 def _cmd_snapshot(a) -> int:
-    from jaxtheory.registry import get_experiment
     from jaxtheory.report import verdicts as vsnap
 
     _configure_cache(a)
-    try:
-        exp = get_experiment(a.name)
-        exp.preset(a.preset)
-    except KeyError as e:
-        return _err(e.args[0])
+    exp = _experiment(a)
+    if isinstance(exp, int):
+        return exp
     try:
         run = exp.sweep(a.preset, out=a.runs)
     except Exception as e:  # noqa: BLE001 - the simulator (or the engine) failed
