@@ -11,6 +11,12 @@
   functions (Branin, Hartmann-3/-6, Currin) with known maxima.
 * :mod:`~jaxtheory.sims.gp_bandits.runner`: :class:`GPBanditSpec`, :func:`run` for the
   sweep engine, β rules, the randomness schedule and random search's expected regret.
+* :mod:`~jaxtheory.sims.gp_bandits.feedback`: feedback-informed Bayesian optimization,
+  whose simulator is ``gp_bandits.feedback.run``.
+
+The package's one ``run`` is the batch-bandit runner's
+(``gp_bandits.run is gp_bandits.runner.run``); every other public name of the
+submodules is re-exported here.
 
 References:
     Paper digest 002_06 (GP-BTS without initial uncertainty sampling; no public preprint
@@ -19,8 +25,25 @@ References:
     Wilson et al. (2020), arXiv:2002.09309.
 """
 
+from jaxtheory.sims.gp_bandits import feedback  # noqa: F401
 from jaxtheory.sims.gp_bandits.kernels import *  # noqa: F401,F403
-from jaxtheory.sims.gp_bandits.feedback import *  # noqa: F401,F403
+
+# Every public name of feedback but its ``run``: the package's ``run`` is the runner's.
+from jaxtheory.sims.gp_bandits.feedback import (  # noqa: F401
+    FEEDBACK_PARAMS,
+    RHO_GRID,
+    FeedbackSpec,
+    PolicyState,
+    expected_improvement,
+    feedback_moments,
+    grid_posterior,
+    mixture_cdf,
+    policy_init,
+    policy_observe,
+    policy_propose,
+    sample_task,
+    warp,
+)
 from jaxtheory.sims.gp_bandits.objectives import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.pathwise import *  # noqa: F401,F403
 from jaxtheory.sims.gp_bandits.posterior import *  # noqa: F401,F403
