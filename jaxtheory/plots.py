@@ -1,51 +1,79 @@
-"""Standard figures of the experiments, drawn from labelled results.
+"""Standard figures of the experiments, declared or drawn from labelled results.
 
-The few figure kinds the experiments draw, each from an :class:`xarray.DataArray` whose
-dimensions say what is plotted against what and which dimension holds the samples:
+Declared figures: a factory names what a figure shows and returns the
+``draw(ds, spec, fig)`` an experiment's :class:`jaxtheory.Figure` takes (a :class:`Draw`):
 
-* :func:`curves`: a statistic against ``x``, one line per ``hue`` value, with the spread
-  over the sample dimension (median and interquartile range, or mean ± standard error);
-* :func:`lr_sweep`: loss against log₂ learning rate, one curve per width (the μP
-  convention), the best learning rate of each width marked;
-* :func:`heatmap`: a value over two axes on their real coordinates (cell edges from the
-  coordinate values; log-spaced axes drawn on log axes), with a colorbar;
-* :func:`slope_fit`: points and a fitted power law with its interval in the legend.
+* :func:`curves`: a metric against a coordinate ``x``, one line per ``hue`` value, with
+  the spread over seeds (median and interquartile range, or mean ± standard error);
+* :func:`heatmap`: a metric over two axes on their real coordinates (log-spaced axes on
+  log scales, ticks at coordinate values), samples reduced per cell;
+* :func:`slope`: points on log-log axes with the fitted power law of
+  :func:`jaxtheory.analysis.loglog_slope`, its slope and interval in the legend;
+* :func:`intervals`: a claim's (or a measure's) estimate and interval per cell, colored by
+  verdict, over the region that agrees with the statement.
+
+A metric is a data variable's name or a function ``(ds, spec) -> DataArray`` (a claim's
+measure can be reused). Each takes ``theory=``, a function of the coordinates and the
+spec drawn over the data; every dimension the figure does not map (to ``x``, ``hue``,
+``y``, the samples ``over``) and that is longer than one becomes a facet, a panel per
+value, so a static axis swept by one preset and not another needs no branch (a scalar
+coordinate draws like a length-one dimension). A figure whose claim does not apply to the
+preset (``requires=``), or whose metric raises :class:`~jaxtheory.claims.NotApplicable`,
+says so on the figure by itself.
+
+Drawn on an axes now, from a DataArray whose dimensions say what is plotted against what
+(what the factories use, and what a hand-drawn figure calls):
+
+* :func:`curves_on` (also ``curves(ax, da, x, ...)``), :func:`lr_sweep` (loss against
+  log₂ learning rate, one curve per width, the μP convention), :func:`heatmap_on` (also
+  ``heatmap(ax, da, x, y, ...)``), :func:`slope_fit` (points and a given power law).
 
 :func:`check_drawn` turns a figure that draws no data into an error (the report and
 the docs build call it on every experiment figure); :func:`not_applicable` is how a
 figure says, on purpose, that the preset has nothing for it.
 
 Only numpy, xarray and matplotlib are used (never ``pyplot``: figures are drawn on the
-:class:`~matplotlib.axes.Axes` they are given). Statistics for claims (slopes with
-intervals, the tuning protocol) belong to :mod:`jaxtheory.analysis`; the functions here
-only draw.
+:class:`~matplotlib.figure.Figure` or :class:`~matplotlib.axes.Axes` they are given).
+Statistics for claims (slopes with intervals, the tuning protocol) belong to
+:mod:`jaxtheory.analysis`; the functions here draw, and :func:`slope` and
+:func:`intervals` draw what analysis and the claims compute.
 
 Example:
     >>> import numpy as np, xarray as xr
     >>> from matplotlib.figure import Figure
-    >>> da = xr.DataArray(np.random.default_rng(0).normal(size=(5, 8)) + np.arange(5)[:, None],
-    ...                   dims=("step", "seed"), coords={"step": np.arange(5)})
+    >>> rng = np.random.default_rng(0)
+    >>> ds = xr.Dataset({"risk": (("step", "seed"), rng.normal(size=(5, 8)) + np.arange(5)[:, None])},
+    ...                 coords={"step": np.arange(5)})
+    >>> draw = curves("risk", x="step", band="se")   # Figure("risk", draw, caption=...)
     >>> fig = Figure()
-    >>> lines = curves(fig.add_subplot(), da, "step")
+    >>> draw(ds, None, fig)
     >>> check_drawn(fig, "demo")
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import matplotlib
+import matplotlib.axes
+import matplotlib.collections
+import matplotlib.ticker
 import numpy as np
 import xarray as xr
 
 __all__ = [
-    "summarize_over",
     "curves",
+    "heatmap",
+    "slope",
+    "intervals",
+    "Draw",
+    "summarize_over",
+    "curves_on",
     "lr_sweep",
     "cell_edges",
-    "heatmap",
+    "heatmap_on",
     "slope_fit",
     "not_applicable",
     "check_drawn",
@@ -179,7 +207,7 @@ def _is_numeric(v: np.ndarray) -> bool:
 # -- curves -----------------------------------------------------------------------------
 
 
-def curves(
+def curves_on(
     ax,
     da: xr.DataArray,
     x: str,
@@ -232,7 +260,7 @@ def curves(
         >>> da = xr.DataArray(rng.lognormal(size=(3, 10, 6)), dims=("width", "step", "seed"),
         ...                   coords={"width": [64, 128, 256], "step": np.arange(1, 11)})
         >>> ax = Figure().add_subplot()
-        >>> lines = curves(ax, da, "step", hue="width", log=(True, True), label_fmt="N={}")
+        >>> lines = curves_on(ax, da, "step", hue="width", log=(True, True), label_fmt="N={}")
         >>> [ln.get_label() for ln in lines], ax.get_yscale()
         (['N=64', 'N=128', 'N=256'], 'log')
     """
@@ -335,7 +363,7 @@ def lr_sweep(
     da = da.assign_coords({lr: np.log2(lrv)})
     line_kw.setdefault("marker", "o")
     line_kw.setdefault("ms", 3)
-    lines = curves(
+    lines = curves_on(
         ax,
         da,
         lr,
@@ -417,7 +445,7 @@ def cell_edges(values: Sequence[float], log: bool = False) -> np.ndarray:
     return np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
 
 
-def heatmap(
+def heatmap_on(
     ax,
     da: xr.DataArray,
     x: str,
@@ -464,7 +492,7 @@ def heatmap(
         >>> da = xr.DataArray(np.arange(6.0).reshape(2, 3), dims=("momentum", "lr"),
         ...                   coords={"momentum": [0.0, 0.9], "lr": [0.01, 0.1, 1.0]}, name="loss")
         >>> ax = Figure().add_subplot()
-        >>> mesh = heatmap(ax, da, "lr", "momentum")
+        >>> mesh = heatmap_on(ax, da, "lr", "momentum")
         >>> ax.get_xscale(), ax.get_yscale(), mesh.get_coordinates().shape
         ('log', 'linear', (3, 4, 2))
     """
@@ -791,3 +819,915 @@ def check_drawn(fig, name: Hashable) -> None:
             "lines and text do not count). Draw what the preset has, or call "
             "jaxtheory.plots.not_applicable(fig, reason) when the figure does not apply to it."
         )
+
+
+# -- declarative figures ----------------------------------------------------------------
+#
+# A factory (`curves`, `heatmap`, `slope`, `intervals`) says what a figure shows and
+# returns the `draw(ds, spec, fig)` an experiment's `Figure` takes; the data decide the
+# rest: which dimension is a sample dimension, which one is left over and becomes a
+# facet, which axis is log-spaced.
+
+#: The pooled sample dimension a figure reduces (seeds, with any other dims named in ``over``).
+_SAMPLE = "__sample__"
+
+
+class Draw:
+    """A figure declared by a factory: call it as ``draw(ds, spec, fig)``.
+
+    What :func:`curves`, :func:`heatmap`, :func:`slope` and :func:`intervals` return,
+    for :class:`jaxtheory.Figure`. Before drawing it asks ``requires`` (a function
+    ``(ds, spec) -> reason or None``, or a claim, whose own ``requires`` is asked); a
+    reason, or a :class:`jaxtheory.claims.NotApplicable` raised while the metric is
+    computed, makes the figure say ``"not applicable on this preset: <reason>"``
+    (:func:`not_applicable`) instead of drawing, which :func:`check_drawn` accepts.
+
+    Attributes:
+        kind: the factory's name (``"curves"``, ...).
+        options: the options it was called with (for ``repr`` and tests).
+    """
+
+    def __init__(self, kind: str, fn: Callable[[Any, Any, Any], None], options: dict, requires: Any = None):
+        self.kind = kind
+        self.options = options
+        self._fn = fn
+        self._requires = requires
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if v is not None)
+        return f"plots.{self.kind}({opts})"
+
+    def __call__(self, ds, spec, fig) -> None:
+        from jaxtheory.claims import NotApplicable
+
+        reason = _requires_reason(self._requires, ds, spec)
+        if not reason:
+            try:
+                self._fn(ds, spec, fig)
+                return
+            except NotApplicable as e:
+                reason = str(e) or "the preset lacks what the figure needs"
+                fig.clear()
+        not_applicable(fig, f"not applicable on this preset: {reason}")
+
+
+def _requires_reason(requires, ds, spec) -> str | None:
+    if requires is None:
+        return None
+    if hasattr(requires, "measure") and hasattr(requires, "evaluate"):  # a claim
+        requires = requires.requires
+        if requires is None:
+            return None
+    reason = requires(ds, spec)
+    return str(reason) if reason else None
+
+
+def _is_axes(obj) -> bool:
+    return isinstance(obj, matplotlib.axes.Axes)
+
+
+def _metric(metric, ds, spec) -> xr.DataArray:
+    """The DataArray a figure draws: a data variable of ``ds`` or ``metric(ds, spec)``."""
+    if isinstance(metric, str):
+        if metric not in ds.data_vars:
+            raise KeyError(f"the results have no variable {metric!r}; they have {sorted(ds.data_vars)}")
+        da = ds[metric]
+    elif callable(metric):
+        da = metric(ds, spec)
+    else:
+        raise TypeError(f"a figure's metric is a variable name or a function (ds, spec), not {metric!r}")
+    if not isinstance(da, xr.DataArray):
+        raise TypeError(f"the metric gave a {type(da).__name__}, not an xarray.DataArray")
+    return da
+
+
+def _as_tuple(v) -> tuple:
+    if v is None:
+        return ()
+    return (v,) if isinstance(v, str) else tuple(v)
+
+
+def _match(values: np.ndarray, want) -> np.ndarray:
+    """Indices of ``values`` equal to ``want`` (a value or a list; floats to rounding)."""
+    want = list(want) if isinstance(want, (list, tuple, np.ndarray)) else [want]
+    idx = []
+    for w in want:
+        if _is_numeric(values) and isinstance(w, (int, float, np.integer, np.floating)):
+            hit = np.flatnonzero(np.isclose(values.astype(float), float(w), rtol=1e-9, atol=0.0))
+        else:
+            hit = np.flatnonzero(values == w)
+        if not hit.size:
+            raise ValueError(f"no coordinate value {w!r} among {values.tolist()}")
+        idx.extend(hit.tolist())
+    return np.asarray(idx, int)
+
+
+def _select(da: xr.DataArray, sel: Mapping | None) -> xr.DataArray:
+    """Apply ``sel``: ``{name: value | list | function of the coordinate values}``.
+
+    A function returns a value, a list, or a boolean mask. A name that is neither a
+    dimension nor a coordinate (an axis the preset does not sweep) is ignored; a scalar
+    coordinate must match.
+    """
+    for k, v in (sel or {}).items():
+        if k in da.dims:
+            vals = np.asarray(da[k].values)
+            w = v(vals) if callable(v) else v
+            if isinstance(w, (np.ndarray, list)) and np.asarray(w).dtype == bool:
+                idx = np.flatnonzero(np.asarray(w))
+                if not idx.size:
+                    raise ValueError(f"the selection of {k!r} keeps none of {vals.tolist()}")
+                da = da.isel({k: idx})
+            elif isinstance(w, (list, tuple, np.ndarray)):
+                da = da.isel({k: _match(vals, w)})
+            else:
+                da = da.isel({k: int(_match(vals, w)[0])})  # leaves a scalar coordinate
+        elif k in da.coords:
+            val = np.atleast_1d(np.asarray(da[k].values))
+            w = v(val) if callable(v) else v
+            try:
+                ok = bool(np.asarray(w).all()) if np.asarray(w).dtype == bool else _match(val, w).size > 0
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f"the selection {k}={v!r} does not match this preset's {k} = {val[0]!r}")
+    return da
+
+
+def _frame(da: xr.DataArray, keep: Sequence[str | None], over, facet) -> tuple[xr.DataArray, list, bool]:
+    """One shape whatever the preset: ``(da, facet dims, has samples)``.
+
+    Scalar coordinates named in ``keep`` or ``facet`` become length-one dimensions (so a
+    scalar coordinate and a length-one dimension draw the same); the dimensions of
+    ``over`` present are pooled into one sample dimension (dropped when it has one
+    sample); a size-one dimension mapped to nothing is squeezed to a scalar coordinate;
+    a longer one becomes a facet.
+    """
+    keep = [k for k in keep if k is not None]
+    facet = list(_as_tuple(facet))
+    for name in [*keep, *facet]:
+        if name not in da.dims and name in da.coords:
+            da = da.expand_dims(name)
+    samples = [d for d in _as_tuple(over) if d in da.dims and d not in keep]
+    if samples:
+        da = da.stack({_SAMPLE: samples})
+        da = da.drop_vars([c for c in (_SAMPLE, *samples) if c in da.coords])
+        if da.sizes[_SAMPLE] == 1:
+            da = da.isel({_SAMPLE: 0})
+    has_samples = _SAMPLE in da.dims
+    facets = [f for f in facet if f in da.dims and f not in keep]
+    for d in list(da.dims):
+        if d in keep or d in facets or d == _SAMPLE:
+            continue
+        if da.sizes[d] == 1:
+            da = da.isel({d: 0})
+        else:
+            facets.append(d)
+    return da, facets, has_samples
+
+
+def _scalar_coords(da: xr.DataArray) -> dict:
+    out = {}
+    for k, c in da.coords.items():
+        if c.ndim == 0 and k != _SAMPLE:
+            v = c.values.item()
+            out[str(k)] = v
+    return out
+
+
+def _panels(da: xr.DataArray, facets: Sequence[str]) -> list[tuple[dict, xr.DataArray]]:
+    import itertools
+
+    if not facets:
+        return [({}, da)]
+    out = []
+    for idx in itertools.product(*(range(da.sizes[f]) for f in facets)):
+        sub = da.isel(dict(zip(facets, idx)))
+        out.append(({f: sub[f].values.item() for f in facets}, sub))
+    return out
+
+
+def _layout(fig, facets: Sequence[str], sizes: Mapping[str, int], n: int, sharex=False, sharey=False):
+    """Axes for ``n`` panels: rows × columns for two facet dims, else wrapped in rows of three."""
+    if len(facets) == 2:
+        nrows, ncols = sizes[facets[0]], sizes[facets[1]]
+    else:
+        ncols = n if n <= 3 else (2 if n == 4 else 3)
+        nrows = -(-n // ncols)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=sharex, sharey=sharey).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    if n > 1:
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(max(w, 3.4 * ncols), max(h, 2.8 * nrows))
+    return list(axes[:n])
+
+
+def _panel_title(coords: Mapping) -> str:
+    return ", ".join(_label(None, k, v) for k, v in coords.items())
+
+
+def _titles(fig, axes, panels, title) -> None:
+    for ax, (coords, _) in zip(axes, panels):
+        t = _panel_title(coords)
+        if len(panels) == 1 and title:
+            t = f"{title}, {t}" if t else title
+        if t:
+            ax.set_title(t, fontsize=8)
+    if title and len(panels) > 1:
+        fig.suptitle(title, fontsize=9)
+
+
+def _legend(axes, legend) -> None:
+    if not legend:
+        return
+    for ax in axes:  # the first panel with labelled artists (the same labels in every panel)
+        handles, _ = ax.get_legend_handles_labels()
+        if handles:
+            ax.legend(fontsize=7, ncol=2 if len(handles) > 6 else 1)
+            return
+
+
+def _fine_grid(v: np.ndarray, log: bool, n: int) -> np.ndarray:
+    v = np.asarray(v, float)
+    v = v[np.isfinite(v)]
+    lo, hi = v.min(), v.max()
+    if log and lo > 0:
+        return np.geomspace(lo, hi, n)
+    return np.linspace(lo, hi, n)
+
+
+def _is_log(log) -> bool:
+    return log is not False and log is not None
+
+
+def _theory_values(theory, c: dict, spec, shape) -> np.ndarray | None:
+    with np.errstate(all="ignore"):
+        v = np.asarray(theory(c, spec), float)
+    if not np.isfinite(v).any():
+        return None
+    return np.broadcast_to(v, shape)
+
+
+# -- curves (declarative) ---------------------------------------------------------------
+
+
+def curves(metric, *args, **kwargs):
+    """Curves of a metric against a coordinate, with a band over seeds: a figure declared.
+
+    ``curves(metric, x=..., ...)`` returns the ``draw(ds, spec, fig)`` of a
+    :class:`jaxtheory.Figure` (a :class:`Draw`). ``curves(ax, da, x, ...)``, with an
+    axes first, draws a DataArray on it now: that is :func:`curves_on`.
+
+    Each line is the median with the band from the 25% to the 75% quantile over the
+    samples (``band="iqr"``), or the mean with the band mean ± one standard error
+    (``band="se"``), or the values themselves where there is no sample dimension (a
+    deterministic run, one seed); see :func:`summarize_over`.
+
+    Keyword Args:
+        x: the dimension (or scalar coordinate) on the horizontal axis.
+        hue: the dimension with one line per value (``None``: one line). A name the
+            results lack (an axis this preset does not sweep) draws one line.
+        over: the sample dimension(s) reduced into line and band (``"seed"``; a tuple
+            pools several, e.g. ``("seed", "noise")``); those absent are ignored.
+        band: ``"iqr"``, ``"se"`` or ``None`` (the center line only).
+        facet: dimension(s) with one panel per value. Every other dimension longer than
+            one (a static axis swept by one preset and not another) becomes a facet too,
+            in its order; size-one ones are dropped, so a single value is a plain plot.
+        sel: ``{name: value, list, or function of the coordinate values returning a
+            value, list or boolean mask}`` applied first, e.g. ``{"noise": max,
+            "lr": lambda v: v < 2}``; names the results lack are ignored.
+        theory: ``theory(c, spec) -> y``: a reference drawn dotted in each line's color.
+            ``c`` maps every coordinate of the line (hue and facet values, scalar
+            coordinates) to its value and ``x`` to the abscissae; a scalar is a level.
+        theory_points: evaluate the theory on this many points between the smallest
+            and largest ``x`` (geometric on a log axis); ``None``: at the data's ``x``.
+        theory_label: its legend entry (``"theory"``).
+        logx, logy: ``False``, ``True`` (base 10) or a base such as ``2``.
+        xlabel, ylabel, title: labels (default: ``x``; the metric's name; none). With
+            facets, ``title`` is the figure's and each panel is titled by its values.
+        label_fmt: legend label of a hue value (format string or callable).
+        cmap: a colormap for ordered hue values (default: the color cycle).
+        skipna: drop NaN samples instead of leaving a gap.
+        sharey: share the y axis between panels (default ``True``).
+        legend: draw the legend (on the first panel).
+        requires: ``(ds, spec) -> reason or None``, or a claim: see :class:`Draw`.
+        **line_kw: passed to :meth:`~matplotlib.axes.Axes.plot` (``marker``, ``ls``...).
+
+    Returns:
+        A :class:`Draw`.
+
+    Example:
+        >>> import numpy as np, xarray as xr
+        >>> from matplotlib.figure import Figure
+        >>> ds = xr.Dataset({"loss": (("lr", "seed", "step"), np.ones((2, 8, 5)))},
+        ...                 coords={"lr": [0.1, 0.2], "step": np.arange(1, 6)})
+        >>> draw = curves("loss", x="step", hue="lr", band="se", logy=True)
+        >>> fig = Figure()
+        >>> draw(ds, None, fig)
+        >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        ['lr=0.1', 'lr=0.2']
+    """
+    if _is_axes(metric):
+        return curves_on(metric, *args, **kwargs)
+    if args:
+        raise TypeError("curves(metric, x=..., ...): give the options by keyword")
+    return _curves(metric, **kwargs)
+
+
+def _curves(
+    metric,
+    *,
+    x: str,
+    hue: str | None = None,
+    over: Any = "seed",
+    band: str | None = "iqr",
+    facet: Any = None,
+    sel: Mapping | None = None,
+    theory: Callable | None = None,
+    theory_points: int | None = 200,
+    theory_label: str = "theory",
+    logx: Any = False,
+    logy: Any = False,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    label_fmt: Any = None,
+    cmap: str | None = None,
+    skipna: bool = False,
+    sharey: bool = True,
+    legend: bool = True,
+    requires: Any = None,
+    **line_kw,
+) -> Draw:
+    _check_band(band)
+    if hue is not None and hue == x:
+        raise ValueError(f"curves: x and hue must be different dimensions, got {x!r} twice")
+
+    def draw(ds, spec, fig):
+        da = _select(_metric(metric, ds, spec), sel)
+        da, facets, has_samples = _frame(da, [x, hue], over, facet)
+        if x not in da.dims:
+            raise ValueError(f"curves: {x!r} is not a dimension or coordinate of the data (dims {da.dims})")
+        h = hue if hue is not None and hue in da.dims else None
+        if not has_samples:
+            da = da.expand_dims({_SAMPLE: 1}, axis=-1)
+        panels = _panels(da, facets)
+        axes = _layout(fig, facets, da.sizes, len(panels), sharey=sharey)
+        theory_drawn = False
+        for ax, (_, sub) in zip(axes, panels):
+            lines = curves_on(
+                ax,
+                sub,
+                x,
+                over=_SAMPLE,
+                hue=h,
+                band=band if has_samples else None,
+                log=(logx, logy),
+                label_fmt=label_fmt,
+                cmap=cmap,
+                skipna=skipna,
+                **line_kw,
+            )
+            if theory is None:
+                continue
+            xv = _coord_values(sub, x)
+            if not _is_numeric(xv):
+                raise ValueError(f"curves: a theory overlay needs a numeric {x!r}, got {xv.dtype}")
+            xs = xv.astype(float) if theory_points is None else _fine_grid(xv, _is_log(logx), theory_points)
+            for i, line in enumerate(lines):
+                one = sub.isel({h: i}) if h is not None else sub
+                c = {**_scalar_coords(one), x: xs}
+                y = _theory_values(theory, c, spec, xs.shape)
+                if y is None:
+                    continue
+                ax.plot(
+                    xs,
+                    y,
+                    ":",
+                    lw=1,
+                    color=line.get_color(),
+                    label="_nolegend_" if theory_drawn else theory_label,
+                )
+                theory_drawn = True
+        for ax in axes:
+            ax.set_xlabel(xlabel if xlabel is not None else x)
+            ax.set_ylabel(ylabel if ylabel is not None else _name(metric, da))
+        _titles(fig, axes, panels, title)
+        _legend(axes, legend and (h is not None or theory_drawn or "label" in line_kw))
+
+    opts = dict(metric=metric, x=x, hue=hue, over=over, band=band, facet=facet, theory=theory)
+    return Draw("curves", draw, opts, requires)
+
+
+def _name(metric, da) -> str:
+    if isinstance(metric, str):
+        return metric
+    return str(da.name) if da.name is not None else ""
+
+
+# -- heatmap (declarative) --------------------------------------------------------------
+
+
+def _value_ticks(ax, which: str, v: np.ndarray, max_ticks: int) -> None:
+    """Ticks at (a thinned subset of) the coordinate values, labelled with them."""
+    v = np.sort(np.asarray(v, float))
+    step = max(1, -(-v.size // max_ticks))
+    t = v[::step]
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    axis.set_ticks(t, [f"{u:.3g}" for u in t])
+    axis.set_minor_locator(matplotlib.ticker.NullLocator())
+
+
+def heatmap(metric, *args, **kwargs):
+    """A metric over two axes on their real coordinates: a figure declared.
+
+    ``heatmap(metric, x=..., y=..., ...)`` returns a :class:`Draw`; ``heatmap(ax, da,
+    x, y, ...)``, with an axes first, draws now: that is :func:`heatmap_on`.
+
+    Cells are centred on the coordinate values (:func:`cell_edges`); an axis whose
+    values are log-spaced is drawn on a log scale; the ticks are coordinate values
+    (every one up to ``max_ticks``, else an evenly thinned subset), never indices. The
+    samples (``over``) are reduced by ``stat`` per cell. Facets share one color scale
+    and one colorbar.
+
+    Keyword Args:
+        x, y: the dimensions along the horizontal and vertical axes.
+        over: sample dimension(s) reduced per cell (``"seed"``; a tuple pools several,
+            e.g. ``("seed", "noise")`` for a fraction over both); absent ones are ignored.
+        stat: ``"mean"``, ``"median"`` or a function ``(DataArray, dims) -> DataArray``.
+        facet, sel, requires, title: as for :func:`curves`.
+        theory: ``theory(c, spec) -> field``: ``c`` maps ``x`` and ``y`` to a fine grid of
+            their values (2-D arrays) and the scalar coordinates to theirs; the field's
+            level sets ``theory_levels`` (default 0) are drawn dashed, e.g. a stability
+            boundary ``lambda c, s: c["lr"] - 2 / c["lam_max"]``.
+        theory_label: the boundary's legend entry (``"theory"``).
+        log: ``"auto"``, a bool, or a pair ``(x, y)`` of those (see :func:`heatmap_on`).
+        cmap, vmin, vmax, norm: the color scale (``vmin``/``vmax`` default: the data's
+            range over every panel).
+        clabel: the colorbar's label (default the metric's name).
+        xlabel, ylabel: axis labels (default the dimension names).
+        max_ticks: the most tick labels per axis.
+
+    Returns:
+        A :class:`Draw`.
+
+    Example:
+        >>> import numpy as np, xarray as xr
+        >>> from matplotlib.figure import Figure
+        >>> ds = xr.Dataset({"loss": (("lr", "momentum"), np.arange(6.0).reshape(3, 2))},
+        ...                 coords={"lr": [0.01, 0.1, 1.0], "momentum": [0.0, 0.9]})
+        >>> fig = Figure()
+        >>> heatmap("loss", x="lr", y="momentum")(ds, None, fig)
+        >>> ax = fig.axes[0]
+        >>> ax.get_xscale(), [float(t) for t in ax.get_xticks()]
+        ('log', [0.01, 0.1, 1.0])
+    """
+    if _is_axes(metric):
+        return heatmap_on(metric, *args, **kwargs)
+    if args:
+        raise TypeError("heatmap(metric, x=..., y=..., ...): give the options by keyword")
+    return _heatmap(metric, **kwargs)
+
+
+def _reduce(da: xr.DataArray, stat) -> xr.DataArray:
+    if _SAMPLE not in da.dims:
+        return da
+    if callable(stat):
+        return stat(da, _SAMPLE)
+    if stat == "mean":
+        return da.astype(float).mean(_SAMPLE)
+    if stat == "median":
+        return da.astype(float).median(_SAMPLE)
+    raise ValueError(f"stat must be 'mean', 'median' or a function, got {stat!r}")
+
+
+def _heatmap(
+    metric,
+    *,
+    x: str,
+    y: str,
+    over: Any = "seed",
+    stat: Any = "mean",
+    facet: Any = None,
+    sel: Mapping | None = None,
+    theory: Callable | None = None,
+    theory_levels: Sequence[float] = (0.0,),
+    theory_label: str = "theory",
+    log: Any = "auto",
+    cmap: str = "viridis",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    norm: Any = None,
+    clabel: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    max_ticks: int = 8,
+    requires: Any = None,
+) -> Draw:
+    if x == y:
+        raise ValueError(f"heatmap: x and y must be different dimensions, got {x!r} twice")
+
+    def draw(ds, spec, fig):
+        da = _select(_metric(metric, ds, spec), sel)
+        da, facets, _ = _frame(da, [x, y], over, facet)
+        for d in (x, y):
+            if d not in da.dims:
+                raise ValueError(
+                    f"heatmap: {d!r} is not a dimension or coordinate of the data (dims {da.dims})"
+                )
+        da = _reduce(da, stat)
+        panels = _panels(da, facets)
+        axes = _layout(fig, facets, da.sizes, len(panels), sharex=True, sharey=True)
+        kw = {"norm": norm} if norm is not None else {}
+        if norm is None:
+            finite = np.asarray(da.values, float)
+            finite = finite[np.isfinite(finite)]
+            lo = vmin if vmin is not None else (finite.min() if finite.size else None)
+            hi = vmax if vmax is not None else (finite.max() if finite.size else None)
+            kw.update(vmin=lo, vmax=hi)
+        mesh = None
+        for ax, (_, sub) in zip(axes, panels):
+            mesh = heatmap_on(ax, sub, x, y, log=log, cmap=cmap, colorbar=False, **kw)
+            for d, which in ((x, "x"), (y, "y")):
+                v = _coord_values(sub, d)
+                if _is_numeric(v):
+                    _value_ticks(ax, which, v, max_ticks)
+            if theory is not None:
+                _contour(ax, sub, x, y, theory, theory_levels, theory_label, spec)
+            ax.set_xlabel(xlabel if xlabel is not None else x)
+            ax.set_ylabel(ylabel if ylabel is not None else y)
+        fig.colorbar(mesh, ax=axes, label=clabel if clabel is not None else _name(metric, da))
+        _titles(fig, axes, panels, title)
+        _legend(axes, theory is not None)
+
+    opts = dict(metric=metric, x=x, y=y, over=over, stat=stat, facet=facet, theory=theory)
+    return Draw("heatmap", draw, opts, requires)
+
+
+def _contour(ax, sub, x, y, theory, levels, label, spec) -> None:
+    grids = []
+    for d, which in ((x, "x"), (y, "y")):
+        v = _coord_values(sub, d)
+        if not _is_numeric(v):
+            raise ValueError(f"heatmap: a theory overlay needs numeric coordinates, {d!r} is {v.dtype}")
+        scale = ax.get_xscale() if which == "x" else ax.get_yscale()
+        e = cell_edges(np.sort(v.astype(float)), log=scale == "log")
+        grids.append(_fine_grid(e, scale == "log", 200))
+    X, Y = np.meshgrid(*grids)
+    c = {**_scalar_coords(sub), x: X, y: Y}
+    with np.errstate(all="ignore"):
+        Z = np.asarray(theory(c, spec), float) * np.ones_like(X)
+    if np.isfinite(Z).any() and np.nanmin(Z) <= max(levels) and np.nanmax(Z) >= min(levels):
+        ax.contour(X, Y, Z, levels=sorted(levels), colors="k", linestyles="--", linewidths=1)
+    ax.plot([], [], "k--", lw=1, label=label)  # the contour's legend entry
+
+
+# -- slope (declarative) ----------------------------------------------------------------
+
+
+def slope(
+    metric,
+    *,
+    x: str,
+    hue: str | None = None,
+    over: Any = "seed",
+    facet: Any = None,
+    sel: Mapping | None = None,
+    stat: str = "mean",
+    xmin: float | None = None,
+    xmax: float | None = None,
+    theory: Any = None,
+    theory_label: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    label_fmt: Any = None,
+    sharey: bool = True,
+    requires: Any = None,
+) -> Draw:
+    """Points on log-log axes with their fitted power law and its slope: a figure declared.
+
+    Per line (``hue`` value, facet panel) the slope and its 95% bootstrap interval are
+    :func:`jaxtheory.analysis.loglog_slope` of the data along ``x`` (the seeds
+    aggregated by ``stat`` first, the whole seed resampled; exact without a sample
+    dimension), fitted over ``xmin <= x <= xmax``. The points are the aggregate over
+    seeds, with ± one standard error for the mean; the line is the fit, through the
+    least-squares intercept over the fitted points; the legend gives the slope and its
+    interval (:func:`slope_fit`).
+
+    Keyword Args:
+        x: the dimension to fit along (positive coordinates).
+        hue, over, facet, sel, xlabel, ylabel, title, label_fmt, sharey, requires: as
+            for :func:`curves`.
+        stat: ``"mean"`` or ``"median"`` over seeds, as in the fit.
+        xmin, xmax: the fitted window.
+        theory: a reference slope, a number or ``theory(c, spec)`` of the line's
+            coordinates ``c``; drawn dashed through the fit's value at the smallest ``x``.
+        theory_label: its legend label (default ``"slope <theory>"``).
+
+    Returns:
+        A :class:`Draw`.
+
+    Example:
+        >>> import numpy as np, xarray as xr
+        >>> from matplotlib.figure import Figure
+        >>> T = np.array([10.0, 100.0, 1000.0])
+        >>> noise = np.exp(0.01 * np.random.default_rng(0).normal(size=(16, 3)))
+        >>> ds = xr.Dataset({"err": (("seed", "T"), noise * T ** -0.5)}, coords={"T": T})
+        >>> fig = Figure()
+        >>> slope("err", x="T", theory=-0.5)(ds, None, fig)
+        >>> fig.axes[0].get_legend().get_texts()[0].get_text()
+        'slope -0.5 (95% CI [-0.501, -0.498])'
+    """
+    from jaxtheory import analysis
+
+    if stat not in ("mean", "median"):
+        raise ValueError(f"slope: stat must be 'mean' or 'median', got {stat!r}")
+
+    def draw(ds, spec, fig):
+        da = _select(_metric(metric, ds, spec), sel)
+        da, facets, has_samples = _frame(da, [x, hue], over, facet)
+        if x not in da.dims:
+            raise ValueError(f"slope: {x!r} is not a dimension or coordinate of the data (dims {da.dims})")
+        h = hue if hue is not None and hue in da.dims else None
+        panels = _panels(da, facets)
+        axes = _layout(fig, facets, da.sizes, len(panels), sharey=sharey)
+        for ax, (_, sub) in zip(axes, panels):
+            hues = list(_coord_values(sub, h)) if h is not None else [None]
+            for i, hv in enumerate(hues):
+                one = (sub.isel({h: i}) if h is not None else sub).transpose(
+                    x, *([_SAMPLE] if has_samples else [])
+                )
+                est = analysis.loglog_slope(
+                    one, x, _SAMPLE if has_samples else None, stat=stat, xmin=xmin, xmax=xmax
+                )
+                xv = np.asarray(one[x].values, float)
+                if has_samples:
+                    v = np.asarray(one.values, float)
+                    pts = np.mean(v, axis=1) if stat == "mean" else np.median(v, axis=1)
+                    n = v.shape[1]
+                    yerr = np.std(v, axis=1, ddof=1) / np.sqrt(n) if stat == "mean" and n > 1 else None
+                else:
+                    pts, yerr = np.asarray(one.values, float), None
+                s = float(est.value)
+                win = analysis._x_mask(xv, xmin, xmax) & np.isfinite(pts) & (pts > 0)
+                intercept = float(np.mean(np.log(pts[win]) - s * np.log(xv[win])))
+                interval = est.interval
+                if interval is not None and np.isfinite(interval).all():
+                    tol = 1e-9 * max(abs(s), 1.0)  # identical resamples: the interval is the value
+                    if interval[0] - tol <= s <= interval[1] + tol:
+                        interval = (min(interval[0], s), max(interval[1], s))
+                    else:
+                        interval = None
+                else:
+                    interval = None  # fewer than MIN_SAMPLE seeds: no interval formed
+                th = theory(_scalar_coords(one), spec) if callable(theory) else theory
+                slope_fit(
+                    ax,
+                    xv,
+                    pts,
+                    s,
+                    interval,
+                    intercept=intercept,
+                    label=_label(label_fmt, h, hv) if h is not None else None,
+                    yerr=yerr,
+                    theory=th,
+                    theory_label=theory_label,
+                    color=f"C{i % 10}",
+                )
+            ax.set_xlabel(xlabel if xlabel is not None else x)
+            ax.set_ylabel(ylabel if ylabel is not None else _name(metric, da))
+        _titles(fig, axes, panels, title)
+        for ax in axes:  # every panel: each has its own slopes
+            ax.legend(fontsize=6)
+
+    opts = dict(metric=metric, x=x, hue=hue, over=over, facet=facet, stat=stat, theory=theory)
+    return Draw("slope", draw, opts, requires)
+
+
+# -- intervals (declarative) ------------------------------------------------------------
+
+_VERDICT_COLORS = {"pass": "C2", "fail": "C3", "inconclusive": "C1"}
+
+
+def _experiment_name(ds) -> str:
+    import json
+
+    try:
+        return str(json.loads(ds.attrs.get("manifest", "{}")).get("experiment") or "")
+    except (TypeError, ValueError):
+        return ""
+
+
+def _per_cell(v, labels):
+    """A ClaimResult field per cell label: a dict by label, or one value for every cell."""
+    if isinstance(v, Mapping) and set(labels) <= set(map(str, v)):
+        return [v[k] for k in labels]
+    return [v] * len(labels)
+
+
+def _region(rule: str, expected, tolerance) -> tuple[float, float] | None:
+    inf = float("inf")
+    try:
+        if rule == "at_most":
+            return -inf, float(expected)
+        if rule == "at_least":
+            return float(expected), inf
+        if rule == "within":
+            lo, hi = expected
+            return float(lo), float(hi)
+        if rule == "close":
+            e = float(expected)
+            if isinstance(tolerance, Mapping):
+                t = float(tolerance.get("atol", 0.0)) + float(tolerance.get("rtol", 0.0)) * abs(e)
+            else:
+                t = float(tolerance)
+            return e - t, e + t
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+def intervals(
+    source,
+    *,
+    over: str | None = "seed",
+    stat: str = "mean",
+    theory: Callable | None = None,
+    theory_label: str = "theory",
+    logx: Any = False,
+    xlabel: str | None = None,
+    title: str | None = None,
+    requires: Any = None,
+) -> Draw:
+    """Each cell's estimate with its interval, one row per cell: a figure declared.
+
+    ``source`` is a claim or a measure:
+
+    * a :class:`~jaxtheory.claims.Claim`: it is evaluated on the results, and the figure
+      shows what its verdict rests on: each cell's statistic and interval (the claim's
+      own, family-wise split included), colored by the cell's verdict (green pass, red
+      fail, orange inconclusive), over the region that agrees with the statement
+      (shaded). A claim not applicable to the preset draws its reason instead; a claim
+      whose measurement raised raises here.
+    * a measure ``(ds, spec) -> DataArray`` (or a variable name): per cell (every
+      dimension but ``over``) the ``stat`` over ``over`` with its 95% percentile
+      bootstrap interval (:func:`jaxtheory.analysis.mean`; not split over cells), or
+      the exact value without a sample dimension.
+
+    Keyword Args:
+        over: the sample dimension of a measure.
+        stat: ``"mean"`` or ``"median"`` for a measure.
+        theory: ``theory(c, spec) -> value`` per cell, drawn as a black cross; ``c`` maps
+            the cell's coordinates to their values (a measure's cells only).
+        theory_label: its legend entry.
+        logx: a log axis for the values.
+        xlabel: the value axis' label (default the claim's or metric's name).
+        title: the axes' title (default the claim's verdict).
+        requires: as for :func:`curves`.
+
+    Returns:
+        A :class:`Draw`.
+
+    Example:
+        >>> import numpy as np, xarray as xr
+        >>> from matplotlib.figure import Figure
+        >>> from jaxtheory import Claim
+        >>> ds = xr.Dataset({"r": (("seed", "lr"), np.linspace(0.9, 1.1, 16).reshape(8, 2))},
+        ...                 coords={"lr": [0.1, 0.2]})
+        >>> claim = Claim.close("ratio", "r = 1.", lambda ds, s: ds["r"], 1.0, atol=0.2, source="derived")
+        >>> fig = Figure()
+        >>> intervals(claim)(ds, None, fig)
+        >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        ['lr=0.1', 'lr=0.2']
+    """
+    from jaxtheory import analysis
+
+    is_claim = hasattr(source, "evaluate") and hasattr(source, "measure")
+
+    def cells_of_claim(ds, spec):
+        from jaxtheory.claims import NotApplicable
+
+        r = source.evaluate(ds, spec, experiment=_experiment_name(ds))
+        if r.verdict == "not-applicable":
+            raise NotApplicable(r.reason or "the claim does not apply")
+        if r.verdict == "error":
+            raise RuntimeError(f"claim {r.name!r} is an error: {r.error}")
+        if r.rule in ("equals",):
+            raise ValueError(f"intervals: claim {r.name!r} ({r.rule}) has no numeric statistic per cell")
+        labels = [str(k) for k in r.measured] if isinstance(r.measured, Mapping) else [""]
+        values = _per_cell(r.measured, labels)
+        ivs = _per_cell(r.interval, labels)
+        if r.rule == "within":
+            exp = r.expected if isinstance(r.expected, Mapping) else {k: r.expected for k in labels}
+            regions = [_region("within", exp[k], None) for k in labels]
+        elif r.rule == "ordering":
+            regions = [(0.0, float("inf"))] * len(labels)
+        else:
+            regions = [
+                _region(r.rule, e, t)
+                for e, t in zip(_per_cell(r.expected, labels), _per_cell(r.tolerance, labels))
+            ]
+        verdicts = _per_cell(r.cells, labels) if r.cells else [r.verdict] * len(labels)
+        rows = [
+            dict(label=k, value=v, interval=iv, region=rg, verdict=vd, coords={})
+            for k, v, iv, rg, vd in zip(labels, values, ivs, regions, verdicts)
+        ]
+        return rows, f"{r.name}: {r.verdict}", r.name
+
+    def cells_of_measure(ds, spec):
+        da = _metric(source, ds, spec)
+        has = over is not None and over in da.dims
+        rows = []
+        for coords, sub in analysis.cells(da, [over] if has else []):
+            if has:
+                e = analysis.mean(sub, over, stat=stat)
+                iv = e.interval
+            else:
+                e, iv = analysis.Estimate(float(np.asarray(sub.values, float))), None
+            rows.append(
+                dict(
+                    label=analysis.cell_label(coords),
+                    value=e.value,
+                    interval=iv,
+                    region=None,
+                    verdict=None,
+                    coords={**_scalar_coords(sub), **coords},
+                )
+            )
+        return rows, None, _name(source, da)
+
+    def draw(ds, spec, fig):
+        rows, auto_title, name = (cells_of_claim if is_claim else cells_of_measure)(ds, spec)
+        ax = fig.add_subplot(1, 1, 1)
+        n = len(rows)
+        pos = np.arange(n)[::-1]
+        finite = []
+        for r in rows:
+            finite += [r["value"]] + list(r["interval"] or []) + list(r["region"] or [])
+        finite = np.asarray([f for f in finite if f is not None], float)
+        finite = finite[np.isfinite(finite)]
+        lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+        if _is_log(logx) and finite.size and (finite > 0).any():
+            pos_f = finite[finite > 0]
+            lo, hi = pos_f.min() / 1.5, pos_f.max() * 1.5
+        else:
+            pad = 0.08 * (hi - lo) if hi > lo else 0.5 * max(abs(lo), 1.0)
+            lo, hi = lo - pad, hi + pad
+        shaded = False
+        for p, r in zip(pos, rows):
+            if r["region"] is not None:
+                a, b = (min(max(t, lo), hi) for t in r["region"])
+                ax.fill_betweenx(
+                    [p - 0.4, p + 0.4],
+                    a,
+                    b,
+                    color="0.85",
+                    lw=0,
+                    label="_nolegend_" if shaded else "agrees with the statement",
+                )
+                shaded = True
+            color = _VERDICT_COLORS.get(r["verdict"], "C0")
+            v = r["value"]
+            iv = r["interval"]
+            if iv is not None and None not in iv and not np.isnan(np.asarray(iv, float)).any():
+                a, b = (float(t) for t in iv)
+                a = max(a, lo) if np.isfinite(a) else lo  # an open end runs to the axis' edge
+                b = min(b, hi) if np.isfinite(b) else hi
+                ax.errorbar(
+                    [v],
+                    [p],
+                    xerr=[[max(v - a, 0.0)], [max(b - v, 0.0)]],
+                    fmt="o",
+                    ms=4,
+                    capsize=2,
+                    color=color,
+                )
+            else:
+                ax.plot([v], [p], "o", ms=4, color=color)
+        if theory is not None:
+            drawn = False
+            for p, r in zip(pos, rows):
+                with np.errstate(all="ignore"):
+                    t = float(np.asarray(theory(r["coords"], spec), float))
+                if np.isfinite(t):
+                    ax.plot([t], [p], "kx", ms=6, label="_nolegend_" if drawn else theory_label)
+                    drawn = True
+        ax.set_yticks(pos, [r["label"] or name for r in rows], fontsize=7 if n > 6 else 8)
+        ax.set_ylim(-0.6, n - 0.4)
+        _scale(ax, "x", logx)
+        ax.set_xlim(lo, hi)
+        ax.set_xlabel(xlabel if xlabel is not None else name)
+        t = title if title is not None else auto_title
+        if t:
+            ax.set_title(t, fontsize=9)
+        if shaded or theory is not None:
+            ax.legend(fontsize=7)
+        if n > 12:
+            w, h = fig.get_size_inches()
+            fig.set_size_inches(w, max(h, 0.22 * n + 1.0))
+
+    opts = dict(source=getattr(source, "name", source), over=over, stat=stat, theory=theory)
+    return Draw("intervals", draw, opts, requires)

@@ -18,6 +18,7 @@ import pytest
 import xarray as xr
 from matplotlib.figure import Figure
 
+from jaxtheory import Figure as FigureDef
 from jaxtheory import plots as P
 
 
@@ -489,3 +490,316 @@ def test_run_check_names_the_empty_figure_and_the_raising_claim(fake_experiments
     run.claims = run.claims[::-1] + run.claims  # evaluated claims that do not match the declared ones
     with pytest.raises(AssertionError, match="the run evaluated"):
         run.check()
+
+
+# -- declarative figures: curves, heatmap, slope, intervals --------------------------------
+
+
+def _results(extra=None, seeds=9):
+    """(lr, step, seed) log-normal losses, with ``extra = {name: values}`` as a further dim."""
+    rng = np.random.default_rng(4)
+    dims, coords = ["lr", "step", "seed"], {"lr": [0.1, 0.2, 0.4], "step": np.arange(1, 7) * 10}
+    if extra:
+        ((name, vals),) = extra.items()
+        dims.insert(0, name)
+        coords[name] = vals
+    shape = [len(coords[d]) if d in coords else seeds for d in dims]
+    return xr.Dataset({"loss": (dims, rng.lognormal(size=shape))}, coords=coords)
+
+
+def _draw(draw, ds, spec=None):
+    fig = Figure()
+    draw(ds, spec, fig)
+    P.check_drawn(fig, "exp/fig")
+    return fig, [a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]
+
+
+def test_curves_factory_draws_mean_and_se_band_per_hue_and_the_theory():
+    ds = _results()
+    theory = lambda c, spec: spec * c["lr"] / c["step"]  # noqa: E731
+    draw = P.curves(
+        "loss", x="step", hue="lr", band="se", theory=theory, theory_points=None, logy=True, ylabel="L"
+    )
+    assert isinstance(draw, P.Draw) and draw.kind == "curves"
+    fig, (ax,) = _draw(draw, ds, spec=2.0)
+    data, ref = ax.lines[:3], ax.lines[3:]
+    v = ds["loss"].values
+    for i, line in enumerate(data):
+        assert np.allclose(line.get_ydata(), v[i].mean(-1))
+        assert np.array_equal(line.get_xdata(), ds["step"].values)
+    steps = ds["step"].values
+    for i, line in enumerate(ref):  # the theory of each line, in its color, at the data's x
+        assert np.allclose(line.get_ydata(), 2.0 * ds["lr"].values[i] / steps)
+        assert line.get_color() == data[i].get_color() and line.get_linestyle() == ":"
+    assert len(ax.collections) == 3  # one band per hue
+    se = v[0].std(-1, ddof=1) / np.sqrt(v.shape[-1])
+    verts = _band_vertices(ax.collections[0])
+    assert np.isclose(verts[:, 1].max(), (v[0].mean(-1) + se).max())
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["lr=0.1", "lr=0.2", "lr=0.4", "theory"]
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "L" and ax.get_xlabel() == "step"
+
+
+def test_curves_factory_theory_on_a_fine_grid_and_a_metric_function():
+    ds = _results()
+    seen = []
+
+    def metric(ds, spec):
+        seen.append(spec)
+        return ds["loss"].sel(lr=0.2) * 2
+
+    draw = P.curves(metric, x="step", band="iqr", theory=lambda c, s: 1.0, theory_points=50, logx=True)
+    _, (ax,) = _draw(draw, ds, spec="spec")
+    assert seen == ["spec"]
+    (line, ref) = ax.lines
+    assert np.allclose(line.get_ydata(), np.median(2 * ds["loss"].sel(lr=0.2).values, -1))
+    xs = ref.get_xdata()  # 50 geometric points from the first to the last step; a scalar is a level
+    assert len(xs) == 50 and np.allclose(xs, np.geomspace(10, 60, 50)) and np.all(ref.get_ydata() == 1.0)
+
+
+def test_facets_appear_for_an_extra_dim_and_not_otherwise():
+    _, axes = _draw(P.curves("loss", x="step", hue="lr"), _results())
+    assert len(axes) == 1 and axes[0].get_title() == ""
+    ds = _results({"dim": [4, 16]})
+    fig, axes = _draw(P.curves("loss", x="step", hue="lr", title="T"), ds)
+    assert [a.get_title() for a in axes] == ["dim=4", "dim=16"] and fig._suptitle.get_text() == "T"
+    for a, d in zip(axes, (4, 16)):
+        assert np.allclose(a.lines[1].get_ydata(), np.median(ds["loss"].sel(dim=d, lr=0.2).values, -1))
+    # hue names an axis this preset does not sweep: one line per panel, still faceted
+    _, axes = _draw(P.curves("loss", x="step", hue="width"), ds.sel(lr=0.1))
+    assert len(axes) == 2 and all(len(a.lines) == 1 for a in axes)
+    # a facet named explicitly first, then the extra ones; two facet dims: a grid
+    ds2 = _results({"dim": [4, 16]}).expand_dims(noise=[0.1, 1.0, 2.0])
+    _, axes = _draw(P.curves("loss", x="step", facet="noise"), ds2)
+    assert len(axes) == 3 * 2 * 3  # noise × dim × lr (lr is not mapped: a facet too)
+    _, axes = _draw(P.curves("loss", x="step", hue="lr", facet="noise"), ds2)
+    assert axes[0].get_subplotspec().get_gridspec().get_geometry() == (3, 2)
+    assert [a.get_title() for a in axes[:2]] == ["noise=0.1, dim=4", "noise=0.1, dim=16"]
+
+
+def test_scalar_coordinate_draws_like_a_length_one_dim():
+    ds = _results({"dim": [16]}).sel(lr=0.2)
+    scalar = ds.isel(dim=0)  # dim is now a scalar coordinate
+    assert "dim" not in scalar.dims and "dim" in scalar.coords
+    for kw in ({"facet": "dim"}, {}, {"hue": "dim"}):
+        one, scal = (
+            _draw(P.curves("loss", x="step", **kw), ds)[1],
+            _draw(P.curves("loss", x="step", **kw), scalar)[1],
+        )
+        assert len(one) == len(scal) == 1 and one[0].get_title() == scal[0].get_title()
+        assert [ln.get_label() for ln in one[0].lines] == [ln.get_label() for ln in scal[0].lines]
+        for a, b in zip(one[0].lines, scal[0].lines):
+            assert np.array_equal(a.get_ydata(), b.get_ydata())
+    # x itself a scalar coordinate: one point per line
+    _, (ax,) = _draw(P.curves("loss", x="step", hue="lr", marker="o"), _results().isel(step=2))
+    assert [len(ln.get_xdata()) for ln in ax.lines] == [1, 1, 1]
+    # the theory sees every coordinate of the line, the scalar ones included
+    seen = []
+    _draw(
+        P.curves("loss", x="step", hue="lr", theory=lambda c, s: seen.append(dict(c)) or 1.0),
+        _results({"dim": [16]}).isel(dim=0),
+    )
+    assert {c["dim"] for c in seen} == {16} and [c["lr"] for c in seen] == [0.1, 0.2, 0.4]
+
+
+def test_sel_values_lists_functions_and_absent_names():
+    ds = _results({"noise": [0.1, 1.0]})
+    _, axes = _draw(P.curves("loss", x="step", hue="lr", sel={"noise": max, "width": 64}), ds)
+    assert len(axes) == 1
+    assert np.allclose(axes[0].lines[0].get_ydata(), np.median(ds["loss"].sel(noise=1.0, lr=0.1).values, -1))
+    _, (ax,) = _draw(P.curves("loss", x="step", hue="lr", sel={"noise": 0.1, "lr": lambda v: v < 0.3}), ds)
+    assert [ln.get_label() for ln in ax.lines] == ["lr=0.1", "lr=0.2"]
+    _, (ax,) = _draw(P.curves("loss", x="step", hue="lr", sel={"noise": [1.0], "lr": [0.4, 0.1]}), ds)
+    assert [ln.get_label() for ln in ax.lines] == ["lr=0.4", "lr=0.1"]
+    with pytest.raises(ValueError, match="no coordinate value 0.5"):
+        _draw(P.curves("loss", x="step", sel={"noise": 0.5}), ds)
+    with pytest.raises(ValueError, match="does not match this preset's noise"):
+        _draw(P.curves("loss", x="step", hue="lr", sel={"noise": 0.5}), ds.isel(noise=0))
+    with pytest.raises(ValueError, match="'width' is not a dimension or coordinate"):
+        _draw(P.curves("loss", x="width"), ds)
+    with pytest.raises(KeyError, match="no variable 'acc'"):
+        _draw(P.curves("acc", x="step"), ds)
+    with pytest.raises(TypeError, match="by keyword"):
+        P.curves("loss", "step")
+
+
+def test_deterministic_results_draw_lines_without_a_band():
+    ds = _results(seeds=1)
+    _, (ax,) = _draw(P.curves("loss", x="step", hue="lr"), ds)
+    assert not ax.collections and np.array_equal(ax.lines[0].get_ydata(), ds["loss"].values[0, :, 0])
+    _, (ax,) = _draw(P.curves("loss", x="step", hue="lr"), ds.isel(seed=0, drop=True))
+    assert not ax.collections and len(ax.lines) == 3
+
+
+def test_heatmap_factory_on_real_coordinates_with_ticks_pooled_samples_and_theory():
+    rng = np.random.default_rng(5)
+    lr, mom = np.array([0.01, 0.1, 1.0, 10.0]), np.array([0.0, 0.5, 0.9])
+    v = rng.random((4, 3, 8, 2)) < 0.5
+    ds = xr.Dataset(
+        {"diverged": (("lr", "momentum", "seed", "noise"), v)},
+        coords={"lr": lr, "momentum": mom, "noise": [0.1, 1.0]},
+    )
+    seen = []
+
+    def boundary(c, spec):
+        seen.append(c)
+        return c["lr"] - 2 * (1 + c["momentum"])
+
+    draw = P.heatmap(
+        "diverged", x="lr", y="momentum", over=("seed", "noise"), theory=boundary, vmin=0, vmax=1
+    )
+    fig, (ax,) = _draw(draw, ds)
+    mesh = ax.collections[0]
+    xy = mesh.get_coordinates()
+    assert np.allclose(xy[0, :, 0], P.cell_edges(lr, log=True)) and np.allclose(
+        xy[:, 0, 1], P.cell_edges(mom)
+    )
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"
+    assert np.allclose(ax.get_xticks(), lr) and np.allclose(ax.get_yticks(), mom)  # real values, not indices
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.01", "0.1", "1", "10"]
+    assert np.allclose(mesh.get_array().reshape(3, 4), v.mean((2, 3)).T)  # pooled over seed and noise
+    assert mesh.get_clim() == (0, 1)
+    (cs,) = [c for c in ax.collections[1:] if isinstance(c, matplotlib.contour.ContourSet)]
+    assert list(cs.levels) == [0.0]
+    assert seen[0]["lr"].shape == seen[0]["momentum"].shape == (200, 200)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["theory"]
+    assert [a.get_label() for a in fig.axes if a.get_label() == "<colorbar>"] == ["<colorbar>"]
+
+
+def test_heatmap_factory_facets_share_one_color_scale_and_thin_long_ticks():
+    rng = np.random.default_rng(6)
+    lr = 2.0 ** np.arange(-6, 7)  # 13 values: thinned to at most 8 ticks, still real values
+    ds = xr.Dataset(
+        {"r": (("k", "lr", "alpha"), rng.normal(size=(3, 13, 2)))},
+        coords={"k": [1, 2, 4], "lr": lr, "alpha": [0.5, 1.0]},
+    )
+    fig, axes = _draw(P.heatmap("r", x="lr", y="alpha", clabel="ratio"), ds)
+    assert [a.get_title() for a in axes] == ["k=1", "k=2", "k=4"]
+    clims = {a.collections[0].get_clim() for a in axes}
+    assert clims == {(ds["r"].values.min(), ds["r"].values.max())}
+    ticks = axes[0].get_xticks()
+    assert len(ticks) <= 8 and np.all(np.isin(ticks, lr))
+    (cbar,) = [a for a in fig.axes if a.get_label() == "<colorbar>"]
+    assert cbar.get_ylabel() == "ratio"
+    with pytest.raises(ValueError, match="'width' is not a dimension"):
+        _draw(P.heatmap("r", x="lr", y="width"), ds)
+
+
+def test_slope_factory_draws_analysis_loglog_slope():
+    from jaxtheory import analysis
+
+    T = np.array([10.0, 30.0, 100.0, 300.0, 1000.0])
+    # a closed form: an exact power law per p (no sample dimension), slope -(p-1)/p
+    ps = np.array([1.25, 2.0])
+    exact = xr.Dataset(
+        {"err": (("p", "T"), 3 * T[None] ** (-(ps[:, None] - 1) / ps[:, None]))}, {"p": ps, "T": T}
+    )
+    _, (ax,) = _draw(P.slope("err", x="T", hue="p", theory=lambda c, s: -(c["p"] - 1) / c["p"]), exact)
+    fits = [ln for ln in ax.lines if ln.get_linestyle() == "-"]
+    for fit, p in zip(fits, ps):
+        lx, ly = np.log(fit.get_xdata()), np.log(fit.get_ydata())
+        assert np.allclose(np.diff(ly) / np.diff(lx), -(p - 1) / p)
+        assert fit.get_label() == f"p={p:g}: slope {-(p - 1) / p:.3g}"
+    assert {ln.get_label() for ln in ax.lines if ln.get_linestyle() == "--"} == {"slope -0.2", "slope -0.5"}
+    # with seeds: the drawn slope and interval are analysis.loglog_slope's, on the fitted window
+    rng = np.random.default_rng(7)
+    noisy = xr.Dataset(
+        {"err": (("seed", "T"), T**-0.5 * np.exp(0.1 * rng.normal(size=(32, 5))))}, coords={"T": T}
+    )
+    _, (ax,) = _draw(P.slope("err", x="T", xmin=30.0), noisy)
+    est = analysis.loglog_slope(noisy["err"], "T", xmin=30.0)
+    points = ax.lines[0]
+    (fit,) = [ln for ln in ax.lines if ln.get_label().startswith("slope")]
+    lx, ly = np.log(fit.get_xdata()), np.log(fit.get_ydata())
+    assert np.allclose(np.diff(ly) / np.diff(lx), est.value)
+    assert fit.get_label() == f"slope {est.value:.3g} (95% CI [{est.low:.3g}, {est.high:.3g}])"
+    assert np.allclose(points.get_ydata(), noisy["err"].values.mean(0))
+    assert len(ax.collections) == 1  # the points' standard errors
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+
+
+def _claim_ds():
+    rng = np.random.default_rng(8)
+    r = 1 + 0.01 * rng.normal(size=(16, 3))
+    r[:, 2] += 0.3  # the third cell is off
+    return xr.Dataset({"r": (("seed", "lr"), r)}, coords={"lr": [0.1, 0.2, 0.4]})
+
+
+def test_intervals_of_a_claim_show_its_cells_intervals_verdicts_and_region():
+    from jaxtheory import Claim
+
+    claim = Claim.close("ratio", "r = 1.", lambda ds, s: ds["r"], 1.0, atol=0.05, source="derived")
+    ds = _claim_ds()
+    res = claim.evaluate(ds, None)
+    assert res.verdict == "fail"
+    _, (ax,) = _draw(P.intervals(claim), ds)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == list(res.measured) == ["lr=0.1", "lr=0.2", "lr=0.4"]
+    bars = [c for c in ax.containers if isinstance(c, matplotlib.container.ErrorbarContainer)]
+    assert len(bars) == 3
+    for bar, k, pos in zip(bars, labels, (2, 1, 0)):  # first cell on top
+        (pt,) = [bar.lines[0]]
+        assert pt.get_xdata()[0] == res.measured[k] and pt.get_ydata()[0] == pos
+        seg = bar.lines[2][0].get_segments()[0]
+        assert np.allclose(sorted(seg[:, 0]), res.interval[k])
+        want = {"pass": "C2", "fail": "C3", "inconclusive": "C1"}[res.cells[k]]
+        assert matplotlib.colors.same_color(pt.get_color(), want)
+    band = ax.collections[0]  # the region 1 ± 0.05 of the first cell
+    assert np.allclose(sorted(set(np.round(_band_vertices(band)[:, 0], 12))), [0.95, 1.05])
+    assert ax.get_title() == "ratio: fail"
+
+
+def test_intervals_of_a_measure_are_analysis_mean_per_cell_with_a_theory():
+    from jaxtheory import analysis
+
+    ds = _claim_ds()
+    _, (ax,) = _draw(P.intervals("r", theory=lambda c, s: 1.0 + (c["lr"] > 0.3) * 0.3), ds)
+    est = analysis.mean(ds["r"], "seed")
+    bars = [c for c in ax.containers if isinstance(c, matplotlib.container.ErrorbarContainer)]
+    for bar, e in zip(bars, est.values()):
+        assert bar.lines[0].get_xdata()[0] == pytest.approx(e.value)
+        assert np.allclose(sorted(bar.lines[2][0].get_segments()[0][:, 0]), [e.low, e.high])
+    crosses = [ln for ln in ax.lines if ln.get_marker() == "x"]
+    assert [c.get_xdata()[0] for c in crosses] == [1.0, 1.0, 1.3]
+
+
+def test_not_applicable_figures_say_so_and_pass_check_drawn():
+    from jaxtheory import Claim, NotApplicable
+
+    ds = _claim_ds()
+    needs = Claim.at_most(
+        "needs-k", "x.", lambda ds, s: ds["r"], 2.0, source="derived", requires=lambda ds, s: "needs K = 4"
+    )
+    for draw in (
+        P.intervals(needs),  # the claim itself is not applicable
+        P.curves("r", x="lr", requires=needs),  # a figure of that claim
+        P.heatmap("r", x="lr", y="seed", requires=lambda ds, s: "needs K = 4"),
+    ):
+        fig, _ = _draw(draw, ds)
+        (text,) = fig.axes[0].texts
+        assert text.get_text() == "not applicable on this preset: needs K = 4"
+        assert text.get_gid() == P.NOT_APPLICABLE_GID
+
+    def raises(ds, spec):
+        raise NotApplicable("the preset has no k > 1")
+
+    fig, _ = _draw(P.slope(raises, x="T"), ds)
+    assert fig.axes[0].texts[0].get_text() == "not applicable on this preset: the preset has no k > 1"
+    # applicable: requires is asked and the figure draws
+    fig, (ax,) = _draw(P.curves("r", x="lr", requires=lambda ds, s: None), ds)
+    assert not ax.texts and len(ax.lines) == 1
+    # a claim whose measurement raises is an error here too, never a silent note
+    broken = Claim.at_most("broken", "x.", lambda ds, s: ds["missing"], 1.0, source="derived")
+    with pytest.raises(RuntimeError, match="claim 'broken' is an error"):
+        P.intervals(broken)(ds, None, Figure())
+
+
+def test_run_check_accepts_a_declared_not_applicable_figure(fake_experiments, tmp_path):
+    whole = dataclasses.replace(
+        fake_experiments,
+        figures=[
+            FigureDef("declared", P.curves("x", x="a", hue="i")),
+            FigureDef("na", P.curves("x", x="a", requires=lambda ds, s: "this preset runs no b")),
+        ],
+    )
+    run = whole.sweep("smoke", out=tmp_path, quiet=True)
+    assert run.check() is run
