@@ -13,7 +13,7 @@ import json
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, plots
 from jaxtheory.sims import quadratic as quad
 from jaxtheory.sweep import Space, lin, log, static, values
 
@@ -123,79 +123,17 @@ def _hb(b):
     return b > 0.0
 
 
-def _draw_curves(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    sub = ds.sel(momentum=0.0, noise=ds["noise"].values.max())
-    if "dim" in sub.dims:
-        sub = sub.isel(dim=-1)
-    dim = int(sub["dim"]) if "dim" in sub.coords else spec.dim
+def _theory(c, spec):
+    """Closed-form stationary risk at a figure's coordinates; NaN past the stability threshold."""
+    dim = int(c.get("dim", spec.dim))
     lam = quad.spectrum(dim, quad.DEFAULT_PARAMS["lam_min"], quad.DEFAULT_PARAMS["lam_max"], xp=np)
-    cmap = __import__("matplotlib").colormaps["viridis"]
-    lrs = [lr for lr in sub["lr"].values if quad.spectral_radius(lr, 0.0, lam) < 1]
-    for i, lr in enumerate(lrs):
-        c = cmap(i / max(len(lrs) - 1, 1))
-        mean = sub["risk"].sel(lr=lr).mean("seed")
-        ax.loglog(sub["step"], mean, color=c, label=f"η={lr:.3g}")
-        ax.axhline(float(quad.stationary_risk(lr, 0.0, float(sub["noise"]), lam)), color=c, ls=":", lw=1)
-    ax.set_xlabel("step")
-    ax.set_ylabel("excess risk (mean over seeds)")
-    ax.set_title(f"SGD, d={dim}, σ={float(sub['noise']):g}: dotted = closed-form stationary risk")
-    ax.legend(fontsize=7, ncol=2)
+    stable = quad.spectral_radius(c["lr"], c["momentum"], lam) < 1
+    return np.where(stable, quad.stationary_risk(c["lr"], c["momentum"], c["noise"], lam), np.nan)
 
 
-def _draw_stationary(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    sub = ds.sel(noise=ds["noise"].values.max())
-    if "dim" in sub.dims:
-        sub = sub.isel(dim=-1)
-    dim = int(sub["dim"]) if "dim" in sub.coords else spec.dim
-    lam = quad.spectrum(dim, quad.DEFAULT_PARAMS["lam_min"], quad.DEFAULT_PARAMS["lam_max"], xp=np)
-    s = float(sub["noise"])
-    grid = np.geomspace(float(sub["lr"].min()), float(sub["lr"].max()), 400)
-    for b, c in zip(sub["momentum"].values, ["C0", "C1", "C2", "C3", "C4"]):
-        rho = quad.spectral_radius(grid, b, lam)
-        th = np.where(rho < 1, quad.stationary_risk(grid, b, s, lam), np.nan)
-        ax.loglog(grid, th, color=c, lw=1)
-        m = sub["mean_risk"].sel(momentum=b)
-        ax.errorbar(
-            sub["lr"],
-            m.mean("seed"),
-            yerr=m.std("seed") / np.sqrt(m.sizes["seed"]),
-            fmt="o",
-            ms=3,
-            color=c,
-            label=f"β={b:g}",
-        )
-        ax.axvline(2 * (1 + b) / quad.DEFAULT_PARAMS["lam_max"], color=c, ls="--", lw=0.8)
-    ax.set_xlabel("learning rate η")
-    ax.set_ylabel("time-averaged risk, 2nd half")
-    ax.set_title(f"d={dim}, σ={s:g}: lines = closed form, dashes = 2(1+β)/λmax")
-    ax.legend(fontsize=8)
-
-
-def _draw_divergence(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    frac = (ds["status"] != 0).mean([d for d in ds["status"].dims if d not in ("lr", "momentum")])
-    lr = ds["lr"].values
-    mom = ds["momentum"].values
-    ax.pcolormesh(
-        np.arange(len(lr) + 1),
-        np.arange(len(mom) + 1),
-        frac.transpose("momentum", "lr"),
-        cmap="Reds",
-        vmin=0,
-        vmax=1,
-    )
-    ax.set_xticks(np.arange(len(lr)) + 0.5, [f"{v:.2g}" for v in lr], rotation=60, fontsize=7)
-    ax.set_yticks(np.arange(len(mom)) + 0.5, [f"{v:g}" for v in mom])
-    # Theory: diverges iff lr > 2(1+β)/λmax; draw the boundary in grid coordinates.
-    thr = 2 * (1 + mom) / quad.DEFAULT_PARAMS["lam_max"]
-    pos = np.interp(np.log(thr), np.log(lr), np.arange(len(lr))) + 0.5
-    ax.plot(pos, np.arange(len(mom)) + 0.5, "k--", label="η = 2(1+β)/λmax")
-    ax.set_xlabel("learning rate η")
-    ax.set_ylabel("momentum β")
-    ax.set_title("fraction of lanes diverged (red)")
-    ax.legend(fontsize=8, loc="lower left")
+# every figure at the largest noise and dimension of the preset
+_LARGEST = {"noise": max, "dim": max}
+_STABLE_SGD = {**_LARGEST, "momentum": 0.0, "lr": lambda lr: lr < 2 / quad.DEFAULT_PARAMS["lam_max"]}
 
 
 DESCRIPTION = r"""
@@ -293,21 +231,63 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "risk_curves",
-            _draw_curves,
-            "Mean excess risk of SGD against steps, one curve per stable learning rate; "
-            "dotted lines are the closed-form stationary risks.",
+            plots.curves(
+                "risk",
+                x="step",
+                hue="lr",
+                band="se",
+                sel=_STABLE_SGD,
+                theory=_theory,
+                theory_label="closed form",
+                logx=True,
+                logy=True,
+                label_fmt="η={:.3g}",
+                cmap="viridis",
+                ylabel="excess risk",
+            ),
+            "Excess risk of SGD against steps (seed mean ± one standard error), one curve per stable "
+            "learning rate, at the largest σ and d; dotted lines are the closed-form stationary risks.",
         ),
         Figure(
             "stationary_risk",
-            _draw_stationary,
-            "Time-averaged risk over the second half (points, ± one standard error) "
-            "against the closed form (lines); dashed lines mark 2(1+β)/λmax.",
+            plots.curves(
+                "mean_risk",
+                x="lr",
+                hue="momentum",
+                band="se",
+                sel=_LARGEST,
+                theory=_theory,
+                theory_label="closed form",
+                logx=True,
+                logy=True,
+                marker="o",
+                ms=3,
+                ls="none",
+                label_fmt="β={:g}",
+                xlabel="learning rate η",
+                ylabel="time-averaged risk, 2nd half",
+            ),
+            "Time-averaged risk over the second half (points, seed mean ± one standard error) against the "
+            "closed form (dotted), at the largest σ and d; the closed form ends at 2(1+β)/λmax.",
         ),
         Figure(
             "divergence",
-            _draw_divergence,
-            "Fraction of diverged lanes over (η, β); the dashed line is the theoretical "
-            "threshold η = 2(1+β)/λmax.",
+            plots.heatmap(
+                lambda ds, spec: ds["status"] != 0,
+                x="lr",
+                y="momentum",
+                over=("seed", "noise", "dim"),
+                cmap="Reds",
+                vmin=0,
+                vmax=1,
+                clabel="fraction diverged",
+                theory=lambda c, spec: c["lr"] - 2 * (1 + c["momentum"]) / quad.DEFAULT_PARAMS["lam_max"],
+                theory_label="η = 2(1+β)/λmax",
+                xlabel="learning rate η",
+                ylabel="momentum β",
+            ),
+            "Fraction of diverged lanes over (η, β), pooled over seeds, σ and d; the dashed line is the "
+            "theoretical threshold η = 2(1+β)/λmax.",
         ),
     ],
     description=DESCRIPTION,
