@@ -14,14 +14,33 @@ transforms gets JAX's defaults.
 Where it lives: ``$JAXTHEORY_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/jaxtheory/jax/<cpu>``, else ``~/.cache/jaxtheory/jax/<cpu>``, where
 ``<cpu>`` (:func:`cpu_tag`) names the machine architecture and a hash of the CPU's
-instruction-set features. XLA:CPU compiles for the host's features and, on load, only
-*warns* when a cached program was compiled for features the host lacks ("Target machine
-feature ... is not supported on the host machine ... could lead to execution errors such
-as SIGILL"): a home directory shared between machines of different CPUs (a cluster's
-NFS home, a restored CI cache) would otherwise hand one CPU's code to another. A cache
+instruction-set features, so that a home directory shared between machines of different
+CPUs (a cluster's NFS home, a restored CI cache) keeps one directory per CPU. A cache
 directory the user already gave JAX (the ``JAX_COMPILATION_CACHE_DIR`` environment
-variable or ``jax_compilation_cache_dir``), or an explicit directory, is kept as it is:
-share one only between machines of one CPU model.
+variable or ``jax_compilation_cache_dir``), or an explicit directory, is kept as it is.
+
+Programs compiled for another CPU: XLA:CPU compiles for the host's *target* (triple, CPU
+name and feature list) and stores that target inside the compiled program. On load, its
+loader compares the stored features with the host's and, for each one the host lacks,
+only *logs* an error ("Target machine feature ... is not supported on the host machine
+... could lead to execution errors such as SIGILL") and runs the program all the same.
+On a CPU with AVX-512 it logs two such lines for every program it loads, on the very
+machine that compiled it: XLA appends the LLVM tuning hints ``+prefer-no-gather`` and
+``+prefer-no-scatter`` to the target of any AVX-512 host, and the host's detected
+features (instruction sets only) never list a tuning hint. Those lines name no missing
+instruction; they are noise, but they read as a crash about to happen.
+
+So, once the cache is on, jaxtheory checks every program JAX reads from it for the CPU
+backend before XLA loads it: the target stored in the
+program must be, byte for byte, this host's target as XLA describes it (the CPU
+topology JAX also hashes into its cache key). A program whose stored target differs is
+refused: JAX warns ("Error reading persistent compilation cache entry ... compiled for
+another CPU target"), compiles the program afresh and overwrites the entry; it never
+runs. A program whose target matches is loaded with XLA's C++ error log held back for
+the length of that load only, since the loader can then only report the tuning hints
+the host's own target carries. Where the host's target cannot be read, or a program
+stores no target of this host's triple (another JAX version), the program is loaded as
+JAX loads it, log lines included.
 
 Switching it off: ``JAXTHEORY_CACHE=0`` in the environment, ``--no-cache`` on the
 command line, or :func:`disable_compile_cache` in a program.
@@ -166,6 +185,7 @@ def enable_compile_cache(cache_dir: str | os.PathLike | None = None) -> Path | N
             jax.config.update("jax_enable_compilation_cache", True)
         if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:
             jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_TIME_S)
+        _install_cpu_read_check()
         _decided = str(path)
         return path
 
@@ -226,3 +246,202 @@ def _reset_jax_cache() -> None:
         compilation_cache.reset_cache()
     except Exception:  # noqa: BLE001 - best effort: an older/newer JAX without it
         pass
+
+
+# -- programs read from the cache for the CPU backend ------------------------------------------
+# (see the module docstring, "Programs compiled for another CPU")
+
+
+class ForeignCpuProgramError(RuntimeError):
+    """A cached CPU program stores another CPU target than this host's: JAX recompiles it."""
+
+
+_UNREAD = object()
+_host_target: object = _UNREAD  # bytes, or None where XLA gives no target; read once
+_read_check_installed = False
+
+
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    out = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        out |= (b & 0x7F) << shift
+        if b < 0x80:
+            return out, i
+        shift += 7
+
+
+def _fields(buf: bytes):
+    """The (field number, bytes or None) pairs of a serialized protocol buffer, top level only."""
+    i = 0
+    while i < len(buf):
+        key, i = _varint(buf, i)
+        kind = key & 7
+        if kind == 0:
+            _, i = _varint(buf, i)
+            yield key >> 3, None
+        elif kind == 2:
+            n, i = _varint(buf, i)
+            if i + n > len(buf):
+                raise ValueError("truncated field")
+            yield key >> 3, buf[i : i + n]
+            i += n
+        elif kind == 1:
+            i += 8
+            yield key >> 3, None
+        elif kind == 5:
+            i += 4
+            yield key >> 3, None
+        else:
+            raise ValueError(f"wire type {kind}")
+
+
+def _target_in(topology: bytes) -> tuple[bytes, bytes] | None:
+    """XLA's target-machine message in a serialized CPU topology: (its bytes, the triple).
+
+    The message has the triple (field 1), the CPU name (2) and the comma-separated feature
+    list (3), e.g. ``x86_64-unknown-linux-gnu``, ``znver4``, ``+64bit,+adx,...``.
+    """
+    import re
+
+    feature_list = re.compile(rb"[+-][\w.-]+(,[+-][\w.-]+)*")
+    try:
+        for _, value in _fields(topology):
+            if not value:
+                continue
+            try:
+                sub = dict(_fields(value))
+            except (ValueError, IndexError):
+                continue
+            triple, cpu, features = sub.get(1), sub.get(2), sub.get(3)
+            if triple and cpu is not None and features and feature_list.fullmatch(features):
+                if b"-" in triple and b"+" in features:
+                    return value, triple
+    except (ValueError, IndexError):
+        return None
+    return None
+
+
+def _read_host_target(backend) -> bytes | None:
+    """This host's target as XLA's CPU topology serializes it, or ``None`` where it has none."""
+    global _host_target
+    if _host_target is _UNREAD:
+        try:
+            from jax._src.lib import xla_client
+
+            topology = xla_client.get_topology_for_devices(list(backend.local_devices())).serialize()
+            found = _target_in(topology)
+            _host_target = None if found is None else found[0]
+        except Exception:  # noqa: BLE001 - a JAX without a serializable CPU topology
+            _host_target = None
+    return _host_target  # type: ignore[return-value]
+
+
+def _header(triple: bytes) -> bytes:
+    """The bytes that open a target message of this triple: field 1, its length, the triple."""
+    n, head = len(triple), bytearray(b"\n")
+    while n >= 0x80:
+        head.append((n & 0x7F) | 0x80)
+        n >>= 7
+    head.append(n)
+    return bytes(head) + triple
+
+
+def _cpp_log_level() -> int:
+    """The minimum level of XLA's C++ log now: JAX's ``jax_logging_level`` or ``TF_CPP_MIN_LOG_LEVEL``."""
+    import jax
+
+    levels = {"DEBUG": 0, "INFO": 0, "WARN": 1, "WARNING": 1, "ERROR": 2, "CRITICAL": 3, "FATAL": 3}
+    level = getattr(jax.config, "jax_logging_level", None)
+    if level and level != "NOTSET" and level in levels:
+        return levels[level]
+    try:
+        return int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "1"))
+    except ValueError:
+        return 1
+
+
+class _CheckedCpuBackend:
+    """A CPU backend whose ``deserialize_executable`` checks the program's target first."""
+
+    def __init__(self, backend, target: bytes):
+        self._backend = backend
+        self._target = target
+        self._header = _header(dict(_fields(target))[1])
+
+    def __getattr__(self, name):
+        return getattr(self._backend, name)
+
+    def deserialize_executable(self, serialized, *args, **kwargs):
+        data = bytes(serialized)
+        if self._target not in data:
+            if self._header in data:
+                raise ForeignCpuProgramError(
+                    "compiled for another CPU target than this host's; recompiling it "
+                    "(jaxtheory.compile_cache)"
+                )
+            # no target of this triple stored (another JAX's format): load as JAX does
+            return self._backend.deserialize_executable(serialized, *args, **kwargs)
+        from jax._src.lib import utils
+
+        utils.absl_set_min_log_level(3)  # FATAL only, for this load
+        try:
+            return self._backend.deserialize_executable(serialized, *args, **kwargs)
+        finally:
+            utils.absl_set_min_log_level(_cpp_log_level())
+
+
+def _checked_cpu_read(read):
+    """Wrap JAX's cache read so CPU programs pass the target check of the module docstring."""
+    import functools
+
+    @functools.wraps(read)
+    def checked(cache_key, compile_options, backend, *args, **kwargs):
+        if getattr(backend, "platform", None) != "cpu":
+            return read(cache_key, compile_options, backend, *args, **kwargs)
+        target = _read_host_target(backend)
+        if target is None:
+            return read(cache_key, compile_options, backend, *args, **kwargs)
+        try:
+            return read(cache_key, compile_options, _CheckedCpuBackend(backend, target), *args, **kwargs)
+        except ForeignCpuProgramError:
+            _drop_entry(backend, cache_key)  # JAX keeps an existing entry: make room for this CPU's
+            raise
+
+    checked._jaxtheory_checked = True  # type: ignore[attr-defined]
+    return checked
+
+
+def _drop_entry(backend, cache_key: str) -> None:
+    """Delete a refused entry from JAX's on-disk cache (best effort)."""
+    try:
+        from jax._src import compilation_cache
+
+        try:
+            from jax._src.lru_cache import _CACHE_SUFFIX as suffix
+        except ImportError:
+            suffix = "-cache"
+        directory = getattr(compilation_cache._get_cache(backend), "path", None)
+        if directory is not None:
+            Path(str(directory), f"{cache_key}{suffix}").unlink(missing_ok=True)
+    except Exception:  # noqa: BLE001 - left in place, it is refused again on the next read
+        pass
+
+
+def _install_cpu_read_check() -> None:
+    """Route JAX's persistent-cache reads through :func:`_checked_cpu_read` (once per process)."""
+    global _read_check_installed
+    if _read_check_installed:
+        return
+    _read_check_installed = True
+    try:
+        from jax._src import compilation_cache
+        from jax._src.lib import utils
+
+        read = compilation_cache.get_executable_and_time
+        if getattr(read, "_jaxtheory_checked", False) or not hasattr(utils, "absl_set_min_log_level"):
+            return
+    except Exception:  # noqa: BLE001 - another JAX layout: its cache reads stay as they are
+        return
+    compilation_cache.get_executable_and_time = _checked_cpu_read(read)

@@ -26,8 +26,15 @@ events = {}
 jax.monitoring.register_event_listener(
     lambda name, **kw: events.__setitem__(name, events.get(name, 0) + 1))
 
-from jaxtheory.compile_cache import compile_cache_dir
+import os
+from jaxtheory.compile_cache import compile_cache_dir, enable_compile_cache
 from jaxtheory.sweep import Space, sweep, values
+
+if os.environ.get("UNCHECKED_READS") == "1":  # control: JAX's own cache reads, unchecked
+    from jax._src import compilation_cache
+
+    enable_compile_cache()
+    compilation_cache.get_executable_and_time = compilation_cache.get_executable_and_time.__wrapped__
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +84,7 @@ def _env(**extra):
 def _sweep(env) -> dict:
     r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return {**json.loads(r.stdout.strip().splitlines()[-1]), "stderr": r.stderr}
 
 
 def _files(d: Path) -> list[Path]:
@@ -97,6 +104,87 @@ def test_second_process_hits_the_cache_and_gets_the_same_results(tmp_path):
     assert second["hits"] >= 1 and second["misses"] == 0
     # the same executable (loaded instead of compiled) on the same inputs: equal bits
     assert second["loss"] == first["loss"]
+
+
+def _host_target() -> bytes | None:
+    import jax
+
+    from jaxtheory.compile_cache import _read_host_target
+
+    return _read_host_target(jax.devices("cpu")[0].client)
+
+
+def _forge(cache: Path, target: bytes) -> str:
+    """Rewrite every stored program as if compiled on a CPU with one more instruction set.
+
+    The first feature the host's target lists as absent (``-x``) becomes present (``+x``),
+    in place (same length, so the stored protocol buffer stays valid). Returns ``x``.
+    """
+    from jax._src import compilation_cache as cc
+
+    from jaxtheory.compile_cache import _fields
+
+    features = dict(_fields(target))[3]
+    name = next(f[1:] for f in features.split(b",") if f.startswith(b"-"))
+    forged = target.replace(b",-" + name + b",", b",+" + name + b",", 1)
+    assert forged != target and len(forged) == len(target)
+    n = 0
+    for f in cache.glob("*-cache"):
+        blob = cc.decompress_executable(f.read_bytes())
+        if target in blob:
+            f.write_bytes(cc.compress_executable(blob.replace(target, forged)))
+            n += 1
+    assert n >= 1
+    return name.decode()
+
+
+def test_a_cache_hit_logs_no_sigill_line(tmp_path):
+    """A program loaded on the CPU that compiled it prints no error line (XLA's tuning hints)."""
+    target = _host_target()
+    if target is None:
+        pytest.skip("this JAX gives no CPU target to check cached programs against")
+    cache = tmp_path / "cache"
+    # TF_CPP_MIN_LOG_LEVEL=1: JAX's default (tests/conftest.py sets 3, which hides errors)
+    env = _env(
+        JAXTHEORY_CACHE_DIR=cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0, TF_CPP_MIN_LOG_LEVEL=1
+    )
+    first = _sweep(env)
+    second = _sweep(env)
+    assert second["hits"] >= 1 and second["misses"] == 0
+    assert "SIGILL" not in first["stderr"] and "SIGILL" not in second["stderr"]
+    # control: JAX's own read of the same programs. On a host with AVX-512, XLA's target
+    # carries the tuning hints +prefer-no-gather/+prefer-no-scatter, which its loader
+    # reports as missing host features (should a later XLA stop doing so, this fails, and
+    # holding its log back is no longer needed)
+    control = _sweep({**env, "UNCHECKED_READS": "1"})
+    assert control["hits"] >= 1 and control["loss"] == first["loss"]
+    assert ("feature +prefer-no-gather" in control["stderr"]) == (b"+prefer-no-gather" in target)
+
+
+def test_a_program_compiled_for_another_cpu_is_recompiled_not_run(tmp_path):
+    """A cached program whose stored CPU target is not this host's is refused and recompiled."""
+    target = _host_target()
+    if target is None:
+        pytest.skip("this JAX gives no CPU target to check cached programs against")
+    cache = tmp_path / "cache"
+    env = _env(
+        JAXTHEORY_CACHE_DIR=cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0, TF_CPP_MIN_LOG_LEVEL=1
+    )
+    first = _sweep(env)
+    missing = _forge(cache, target)
+    # control: JAX alone loads the forged programs and runs them, with only a log line
+    control = _sweep({**env, "UNCHECKED_READS": "1"})
+    assert control["hits"] >= 1 and control["misses"] == 0
+    assert f"feature +{missing} is not" in control["stderr"] and "SIGILL" in control["stderr"]
+    # checked: refused (a warning naming the reason), compiled afresh, the same numbers
+    second = _sweep(env)
+    assert second["hits"] == 0 and second["misses"] >= 1
+    assert "another CPU target" in second["stderr"] and "SIGILL" not in second["stderr"]
+    assert second["loss"] == first["loss"]
+    # the refused entries were overwritten with this host's programs
+    third = _sweep(env)
+    assert third["hits"] >= 1 and third["misses"] == 0 and "SIGILL" not in third["stderr"]
+    assert third["loss"] == first["loss"]
 
 
 def test_switched_off_by_the_environment(tmp_path):
