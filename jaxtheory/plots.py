@@ -1024,7 +1024,11 @@ def _layout(fig, facets: Sequence[str], sizes: Mapping[str, int], n: int, sharex
 
 
 def _panel_title(coords: Mapping) -> str:
-    return ", ".join(_label(None, k, v) for k, v in coords.items())
+    return ", ".join(_label(None, k, v) if _is_number(v) else f"{k}={v}" for k, v in coords.items())
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
 
 
 def _titles(fig, axes, panels, title) -> None:
@@ -1425,7 +1429,7 @@ def slope(
         xmin, xmax: the fitted window.
         theory: a reference slope, a number or ``theory(c, spec)`` of the line's
             coordinates ``c``; drawn dashed through the fit's value at the smallest ``x``.
-        theory_label: its legend label (default ``"slope <theory>"``).
+        theory_label: its legend label (default ``"theory: slope <theory>"``).
 
     Returns:
         A :class:`Draw`.
@@ -1494,7 +1498,9 @@ def slope(
                     label=_label(label_fmt, h, hv) if h is not None else None,
                     yerr=yerr,
                     theory=th,
-                    theory_label=theory_label,
+                    theory_label=theory_label
+                    if theory_label is not None or th is None
+                    else f"theory: slope {float(th):.3g}",
                     color=f"C{i % 10}",
                 )
             ax.set_xlabel(xlabel if xlabel is not None else x)

@@ -574,6 +574,8 @@ def test_facets_appear_for_an_extra_dim_and_not_otherwise():
     _, axes = _draw(P.curves("loss", x="step", hue="lr", facet="noise"), ds2)
     assert axes[0].get_subplotspec().get_gridspec().get_geometry() == (3, 2)
     assert [a.get_title() for a in axes[:2]] == ["noise=0.1, dim=4", "noise=0.1, dim=16"]
+    _, axes = _draw(P.curves("loss", x="step", hue="lr"), _results({"algorithm": ["sgd", "smd"]}))
+    assert [a.get_title() for a in axes] == ["algorithm=sgd", "algorithm=smd"]
 
 
 def test_scalar_coordinate_draws_like_a_length_one_dim():
@@ -699,7 +701,10 @@ def test_slope_factory_draws_analysis_loglog_slope():
         lx, ly = np.log(fit.get_xdata()), np.log(fit.get_ydata())
         assert np.allclose(np.diff(ly) / np.diff(lx), -(p - 1) / p)
         assert fit.get_label() == f"p={p:g}: slope {-(p - 1) / p:.3g}"
-    assert {ln.get_label() for ln in ax.lines if ln.get_linestyle() == "--"} == {"slope -0.2", "slope -0.5"}
+    assert {ln.get_label() for ln in ax.lines if ln.get_linestyle() == "--"} == {
+        "theory: slope -0.2",
+        "theory: slope -0.5",
+    }
     # with seeds: the drawn slope and interval are analysis.loglog_slope's, on the fitted window
     rng = np.random.default_rng(7)
     noisy = xr.Dataset(
