@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.sims.stochastic_opt import heavy_tail as ht
 from jaxtheory.sweep import Space, categorical, static, values
 
@@ -125,55 +125,10 @@ def _gamma(ds, spec):
     return d if isinstance(d, dict) else {"": d}
 
 
-def _draw_rates(ax, err, title, ylabel, ref=True):
-    T = np.asarray(err["T"].values, float)
-    ps = list(np.atleast_1d(err["p"].values))
-    for algo, ls in (("sgd", "-"), ("smd", "--")):
-        if algo not in err["algorithm"].values:
-            continue
-        for i, p in enumerate(ps):
-            c = err.sel(algorithm=algo, p=p)
-            plots.curves(
-                ax,
-                c,
-                "T",
-                band="se",
-                log=(True, True),
-                ls=ls,
-                marker="o",
-                ms=3,
-                color=f"C{i}",
-                label=f"{algo}, p={p:g}",
-            )
-            if ref and algo == "sgd":
-                m0 = float(c.isel(T=0).mean("seed"))
-                ax.loglog(T, m0 * (T / T[0]) ** (-(p - 1) / p), ":", color=f"C{i}", lw=0.8)
-    ax.set_xlabel("horizon T")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=6, ncol=2)
-
-
-def _draw_convex(ds, spec, fig):
-    _draw_rates(
-        fig.add_subplot(1, 1, 1),
-        _error(ds, "l1"),
-        "‖x − x*‖₁, step ∝ T^(−1/p); dotted: T^(−(p−1)/p)",
-        "F(x̄_T) − F*: seed mean ± SE",
-    )
-
-
-def _draw_nonconvex(ds, spec, fig):
+def _nonconvex(ds, spec):
     if "nonconvex" not in ds["objective"].values:
-        plots.not_applicable(fig, "this preset runs no nonconvex objective")
-        return
-    _draw_rates(
-        fig.add_subplot(1, 1, 1),
-        _error(ds, "nonconvex"),
-        "nonconvex, bounded gradients, step ∝ T^(−1/p)",
-        "(1/T) Σ ‖∇F(x_t)‖²: seed mean ± SE",
-        ref=False,
-    )
+        raise NotApplicable("this preset runs no nonconvex objective")
+    return _error(ds, "nonconvex")
 
 
 DESCRIPTION = r"""
@@ -330,14 +285,35 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "convex_rates",
-            _draw_convex,
-            "Seed-mean error of the averaged iterate against the horizon, band ± one "
-            "standard error over seeds (solid SGD, dashed SMD), with the predicted slopes "
-            "−(p−1)/p dotted.",
+            plots.slope(
+                lambda ds, spec: _error(ds, "l1"),
+                x="T",
+                hue="p",
+                facet="algorithm",
+                theory=lambda c, spec: -(c["p"] - 1) / c["p"],
+                xlabel="horizon T",
+                ylabel="F(x̄_T) − F*: seed mean ± SE",
+            ),
+            "Seed-mean error of the averaged iterate against the horizon (± one standard error over "
+            "seeds), per algorithm, step ∝ T^(−1/p), with the fitted log-log slope and its 95% interval "
+            "(solid) and the predicted slope −(p−1)/p (dashed).",
+            size=(9, 4),
         ),
         Figure(
             "nonconvex",
-            _draw_nonconvex,
+            plots.curves(
+                _nonconvex,
+                x="T",
+                hue="p",
+                facet="algorithm",
+                band="se",
+                logx=True,
+                logy=True,
+                marker="o",
+                ms=3,
+                xlabel="horizon T",
+                ylabel="(1/T) Σ ‖∇F(x_t)‖²: seed mean ± SE",
+            ),
             "SGD and SMD on the nonconvex bounded-gradient objective: seed-mean squared "
             "gradient norm against the horizon, band ± one standard error.",
         ),
