@@ -133,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="rewrite the snapshots in --verdicts DIR instead of comparing",
     )
+    _add_plan_parser(sub)
     return p
 
 
@@ -194,6 +195,7 @@ def _configure_cache(a) -> None:
 
 def _cmd_list() -> int:
     from jaxtheory.registry import experiments, import_errors
+    from jaxtheory.sweep.plan import describe_preset
 
     exps = experiments()
     for name, e in sorted(exps.items()):
@@ -201,7 +203,7 @@ def _cmd_list() -> int:
         print(f"{name}")
         print(f"  paper:   {e.paper.title}{arx}")
         for pn, pr in e.presets.items():
-            print(f"  preset:  {pn:<6} {pr.space!r}  {pr.description}")
+            print(f"  preset:  {pn:<6} {pr.space!r}  {describe_preset(e, pn)}")
     for mod, err in sorted(import_errors().items()):
         print(f"(sweeps.{mod} failed to import: {err})", file=sys.stderr)
     return 0
@@ -348,6 +350,86 @@ def _cmd_docs(a) -> int:
         return _err(e.args[0])
 
 
+def _add_plan_parser(sub) -> None:
+    """The ``plan`` subcommand: lanes, chunks, compiled cost and memory, a projection."""
+    pl = sub.add_parser(
+        "plan",
+        help="plan a preset without running it: lanes, chunks, XLA cost and memory of one "
+        "compiled chunk, results size, and a roofline projection on a device",
+    )
+    pl.add_argument("name", nargs="?", default=None, help="experiment name (or --all)")
+    pl.add_argument("--all", action="store_true", help="plan every registered experiment")
+    pl.add_argument("--preset", default="full", help="preset (default: full)")
+    pl.add_argument(
+        "--device",
+        default="h200",
+        help="device kind to project onto: h200, h100, a100, v5e, v6e, or cpu (this machine, "
+        "measured) (default: h200)",
+    )
+    pl.add_argument("--chunk", type=int, default=None, help="lanes per chunk (default: the preset's)")
+    pl.add_argument(
+        "--measure", action="store_true", help="also time one chunk here and print it against its projection"
+    )
+    pl.add_argument("--json", action="store_true", help="print the plan as JSON")
+    pl.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="trace only: memory from a live-value estimate, no XLA cost analysis",
+    )
+    pl.add_argument(
+        "--record",
+        action="store_true",
+        help="write the plan into sweeps/_plans.json (the planned line shown beside the preset)",
+    )
+
+
+def _cmd_plan(a) -> int:
+    import json
+
+    from jaxtheory.registry import experiments
+    from jaxtheory.sweep import plan as planning
+
+    if a.all == (a.name is not None):
+        return _err("plan takes an experiment NAME or --all")
+    if a.chunk is not None and (a.chunk < 1 or a.record):
+        return _err("--chunk must be a positive integer, and a recorded plan uses the preset's chunk")
+    try:
+        dev = planning.device_spec(a.device)
+    except KeyError as e:
+        return _err(e.args[0])
+    names = sorted(experiments()) if a.all else [a.name]
+    status, reports = 0, []
+    for name in names:
+        exp = _experiment(argparse.Namespace(name=name, preset=a.preset))
+        if isinstance(exp, int):
+            if a.all:  # an experiment without this preset
+                continue
+            return exp
+        try:
+            rep = planning.plan_experiment(
+                exp, a.preset, device=dev, measure=a.measure, compile=not a.no_compile, chunk=a.chunk
+            )
+        except Exception as e:  # noqa: BLE001 - the simulator does not trace or compile
+            status = 1
+            print(f"jaxtheory: plan of {name}/{a.preset} failed: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        if a.record:
+            planning.record_plan(rep)
+        if rep.fits is False:
+            status = 1
+            print(
+                f"jaxtheory: {name}/{a.preset}: a chunk of {rep.chunk} lanes does not fit {dev.name}",
+                file=sys.stderr,
+            )
+        if a.json:
+            reports.append(rep.to_json())
+        else:
+            print(rep.table() + ("\n" if len(names) > 1 else ""), flush=True)
+    if a.json:
+        print(json.dumps(reports[0] if not a.all and reports else reports, indent=2))
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``jaxtheory`` command; returns the exit status."""
     a = build_parser().parse_args(argv)
@@ -363,6 +445,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_snapshot(a)
     if a.command == "docs":
         return _cmd_docs(a)
+    if a.command == "plan":
+        return _cmd_plan(a)
     return _err(f"unknown command {a.command!r}")  # pragma: no cover
 
 

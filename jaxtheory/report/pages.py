@@ -714,10 +714,9 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
     ]
     others = [n for n in exp.presets if n != preset]
     if others:
-        descs = "; ".join(
-            f"`{n}`" + (f": {exp.presets[n].description}" if exp.presets[n].description else "")
-            for n in others
-        )
+        from jaxtheory.sweep.plan import describe_preset  # with the recorded plan of a full preset
+
+        descs = "; ".join(f"`{n}`" + (f": {d}" if (d := describe_preset(exp, n)) else "") for n in others)
         lines += [f"Other presets: {descs}", ""]
     mod = next(
         (

@@ -173,6 +173,11 @@ def summarize(run_dir: str | Path) -> str:
     lines = [f"run        {run.run_dir}"]
     if m.get("experiment"):
         lines.append(f"experiment {m['experiment']} (preset {m.get('preset')})")
+        from jaxtheory.sweep.plan import planned_note
+
+        note = planned_note(m["experiment"], m.get("preset") or "")
+        if note:
+            lines.append(f"planned    {note}")
     paper = m.get("paper") or {}
     if paper.get("title"):
         arx = f", arXiv {paper['arxiv']}" if paper.get("arxiv") else ""

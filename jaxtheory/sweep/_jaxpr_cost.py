@@ -1,0 +1,333 @@
+"""Operation counts of a jaxpr with every loop multiplied by its trip count.
+
+XLA's cost analysis (``compiled.cost_analysis()``) counts the body of a ``while`` loop
+once, and every ``lax.scan`` becomes such a loop, so a simulator that runs 10⁴ steps in
+a scan is charged for one. :func:`jaxpr_cost` walks the jaxpr instead: a ``scan``'s body
+is counted ``length`` times, a ``while`` loop's body as many times as the bound its
+condition compares its counter with (a literal integer; an *upper* bound, since the loop
+may stop earlier; counted once, and named in ``notes``, when no such bound is found), a
+``cond``'s most expensive branch once. Each count is also kept with every loop counted
+once, as XLA counts, so the two can be compared and XLA's fused byte count scaled by the
+loops (:mod:`jaxtheory.sweep.plan`).
+
+The counts are textbook operation counts, not measurements: a matrix product is
+``2·M·N·K``, an elementwise operation one per output element (a transcendental function
+one transcendental), a reduction one per input element, a sort ``n·log₂ n`` per sorted
+row, a factorisation its leading-order count (Cholesky ``n³/3``, LU ``2n³/3``, QR
+``2mn²``, symmetric eigendecomposition ``9n³``, SVD ``12mn²``), a Threefry draw 60
+integer operations per 32-bit word; data movement (reshape, gather, slice, broadcast)
+costs no operation. ``bytes`` is the unfused traffic: every operation reads its inputs
+and writes its outputs (an upper estimate of what a fused program moves).
+``peak_bytes`` is the largest sum of live values along the program order (values freed
+after their last use; a loop body's own peak added while it runs): an estimate of the
+memory the program needs, computed without compiling it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["JaxprCost", "jaxpr_cost"]
+
+_TRANSCENDENTAL = frozenset(
+    """exp exp2 log log1p expm1 tanh logistic sin cos tan asin acos atan atan2 sinh cosh asinh
+    acosh atanh pow sqrt rsqrt cbrt erf erfc erf_inv lgamma digamma igamma igammac igamma_grad_a
+    random_gamma_grad bessel_i0e bessel_i1e polygamma zeta regularized_incomplete_beta""".split()
+)
+_FREE = frozenset(
+    """reshape broadcast_in_dim squeeze expand_dims transpose slice dynamic_slice
+    dynamic_update_slice gather concatenate pad iota rev convert_element_type bitcast_convert_type
+    copy copy_p device_put stop_gradient random_seed random_wrap random_unwrap random_key_data
+    sharding_constraint mesh_cast reshard optimization_barrier split empty pvary name
+    select_and_gather_add real imag complex conj squeeze_p broadcast""".split()
+)
+_REDUCE = frozenset(
+    """reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor argmax argmin
+    cumsum cumprod cummax cummin cumlogsumexp reduce_precision""".split()
+)
+_RANDOM_OPS_PER_WORD = 60  # Threefry-2x32: 20 rounds of add, rotate, xor, plus key injections
+_CMP = {"lt": 0, "le": 1, "gt": 0, "ge": 1, "ne": 0}
+
+
+@dataclasses.dataclass
+class JaxprCost:
+    """Counts of one program (see the module docstring).
+
+    Attributes:
+        flops: operations by ``"matmul:<dtype>"`` / ``"vector:<dtype>"``, loops multiplied.
+        transcendentals: transcendental functions evaluated, loops multiplied.
+        bytes: unfused bytes read and written, loops multiplied.
+        flops_once, transcendentals_once, bytes_once: the same with every loop body
+            counted once (as XLA's cost analysis counts).
+        iterations: loop iterations run one after another (nested loops multiply).
+        peak_bytes: the live-value estimate of the memory the program needs.
+        notes: what the counts could not resolve (loops of unknown trip count,
+            primitives without a rule).
+    """
+
+    flops: dict[str, float] = dataclasses.field(default_factory=dict)
+    transcendentals: float = 0.0
+    bytes: float = 0.0
+    flops_once: float = 0.0
+    transcendentals_once: float = 0.0
+    bytes_once: float = 0.0
+    iterations: float = 0.0
+    peak_bytes: float = 0.0
+    notes: set[str] = dataclasses.field(default_factory=set)
+
+    @property
+    def total_flops(self) -> float:
+        return float(sum(self.flops.values()))
+
+    def add(self, other: JaxprCost, times: float = 1.0) -> None:
+        for k, v in other.flops.items():
+            self.flops[k] = self.flops.get(k, 0.0) + times * v
+        self.transcendentals += times * other.transcendentals
+        self.bytes += times * other.bytes
+        self.flops_once += other.flops_once
+        self.transcendentals_once += other.transcendentals_once
+        self.bytes_once += other.bytes_once
+        self.iterations += times * other.iterations
+        self.notes |= other.notes
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "flops": float(self.total_flops),
+            "flops_by_kind": {k: float(v) for k, v in sorted(self.flops.items())},
+            "transcendentals": float(self.transcendentals),
+            "bytes": float(self.bytes),
+            "flops_once": float(self.flops_once),
+            "transcendentals_once": float(self.transcendentals_once),
+            "bytes_once": float(self.bytes_once),
+            "iterations": float(self.iterations),
+            "peak_bytes": float(self.peak_bytes),
+            "notes": sorted(self.notes),
+        }
+
+
+def _aval(v):
+    return getattr(v, "aval", None)
+
+
+def _is_literal(v) -> bool:
+    return type(v).__name__ == "Literal"
+
+
+def _size(v) -> int:
+    shape = getattr(_aval(v), "shape", ())
+    return int(np.prod(shape, dtype=np.int64)) if shape else 1
+
+
+def _itemsize(dtype) -> int:
+    try:
+        return int(np.dtype(dtype).itemsize)
+    except TypeError:  # a PRNG key type: two uint32 words (Threefry)
+        return 8
+
+
+def _nbytes(v) -> int:
+    a = _aval(v)
+    if a is None or not hasattr(a, "dtype"):
+        return 0
+    return _size(v) * _itemsize(a.dtype)
+
+
+def _dtype_name(v) -> str:
+    a = _aval(v)
+    try:
+        dt = np.dtype(a.dtype)
+    except TypeError:
+        return "uint32"
+    if dt.kind == "c":
+        return {8: "float32", 16: "float64"}[dt.itemsize]
+    if dt.kind in "iub":
+        return "int"
+    return dt.name
+
+
+def _sub_jaxprs(params) -> Iterable[tuple[str, Any]]:
+    for name, p in params.items():
+        for q in p if isinstance(p, (tuple, list)) else (p,):
+            if hasattr(q, "eqns"):
+                yield name, q
+            elif hasattr(getattr(q, "jaxpr", None), "eqns"):
+                yield name, q.jaxpr
+
+
+def _while_bound(cond) -> int | None:
+    """The largest integer literal the loop condition compares with (its trip bound)."""
+    best = None
+    for eqn in cond.eqns:
+        name = eqn.primitive.name
+        if name in _CMP:
+            for v in eqn.invars:
+                if _is_literal(v) and np.issubdtype(np.asarray(v.val).dtype, np.integer):
+                    n = int(np.asarray(v.val)) + _CMP[name]
+                    best = n if best is None else max(best, n)
+        for _, sub in _sub_jaxprs(eqn.params):
+            inner = _while_bound(sub)
+            if inner is not None:
+                best = inner if best is None else max(best, inner)
+    return best
+
+
+def _leaf(eqn, c: JaxprCost) -> None:
+    """Operation counts of a primitive without a sub-program."""
+    name = eqn.primitive.name
+    out = eqn.outvars[0] if eqn.outvars else None
+    n_out = sum(_size(v) for v in eqn.outvars)
+    dt = _dtype_name(out) if out is not None else "float32"
+    moved = sum(_nbytes(v) for v in eqn.invars) + sum(_nbytes(v) for v in eqn.outvars)
+    c.bytes += moved
+    c.bytes_once += moved
+    flops, kind, trans = 0.0, "vector", 0.0
+    if name in _FREE:
+        pass
+    elif name == "dot_general":
+        (lc, _), _ = eqn.params["dimension_numbers"]
+        shape = _aval(eqn.invars[0]).shape
+        k = int(np.prod([shape[d] for d in lc], dtype=np.int64)) if lc else 1
+        flops, kind, dt = 2.0 * n_out * k, "matmul", _dtype_name(eqn.invars[0])
+    elif name == "conv_general_dilated":
+        rhs = _aval(eqn.invars[1]).shape
+        out_feat = rhs[eqn.params["dimension_numbers"].rhs_spec[0]]
+        flops, kind = 2.0 * n_out * np.prod(rhs) / max(out_feat, 1), "matmul"
+    elif name in _TRANSCENDENTAL:
+        trans = float(n_out)
+    elif name in _REDUCE:
+        flops = float(sum(_size(v) for v in eqn.invars))
+    elif name in ("sort",):
+        a = _aval(eqn.invars[0])
+        n = a.shape[eqn.params.get("dimension", -1)] if a.shape else 1
+        flops = float(_size(eqn.invars[0])) * max(math.log2(max(n, 2)), 1.0) * eqn.params.get("num_keys", 1)
+    elif name in ("random_bits", "threefry2x32"):
+        flops, dt = float(n_out) * _RANDOM_OPS_PER_WORD, "int"
+    elif name in ("random_split", "random_fold_in"):
+        flops, dt = float(n_out) * 2 * _RANDOM_OPS_PER_WORD, "int"
+    elif name in (
+        "cholesky",
+        "lu",
+        "qr",
+        "eigh",
+        "svd",
+        "triangular_solve",
+        "eig",
+        "householder_product",
+        "geqrf",
+        "schur",
+        "tridiagonal",
+        "tridiagonal_solve",
+        "lu_pivots_to_permutation",
+    ):
+        shape = _aval(eqn.invars[0]).shape
+        batch = int(np.prod(shape[:-2], dtype=np.int64)) if len(shape) > 2 else 1
+        m, n = (shape[-2], shape[-1]) if len(shape) >= 2 else (1, shape[-1] if shape else 1)
+        per = {
+            "cholesky": n**3 / 3,
+            "lu": 2 * n**3 / 3,
+            "qr": 2 * m * n * n,
+            "geqrf": 2 * m * n * n,
+            "householder_product": 2 * m * n * n,
+            "eigh": 9 * n**3,
+            "eig": 25 * n**3,
+            "schur": 25 * n**3,
+            "svd": 12 * max(m, n) * min(m, n) ** 2,
+            "tridiagonal": 4 * n**3 / 3,
+            "tridiagonal_solve": 8 * n,
+            "lu_pivots_to_permutation": 0,
+        }.get(name)
+        if name == "triangular_solve":
+            b = _aval(eqn.invars[1]).shape
+            per = m * m * (b[-1] if eqn.params.get("left_side", True) else b[-2])
+        flops, kind = float(batch * per), "matmul"
+    elif name == "fft":
+        lengths = eqn.params.get("fft_lengths", ())
+        n = int(np.prod(lengths)) if lengths else 1
+        flops = 5.0 * float(n_out) * max(math.log2(max(n, 2)), 1.0)
+    elif name in ("scatter", "scatter-add", "scatter_add", "scatter_mul", "scatter_min", "scatter_max"):
+        flops = float(_size(eqn.invars[-1])) if name != "scatter" else 0.0
+    elif name == "integer_pow":
+        flops = float(n_out) * max(abs(int(eqn.params.get("y", 2))) - 1, 1)
+    elif name in ("custom_call", "pure_callback", "io_callback", "ffi_call"):
+        c.notes.add(f"{name}: not counted")
+    else:  # elementwise
+        flops = float(n_out)
+    if flops:
+        key = f"{kind}:{dt}"
+        c.flops[key] = c.flops.get(key, 0.0) + flops
+        c.flops_once += flops
+    c.transcendentals += trans
+    c.transcendentals_once += trans
+
+
+def jaxpr_cost(jaxpr) -> JaxprCost:
+    """Counts of ``jaxpr`` (a ``Jaxpr`` or ``ClosedJaxpr``); see the module docstring.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> def f(x, w):
+        ...     return jax.lax.scan(lambda c, _: (c @ w, None), x, None, length=10)[0]
+        >>> t = jax.jit(f).trace(jnp.ones((4, 8)), jnp.ones((8, 8)))
+        >>> c = jaxpr_cost(t.jaxpr)
+        >>> c.flops["matmul:float32"] == 10 * 2 * 4 * 8 * 8, c.flops_once == 2 * 4 * 8 * 8
+        (True, True)
+    """
+    jaxpr = jaxpr.jaxpr if hasattr(getattr(jaxpr, "jaxpr", None), "eqns") else jaxpr
+    c = JaxprCost()
+    last: dict[Any, int] = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.invars:
+            if not _is_literal(v):
+                last[v] = i
+    for v in jaxpr.outvars:
+        if not _is_literal(v):
+            last[v] = len(jaxpr.eqns)
+    live = float(sum(_nbytes(v) for v in [*jaxpr.constvars, *jaxpr.invars]))
+    peak = live
+    for i, eqn in enumerate(jaxpr.eqns):
+        name = eqn.primitive.name
+        subs = list(_sub_jaxprs(eqn.params))
+        inner_peak = 0.0
+        if not subs:
+            _leaf(eqn, c)
+        elif name == "scan":
+            body = jaxpr_cost(subs[0][1])
+            n = int(eqn.params["length"])
+            c.add(body, n)
+            c.iterations += n
+            inner_peak = body.peak_bytes
+        elif name == "while":
+            parts = dict(subs)
+            body, cond = jaxpr_cost(parts["body_jaxpr"]), jaxpr_cost(parts["cond_jaxpr"])
+            bound = _while_bound(parts["cond_jaxpr"])
+            if bound is None:
+                c.notes.add("a while loop of unknown trip count: its body counted once")
+                bound = 1
+            c.add(body, bound)
+            c.add(cond, bound)
+            c.iterations += bound
+            inner_peak = max(body.peak_bytes, cond.peak_bytes)
+        elif name in ("cond", "switch"):
+            branches = [jaxpr_cost(s) for _, s in subs]
+            worst = max(branches, key=lambda b: (b.total_flops + b.transcendentals, b.bytes))
+            c.add(worst)
+            inner_peak = max(b.peak_bytes for b in branches)
+        else:  # calls (jit, custom_jvp, custom_vjp, remat, linear solves): their programs once each
+            for _, s in subs:
+                inner = jaxpr_cost(s)
+                c.add(inner)
+                inner_peak = max(inner_peak, inner.peak_bytes)
+        outs = float(sum(_nbytes(v) for v in eqn.outvars))
+        ins = float(sum(_nbytes(v) for v in eqn.invars if not _is_literal(v)))
+        peak = max(peak, live + outs + max(0.0, inner_peak - ins))
+        live += outs - sum(_nbytes(v) for v in eqn.outvars if v not in last)  # unused outputs
+        for v in {v for v in eqn.invars if not _is_literal(v)}:
+            if last.get(v) == i and v not in jaxpr.invars:
+                live -= _nbytes(v)
+    c.peak_bytes = peak
+    return c
