@@ -1023,6 +1023,11 @@ def _layout(fig, facets: Sequence[str], sizes: Mapping[str, int], n: int, sharex
     return list(axes[:n])
 
 
+def _text(v, spec) -> str | None:
+    """A label or title: a string, or a function of the spec giving one."""
+    return v(spec) if callable(v) else v
+
+
 def _panel_title(coords: Mapping) -> str:
     return ", ".join(_label(None, k, v) if _is_number(v) else f"{k}={v}" for k, v in coords.items())
 
@@ -1108,8 +1113,9 @@ def curves(metric, *args, **kwargs):
             and largest ``x`` (geometric on a log axis); ``None``: at the data's ``x``.
         theory_label: its legend entry (``"theory"``).
         logx, logy: ``False``, ``True`` (base 10) or a base such as ``2``.
-        xlabel, ylabel, title: labels (default: ``x``; the metric's name; none). With
-            facets, ``title`` is the figure's and each panel is titled by its values.
+        xlabel, ylabel, title: labels (default: ``x``; the metric's name; none), each a
+            string or a function of the spec. With facets, ``title`` is the figure's and
+            each panel is titled by its values.
         label_fmt: legend label of a hue value (format string or callable).
         cmap: a colormap for ordered hue values (default: the color cycle).
         skipna: drop NaN samples instead of leaving a gap.
@@ -1215,9 +1221,9 @@ def _curves(
                 )
                 theory_drawn = True
         for ax in axes:
-            ax.set_xlabel(xlabel if xlabel is not None else x)
-            ax.set_ylabel(ylabel if ylabel is not None else _name(metric, da))
-        _titles(fig, axes, panels, title)
+            ax.set_xlabel(_text(xlabel, spec) if xlabel is not None else x)
+            ax.set_ylabel(_text(ylabel, spec) if ylabel is not None else _name(metric, da))
+        _titles(fig, axes, panels, _text(title, spec))
         _legend(axes, legend and (h is not None or theory_drawn or "label" in line_kw))
 
     opts = dict(metric=metric, x=x, hue=hue, over=over, band=band, facet=facet, theory=theory)
@@ -1360,10 +1366,10 @@ def _heatmap(
                     _value_ticks(ax, which, v, max_ticks)
             if theory is not None:
                 _contour(ax, sub, x, y, theory, theory_levels, theory_label, spec)
-            ax.set_xlabel(xlabel if xlabel is not None else x)
-            ax.set_ylabel(ylabel if ylabel is not None else y)
+            ax.set_xlabel(_text(xlabel, spec) if xlabel is not None else x)
+            ax.set_ylabel(_text(ylabel, spec) if ylabel is not None else y)
         fig.colorbar(mesh, ax=axes, label=clabel if clabel is not None else _name(metric, da))
-        _titles(fig, axes, panels, title)
+        _titles(fig, axes, panels, _text(title, spec))
         _legend(axes, theory is not None)
 
     opts = dict(metric=metric, x=x, y=y, over=over, stat=stat, facet=facet, theory=theory)
@@ -1503,9 +1509,9 @@ def slope(
                     else f"theory: slope {float(th):.3g}",
                     color=f"C{i % 10}",
                 )
-            ax.set_xlabel(xlabel if xlabel is not None else x)
-            ax.set_ylabel(ylabel if ylabel is not None else _name(metric, da))
-        _titles(fig, axes, panels, title)
+            ax.set_xlabel(_text(xlabel, spec) if xlabel is not None else x)
+            ax.set_ylabel(_text(ylabel, spec) if ylabel is not None else _name(metric, da))
+        _titles(fig, axes, panels, _text(title, spec))
         for ax in axes:  # every panel: each has its own slopes
             ax.legend(fontsize=6)
 
@@ -1725,8 +1731,8 @@ def intervals(
         ax.set_ylim(-0.6, n - 0.4)
         _scale(ax, "x", logx)
         ax.set_xlim(lo, hi)
-        ax.set_xlabel(xlabel if xlabel is not None else name)
-        t = title if title is not None else auto_title
+        ax.set_xlabel(_text(xlabel, spec) if xlabel is not None else name)
+        t = _text(title, spec) if title is not None else auto_title
         if t:
             ax.set_title(t, fontsize=9)
         if shaded or theory is not None:

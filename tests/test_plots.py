@@ -547,9 +547,17 @@ def test_curves_factory_theory_on_a_fine_grid_and_a_metric_function():
         seen.append(spec)
         return ds["loss"].sel(lr=0.2) * 2
 
-    draw = P.curves(metric, x="step", band="iqr", theory=lambda c, s: 1.0, theory_points=50, logx=True)
+    draw = P.curves(
+        metric,
+        x="step",
+        band="iqr",
+        theory=lambda c, s: 1.0,
+        theory_points=50,
+        logx=True,
+        ylabel=lambda spec: f"loss ({spec})",
+    )
     _, (ax,) = _draw(draw, ds, spec="spec")
-    assert seen == ["spec"]
+    assert seen == ["spec"] and ax.get_ylabel() == "loss (spec)"
     (line, ref) = ax.lines
     assert np.allclose(line.get_ydata(), np.median(2 * ds["loss"].sel(lr=0.2).values, -1))
     xs = ref.get_xdata()  # 50 geometric points from the first to the last step; a scalar is a level
