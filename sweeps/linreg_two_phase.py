@@ -69,7 +69,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import xarray as xr
-from matplotlib.ticker import NullFormatter
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.sims.linreg import exact as ex
@@ -581,31 +580,6 @@ def _default_lane(da):
     return da.sel({d: PARAMS[d] for d in ("lr", "alpha") if d in da.dims}, method="nearest")
 
 
-def _draw_f1(ds, spec, fig):
-    r = np.log2(_exact_lanes(ds["final_la"] / ds["final_sgd"]))
-    ks = r["k"].values
-    for i, k in enumerate(ks):
-        ax = fig.add_subplot(1, len(ks), i + 1)
-        # one color scale for every k, clipped at a factor 4 either way (diverged: blank)
-        plots.heatmap(
-            ax,
-            r.sel(k=k).clip(-2, 2),
-            "lr",
-            "alpha",
-            cmap="RdBu_r",
-            colorbar=i == len(ks) - 1,
-            label="log₂ LA / SGD(αη)",
-            vmin=-2,
-            vmax=2,
-        )
-        ax.set_title(f"k = {k}", fontsize=8)
-        ax.set_xlabel("inner learning rate η")
-        ax.set_ylabel("outer step α" if i == 0 else "")
-        ax.tick_params(labelsize=6, which="both")
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
-
-
 def _draw_f2(ds, spec, fig):
     ax = fig.add_subplot(1, 2, 1)
     r = _default_lane(_ratio(ds))
@@ -640,35 +614,6 @@ def _draw_f2(ds, spec, fig):
     ax2.set_xlabel("sync period k")
     ax2.set_title("tuned over the factor-2^(1/4) (η, α) grid", fontsize=8)
     ax2.legend(fontsize=6)
-
-
-def _draw_f3(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    s = _first(ds, "steps_to_eps")
-    for m in METHODS_F3:
-        ax.plot(spec.kappas, s.sel(f3_method=m).values, marker="o", label=m)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("condition number κ")
-    ax.set_ylabel(f"gradient steps to ε = {EPS:g}")
-    ax.legend(fontsize=7)
-
-
-def _draw_sla(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    try:
-        t = _sla_tuned(ds, spec)
-    except NotApplicable as e:
-        plots.not_applicable(fig, str(e))
-        return
-    for o, mk in zip(t["outer"].values, "os^"):
-        ax.plot(t["k"].values, t.sel(outer=o).values, marker=mk, label={"none": "LA"}.get(o, f"SLA {o}"))
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("sync period k")
-    ax.set_ylabel(f"final risk after {spec.steps} steps, tuned")
-    ax.set_title(f"noisy (σ² = {PARAMS['sigma2']}): best over (η, α, μ)", fontsize=8)
-    ax.legend(fontsize=7)
 
 
 def _draw_mc(ds, spec, fig):
@@ -928,7 +873,18 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "f1_la_vs_sgd",
-            _draw_f1,
+            plots.heatmap(
+                lambda ds, spec: np.log2(_exact_lanes(ds["final_la"] / ds["final_sgd"])).clip(-2, 2),
+                x="lr",
+                y="alpha",
+                facet="k",
+                cmap="RdBu_r",
+                vmin=-2,
+                vmax=2,
+                clabel="log₂ LA / SGD(αη)",
+                xlabel="inner learning rate η",
+                ylabel="outer step α",
+            ),
             "log₂ of the final exact risk of LA(η, α, k) over SGD at the matched "
             "flat-direction step αη, over the (η, α) grid, per k; blue: LA wins.",
             size=(10, 3.2),
@@ -943,13 +899,33 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "f3_acceleration",
-            _draw_f3,
+            plots.curves(
+                lambda ds, spec: _first(ds, "steps_to_eps"),
+                x="kappa",
+                hue="f3_method",
+                logx=True,
+                logy=True,
+                marker="o",
+                xlabel="condition number κ",
+                ylabel=f"gradient steps to ε = {EPS:g}",
+            ),
             "Noiseless two-scale spectrum: gradient steps to ε against κ, analytically tuned "
             "(α, μ) on the effective spectrum h(λ) = 1 − (1 − ηλ)^k.",
         ),
         Figure(
             "sla_tuned",
-            _draw_sla,
+            plots.curves(
+                _sla_tuned,
+                x="k",
+                hue="outer",
+                logx=2,
+                logy=True,
+                marker="o",
+                label_fmt=lambda o: "LA" if o == "none" else f"SLA {o}",
+                xlabel="sync period k",
+                ylabel=lambda spec: f"final risk after {spec.steps} steps, tuned",
+                title=f"noisy (σ² = {PARAMS['sigma2']}): best over (η, α, μ)",
+            ),
             "Noisy power-law problem: final exact risk of LA, SLA-HB and SLA-Nesterov, each "
             "tuned over the (η, α, μ) grid, against k.",
         ),
