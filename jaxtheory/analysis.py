@@ -18,8 +18,9 @@ The functions take :class:`xarray.DataArray` objects with named dimensions (a sa
 dimension such as ``seed``, a coordinate dimension such as ``horizon``, and any number
 of further dimensions, which become *cells*: one estimate each) or plain numpy arrays.
 An :class:`Estimate` is a value with its interval; a statistic over several cells is a
-:class:`dict` from a cell label such as ``"p=1.5,algorithm=sgd"`` to its
-:class:`Estimate`.
+:class:`Cells`: a dict from a cell label such as ``"p=1.5,algorithm=sgd"`` to its
+:class:`Estimate` that also keeps every cell's coordinates (``cells.at(p=1.5,
+algorithm="sgd")``, ``cells.coords[label]``), so nobody rebuilds or parses a label.
 
 Only numpy and xarray are used: this module sits below ``sweeps/`` and beside
 :mod:`jaxtheory.plots` in the layers (DESIGN §1) and never imports jax.
@@ -61,6 +62,7 @@ __all__ = [
     "select",
     "cells",
     "cell_label",
+    "Cells",
     "DEFAULT_BOOT",
     "DEFAULT_LEVEL",
     "MIN_SAMPLE",
@@ -190,6 +192,57 @@ def cell_label(coords: Mapping[str, Any]) -> str:
         v = _py(v)
         parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
     return ",".join(parts)
+
+
+class Cells(dict):
+    """Per-cell results keyed by cell label, with each cell's coordinates.
+
+    A :class:`dict` from the label (:func:`cell_label`) to the value (an
+    :class:`Estimate`, a :class:`Best`...), so code that indexes by label keeps working;
+    :attr:`coords` maps each label to the cell's coordinates (dimension name -> Python
+    value), and :meth:`at` looks a cell up by coordinates. A claim whose measure returns
+    a :class:`Cells` labels its cells by these coordinates (``expected``, ``requires``
+    and per-cell fit windows receive them).
+
+    Example:
+        >>> c = Cells([({"p": 1.5, "alg": "sgd"}, 1.0), ({"p": 2.0, "alg": "sgd"}, 2.0)])
+        >>> c["p=1.5,alg=sgd"], c.at(p=2.0, alg="sgd"), c.coords["p=2,alg=sgd"]
+        (1.0, 2.0, {'p': 2.0, 'alg': 'sgd'})
+    """
+
+    def __init__(self, items: Iterable[tuple[Mapping[str, Any], Any]] = ()):
+        super().__init__()
+        self.coords: dict[str, dict[str, Any]] = {}
+        for coords, value in items:
+            self.add(coords, value)
+
+    def add(self, coords: Mapping[str, Any], value: Any) -> None:
+        """Add (or replace) the cell at ``coords``."""
+        coords = {k: _py(v) for k, v in coords.items()}
+        label = cell_label(coords)
+        self[label] = value
+        self.coords[label] = coords
+
+    def coords_of(self, label: str) -> dict[str, Any]:
+        """The coordinates of the cell ``label`` (``{"cell": label}`` for one added by label only)."""
+        return dict(self.coords.get(label, {"cell": label}))
+
+    def at(self, coords: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+        """The value of the cell whose coordinates are ``coords`` (and/or the keywords).
+
+        Raises:
+            KeyError: no cell has exactly these coordinates.
+        """
+        want = {**(coords or {}), **kw}
+        want = {k: _py(v) for k, v in want.items()}
+        for label, c in self.coords.items():
+            if c == want and label in self:
+                return self[label]
+        raise KeyError(f"no cell at {want}; the cells are {list(self.coords.values())}")
+
+    def items_by_coords(self) -> list[tuple[dict[str, Any], Any]]:
+        """``(coords, value)`` for every cell, in order."""
+        return [(self.coords_of(k), v) for k, v in self.items()]
 
 
 def cells(da: Any, keep: Iterable[str]) -> list[tuple[dict, Any]]:
@@ -367,10 +420,8 @@ def _aggregate(s: np.ndarray, how: str) -> np.ndarray:
     raise ValueError(f"aggregate must be 'mean' or 'median', not {how!r}")
 
 
-def _per_cell(da: Any, keep: Sequence[str], fn: Callable[[dict, Any], Estimate]) -> Estimate | dict:
-    out = {}
-    for coords, sub in cells(da, keep):
-        out[cell_label(coords)] = fn(coords, sub)
+def _per_cell(da: Any, keep: Sequence[str], fn: Callable[[dict, Any], Estimate]) -> Estimate | Cells:
+    out = Cells((coords, fn(coords, sub)) for coords, sub in cells(da, keep))
     if list(out) == [""]:
         return out[""]
     return out
@@ -384,7 +435,7 @@ def mean(
     n_boot: int = DEFAULT_BOOT,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
-) -> Estimate | dict[str, Estimate]:
+) -> Estimate | Cells:
     """Seed-mean (or median) with a bootstrap interval, per cell.
 
     Args:
@@ -394,7 +445,7 @@ def mean(
         stat: ``"mean"`` or ``"median"``.
 
     Returns:
-        An :class:`Estimate` (one cell) or a dict of them by cell label.
+        An :class:`Estimate` (one cell) or a :class:`Cells` of them by cell.
 
     Example:
         >>> import xarray as xr
@@ -420,7 +471,7 @@ def ratio_of_means(
     n_boot: int = DEFAULT_BOOT,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
-) -> Estimate | dict[str, Estimate]:
+) -> Estimate | Cells:
     """Ratio of two sample means, ``mean(num) / mean(den)``, with a paired bootstrap interval.
 
     ``num`` and ``den`` are measured on the same samples (seeds or instances): each
@@ -438,7 +489,7 @@ def ratio_of_means(
         seed: seed of the resampling RNG.
 
     Returns:
-        An :class:`Estimate`, or a dict of them by cell label.
+        An :class:`Estimate`, or a :class:`Cells` of them by cell.
 
     Example:
         >>> import xarray as xr
@@ -557,7 +608,7 @@ def loglog_slope(
     n_boot: int = DEFAULT_BOOT,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
-) -> Estimate | dict[str, Estimate]:
+) -> Estimate | Cells:
     """Slope of ``log(aggregate over seeds of y)`` against ``log x``, with a bootstrap interval.
 
     The seeds are aggregated first (``stat``) and the aggregate curve is fitted by least
@@ -574,7 +625,7 @@ def loglog_slope(
         xvalues: abscissa values to use instead of the coordinate (e.g. ``E[Z²]/Δ²``).
 
     Returns:
-        An :class:`Estimate`, or a dict of them by cell label.
+        An :class:`Estimate`, or a :class:`Cells` of them by cell.
 
     Example:
         >>> import xarray as xr
@@ -613,7 +664,7 @@ def semilog_rate(
     n_boot: int = DEFAULT_BOOT,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
-) -> Estimate | dict[str, Estimate]:
+) -> Estimate | Cells:
     """Slope of ``log(aggregate y)`` against linear ``x``: an exponential rate per unit x.
 
     ``y ∝ exp(-r x)`` gives ``-r``; ``y ∝ ρ^x`` gives ``log ρ``.
@@ -656,7 +707,7 @@ def slope_difference(
     n_boot: int = DEFAULT_BOOT,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
-) -> Estimate | dict[str, Estimate]:
+) -> Estimate | Cells:
     """``slope(dim=b) - slope(dim=a)`` of the seed-aggregated curves along ``x``, paired bootstrap.
 
     Both curves are fitted as :func:`loglog_slope` (or :func:`semilog_rate`) fits them;
@@ -677,7 +728,7 @@ def slope_difference(
         semilog: fit ``log y`` against linear ``x`` instead of ``log x``.
 
     Returns:
-        An :class:`Estimate`, or a dict of them by cell label (cells: every dimension
+        An :class:`Estimate`, or a :class:`Cells` of them by cell (cells: every dimension
         but ``over``, ``x`` and ``dim``).
 
     Example:
@@ -826,7 +877,7 @@ def at_equal_cost(cost_a: Any, y_a: Any, cost_b: Any, y_b: Any, at: Any) -> tupl
 
 def best_over(
     da: Any, dim: str, over: str | None = "seed", *, minimize: bool = True, stat: str = "mean"
-) -> Best | dict[str, Best]:
+) -> Best | Cells:
     """Tune over the grid ``dim``: aggregate over seeds first, then choose.
 
     The protocol (DESIGN §6): the seed-mean (or median) of every grid value is
@@ -842,7 +893,7 @@ def best_over(
         stat: ``"mean"`` or ``"median"`` over seeds.
 
     Returns:
-        A :class:`Best`, or a dict of them by cell label.
+        A :class:`Best`, or a :class:`Cells` of them by cell.
 
     Example:
         >>> import xarray as xr
@@ -881,7 +932,7 @@ def best_over(
 
 def tuned(
     da: Any, dim: str, *, by: Any = None, over: str | None = "seed", minimize: bool = True, stat: str = "mean"
-) -> tuple[Any, Best | dict[str, Best]]:
+) -> tuple[Any, Best | Cells]:
     """``da`` at the grid value :func:`best_over` chooses, per cell: a tuned sample.
 
     The grid value is chosen on ``by`` (default ``da`` itself), aggregated over seeds
@@ -927,7 +978,7 @@ def tuned(
     idx = np.zeros(shape, dtype=int)
     ok = np.ones(shape, dtype=bool)
     for k, (coords, _) in enumerate(cells(crit, [d for d in (dim, over) if d])):
-        b = best if isinstance(best, Best) else best[cell_label(coords)]
+        b = best if isinstance(best, Best) else best.at(coords)
         pos = np.unravel_index(k, shape) if shape else ()
         if b.at is None:
             ok[pos] = False
@@ -1086,7 +1137,7 @@ def linear_r2(
     n_boot: int = DEFAULT_BOOT,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
-) -> Estimate | dict[str, Estimate]:
+) -> Estimate | Cells:
     """R² of the least-squares line through the seed-aggregated curve, with a bootstrap interval.
 
     How well ``aggregate over seeds of y`` is described by a straight line in ``x``
@@ -1105,7 +1156,7 @@ def linear_r2(
         logx, logy: fit on log axes.
 
     Returns:
-        An :class:`Estimate`, or a dict of them by cell label.
+        An :class:`Estimate`, or a :class:`Cells` of them by cell.
 
     Raises:
         ValueError: ``x`` is not a dimension, or fewer than three points are fitted
