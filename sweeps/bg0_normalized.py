@@ -449,8 +449,8 @@ EXPERIMENT = Experiment(
             "minimizer) on at least half of the lanes (Wilson interval), and on none at the "
             "smallest σ1; the 50% is our threshold.",
             _sgd_drift,
-            lambda c: 0.5 if "largest" in c else 0.0,
-            lambda c: 1.0 if "largest" in c else 0.0,
+            lambda c: 0.5 if "largest" in c["cell"] else 0.0,  # cells of a dict by label
+            lambda c: 1.0 if "largest" in c["cell"] else 0.0,
             source="proposed",
             requires=_needs_two_sigma1,
         ),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
-from jaxtheory.analysis import Estimate
+from jaxtheory.analysis import Cells, Estimate
 from jaxtheory.sims.discrete import fairdiv as fd
 from jaxtheory.sweep import Space, categorical, static, values, zipped
 
@@ -46,21 +46,20 @@ def _mismatch(ds, spec):
 def _guarantee(ks):
     def measure(ds, spec):
         """Per k and size: the smallest, over instances, of the best α_k over all allocations."""
-        out = {}
+        out = Cells()
         for s in ds["size"].values:
             best = ds["best_alpha"].sel(size=s)
+            agents, goods = int(ds["n_agents"].sel(size=s)), int(ds["n_goods"].sel(size=s))
             for k in ks:
-                out[f"k={k},{_size_label(ds, s)}"] = Estimate(
-                    float(best.sel(k=k).min()), n=int(best.sel(k=k).size)
-                )
+                a = best.sel(k=k)
+                out.add({"k": k, "n": agents, "m": goods}, Estimate(float(a.min()), n=int(a.size)))
         return out
 
     return measure
 
 
-def _guarantee_bound(label):
-    k = int(label.split(",")[0].split("=")[1])
-    return (k + 1) / (k + 2)
+def _guarantee_bound(cell):
+    return (cell["k"] + 1) / (cell["k"] + 2)
 
 
 def _needs_n3(ds, spec):

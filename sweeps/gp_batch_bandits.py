@@ -479,7 +479,7 @@ def _draw_ratio(ds, spec, fig):
     for k, s2 in enumerate(noises):
         inc = _late_increment(ds, spec, s2)
         est = analysis.ratio_of_means(inc.sel(q=qs), inc.sel(q=1, drop=True), over="instance")
-        est = [est[f"q={q}"] for q in qs] if isinstance(est, dict) else [est]
+        est = [est.at(q=q) for q in qs] if isinstance(est, dict) else [est]
         val = np.array([e.value for e in est])
         err = np.array([[e.value - e.low, e.high - e.value] for e in est]).T
         ax.bar(

@@ -109,7 +109,7 @@ def _close_to_closed_form(name, statement, cells, atol, trials_of):
         name,
         statement,
         measure,
-        lambda label: state["expected"][label],
+        lambda cell: state["expected"][cell["cell"]],  # cells of a dict by label
         atol=atol,
         source="derived",
     )

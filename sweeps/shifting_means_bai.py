@@ -959,7 +959,7 @@ EXPERIMENT = Experiment(
             "pooled count can resolve (zero errors would still bound it above δ) are not judged. "
             "Under our reconstruction of ISM; ISM-practical's threshold is our heuristic.",
             _delta_correct,
-            lambda c: float(c.rsplit("delta=", 1)[1]),
+            lambda c: float(c["cell"].rsplit("delta=", 1)[1]),  # cells of a dict by label
             source="reconstruction",
             quote="we show $\\mathsf{ISM}$ to be $\\delta$-correct",
         ),
