@@ -92,7 +92,8 @@ def run(spec: DeepLinearSpec, params: dict, key: jax.Array) -> dict:
     Returns:
         Per method (leading axis): ``loss`` (per step, before the update), ``final_loss``, ``best_loss`` (minimum
         over steps, the authors' summary), ``p_mean`` (per step, mean :math:`p` over
-        layers; ``nan`` for Adam and Muon).
+        layers; ``0`` for Adam and Muon, which choose no :math:`p`: a finite marker,
+        since the sweep marks a lane with any non-finite output as diverged).
 
     Example:
         >>> import jax
@@ -135,7 +136,7 @@ def run(spec: DeepLinearSpec, params: dict, key: jax.Array) -> dict:
                 p_mean = jnp.mean(jnp.stack(state[0].p))
             else:
                 upd, state = opt.update(g, state, ws)
-                p_mean = jnp.float32(jnp.nan)
+                p_mean = jnp.float32(0.0)  # no p; not NaN, which would mark the lane diverged
             return (optax.apply_updates(ws, upd), state), (loss, p_mean)
 
         _, (losses, p_mean) = jax.lax.scan(step, (ws, opt.init(ws)), None, length=spec.steps)
