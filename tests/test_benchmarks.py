@@ -160,13 +160,45 @@ def test_accelerator_tiny_records_every_part_with_the_device(tmp_path):
     assert any("jit(vmap(run))" in line for line in out["lines"]["moe_sweep"])
     assert any("exact LA recursion" in line for line in out["lines"]["linreg"])
     assert any("BTS Q= 2" in line for line in out["lines"]["gp_bts"])
+    # beside every measured program, the projection it started from, and a calibration per part
+    for part in acc.PARTS:
+        assert any("measured/projected" in line for line in out["lines"][part]), part
+        assert any("calibration on cpu" in line for line in out["lines"][part]), part
+
+
+def test_accelerator_projects_every_part_with_plan():
+    """Each size's cost is its fixed guess plus plan's projected runs; the device maps to plan's table."""
+    acc = _load("accelerator")
+    assert [
+        acc.plan_device(k) for k in ("NVIDIA H200", "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB")
+    ] == [
+        "h200",
+        "h100",
+        "a100",
+    ]
+    assert acc.plan_device("TPU v6 lite") == "v6e" and acc.plan_device("NVIDIA L4") is None
+    for part in acc.PARTS:
+        sizes = acc.TINY_SIZES[part]
+        costed, proj = acc.with_projections(part, sizes, "h200", tiny=True)
+        for (size, fixed), (size2, cost) in zip(sizes, costed, strict=True):
+            ps = proj[size]
+            assert size2 == size and isinstance(ps, list) and ps, (part, ps)
+            assert all(q["seconds"] > 0 and q["flops"] > 0 and q["device"] == "h200" for q in ps)
+            assert cost == pytest.approx(fixed + sum(q["seconds"] * q["runs"] for q in ps))
+    # more lanes, more projected time: the quadratic sweep at 10^6 lanes against 10^4
+    big = acc.with_projections("gpu_sweep", acc.SIZES["gpu_sweep"][::4], "h200", tiny=False)[1]
+    (small_q,), (large_q,) = (big[s] for s, _ in acc.SIZES["gpu_sweep"][::4])
+    assert large_q["chunks"] == 16 and large_q["seconds"] > 50 * small_q["seconds"]
+    # an unknown accelerator: the fixed guesses, and a line saying why
+    costed, proj = acc.with_projections("linreg", acc.TINY_SIZES["linreg"], None, tiny=True)
+    assert costed == acc.TINY_SIZES["linreg"] and proj["tiny"].startswith("no projection")
 
 
 def test_accelerator_stops_cleanly_when_the_budget_is_spent(tmp_path, monkeypatch):
     acc = _load("accelerator")
     res = tmp_path / "RESULTS.md"
 
-    def slow_part(sizes, budget, progress=None, tiny=False):
+    def slow_part(sizes, budget, progress=None, tiny=False, **kw):
         time.sleep(0.3)
         return ["slow line"], "done"
 
