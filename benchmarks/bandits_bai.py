@@ -2,7 +2,7 @@
 
 Peer: the same algorithms written as a plain Python/numpy loop over rounds, one
 episode after another (the way SMPyBandits-style BAI code runs). Both sides play the
-smoke environment of paper digest 000_02 (K = 4, μ = (0.5, 0, 0, 0), σ = 1, U = 1.5,
+smoke environment of the shifting-means-bai experiment (K = 4, μ = (0.5, 0, 0, 0), σ = 1, U = 1.5,
 c = 1, δ = 0.05, no shift) and report arm pulls per second (sum of stopping times over
 wall time). JAX runs ``jaxtheory.sims.bandits.simulate`` (vmapped chunks with
 compaction); its time is measured on a second, warm call with the same key (so the

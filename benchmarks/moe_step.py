@@ -35,7 +35,7 @@ from _common import best_of  # noqa: E402
 INTRO = (
     "Peers measured in the same run: (A) the same MLP-MoE and per-layer Adam in PyTorch "
     "(eager, CPU, `torch.optim.Adam` with one parameter group per layer); (B) the same "
-    "runs one after another (Python loop of the jitted single run). Goals (issue 11): "
+    "runs one after another (Python loop of the jitted single run). Our goals: "
     "(A) >= 1.5x, (B) >= 3x."
 )
 

@@ -5,7 +5,7 @@ accepted only on sufficient decrease, turns the accumulation points of any desce
 method (DCA, prox-linear, projected (sub)gradient...) into *d-stationary* points almost
 surely, and keeps the base method's rate, since it never increases the objective. The
 paper's sampling distributions and acceptance constant could not be read; the rule
-here is the digest's reconstruction (sufficient decrease, :math:`s \\sim U(0, s_{\\max}]`).
+here is our reconstruction (sufficient decrease, :math:`s \\sim U(0, s_{\\max}]`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ is rounded once to the parameter dtype (LAPACK has no half-precision eigh, QR or
 inverse); the rounded point is then on the manifold to that precision only.
 
 The update rules follow the authors' code (github.com/1bang118/manifold-intrinsic-muon,
-commit 4f1d4b1) as summarised in the project digest 002_01.
+commit 4f1d4b1), as we read it.
 """
 
 from __future__ import annotations

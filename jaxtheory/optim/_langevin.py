@@ -15,7 +15,7 @@ preconditioner :math:`M`:
 
 Its stationary law approaches the Gibbs law :math:`\propto e^{-U/T}`; with the
 prior-matched :math:`\lambda_l = T/\sigma_l^2` (per layer, :math:`\sigma_l^2` the
-init variance) that law is :math:`p_0 e^{-L/T}/Z` (digest 002_15, a reconstruction of
+init variance) that law is :math:`p_0 e^{-L/T}/Z` (our reconstruction from
 Tsipory & Soudry's seminar abstract). ``optax.add_noise`` is not this: its variance
 decays with the step count and it has no drift coupling to the step size.
 """

@@ -15,7 +15,7 @@ preconditioner :math:`D` the family also interpolates between Adam and Muon
 (parametric moment) or Adam and MuAdam (fixed :math:`-1/4` moment).
 
 Update rules follow the authors' code (github.com/deel-ai-papers/schatten-muon,
-commit 749ba8d) as summarised in the project digest 002_19.
+commit 749ba8d), as we read it.
 
 Layout convention: a matrix parameter ``W`` has shape ``(fan_in, fan_out)`` and the
 layer computes ``x @ W`` (flax ``Dense``); activations are ``(samples, fan_in)``.

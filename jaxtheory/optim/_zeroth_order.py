@@ -16,7 +16,7 @@ in ``"fd"`` and ``"jvp"`` mode, two in ``"central"`` mode
 (:func:`jaxtheory.oracles.directional_evals`), plus one for :math:`f(x)` in ``"fd"``
 mode when ``value`` is not given.
 
-CV-ZOD is a reconstruction from an abstract (paper 000_05, not found): the estimator
+CV-ZOD is our reconstruction from an abstract (the paper itself was not found): the estimator
 :math:`g = c + d\\,(D_u f - \\langle c, u\\rangle)\\,u` with a reference :math:`c` in
 the hint subspace and :math:`u` uniform on the unit sphere is unbiased, and with the
 oracle reference :math:`c = P_S\\nabla f` its second moment is
@@ -343,7 +343,8 @@ def cv_zod(
         ([0.0, 0.0], 2)
 
     References:
-        Reconstruction of paper 000_05 (not found) from its abstract; Nesterov &
+        Our reconstruction of CV-ZOD ("control-variate zeroth-order descent with
+        directional (subspace) hints") from its abstract, the paper not found; Nesterov &
         Spokoiny 2017 (random gradient-free methods); Ward, Wu & Bottou 2019
         (AdaGrad-Norm).
     """

@@ -9,7 +9,9 @@ a cheap prox (:math:`\\lambda\\lVert x\\rVert_1`, or zero), :math:`g` convex wit
 subgradient *selection* (:func:`DCProblem.subgrad_g`) and :math:`C` a closed convex set
 (a box, or :math:`\\mathbb R^n`). Each problem carries its directional derivative
 :math:`h'(x; d)` in closed form: a one-sided finite difference at :math:`t = 10^{-6}` is
-:math:`O(1)` wrong in float32 near :math:`h \\approx -25` (``CORRECTIONS.md``, 000_06),
+:math:`O(1)` wrong in float32 near :math:`h \\approx -25` (float32 values near 25 are
+:math:`1.9\\cdot 10^{-6}` apart, so the quotient's rounding error is about
+:math:`1.9\\cdot 10^{-6}/t \\approx 2`),
 and the d-stationarity measure is a minimum of such derivatives.
 
 :math:`x^\\star` is *d-stationary* when :math:`h'(x^\\star; y - x^\\star) \\ge 0` for every

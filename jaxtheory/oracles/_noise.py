@@ -185,7 +185,8 @@ def bg0_radial_noise(sigma0: float, sigma1: float) -> NoiseModel:
         [1. 2.]
 
     References:
-        Hashemi, Upadhyay, Fazla, arXiv:2605.15314 (the digest's oracle (2)).
+        Hashemi, Upadhyay, Fazla, arXiv:2605.15314 (the BG-0 noise condition; this noise,
+        which meets it with equality, is our construction: only the abstract could be read).
     """
 
     def second_moment(x, x0):
@@ -232,7 +233,8 @@ def bg0_mss_noise(sigma0: float, sigma1: float) -> NoiseModel:
         1.5
 
     References:
-        Hashemi, Upadhyay, Fazla, arXiv:2605.15314 (the digest's oracle (4)).
+        Hashemi, Upadhyay, Fazla, arXiv:2605.15314 (the BG-0 noise condition; this
+        mean-square-smooth construction is ours: only the abstract could be read).
     """
 
     def second_moment(x, x0):

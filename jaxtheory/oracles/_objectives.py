@@ -77,7 +77,8 @@ def cosine_well(dim: int) -> Objective:
         [0. 0.] 3.0
 
     References:
-        Hashemi, Upadhyay, Fazla, arXiv:2605.15314 (test function of the digest).
+        Hashemi, Upadhyay, Fazla, arXiv:2605.15314 (BG-0 noise); the test function is ours,
+        as only the paper's abstract could be read.
     """
     r = _COSINE_ROOT
     return Objective(

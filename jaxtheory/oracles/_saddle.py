@@ -58,7 +58,8 @@ def cosine_ridge(dim: int, curvature: float = 0.1, amplitude: float = 2.0) -> Ob
 
     :math:`g'' = a - b\\cos x \\in [a - b, a + b]`, so :math:`L = a + b` (2.1 at the
     defaults, :math:`g = \\lVert x\\rVert^2/20 + 2\\sum_k\\cos x_k`, the primal part of the
-    000_17 test family); ``amplitude=0`` is the quadratic :math:`\\tfrac a2\\lVert x\\rVert^2`.
+    decentralized-minimax experiment's test family); ``amplitude=0`` is the quadratic
+    :math:`\\tfrac a2\\lVert x\\rVert^2`.
     ``f_star`` is :math:`d\\min_t(\\tfrac a2 t^2 + b\\cos t)`, solved on a grid (not needed
     by the saddle families, which use only ``value`` and ``grad``; NaN for ``b < 0``).
 
@@ -110,9 +111,9 @@ def regularized_bilinear(B, c, mu: float, g: Objective) -> SaddleProblem:
 
     exactly. :math:`f` is linear in :math:`(B, c)`, so the average of agents' problems
     :math:`(B_i, c_i)` is the problem of :math:`(\\bar B, \\bar c)`: the decentralized
-    family of 000_17. Its smoothness is :math:`L = \\max(L_g, \\lVert B\\rVert_2, \\mu)`
-    and :math:`\\kappa = L/\\mu`. Where :math:`g` is the quadratic
-    :math:`\\tfrac a2\\lVert x\\rVert^2` (``g.constants["m"] == g.constants["L"]``), the
+    family of the decentralized-minimax experiment. Its smoothness is
+    :math:`L = \\max(L_g, \\lVert B\\rVert_2, \\mu)` and :math:`\\kappa = L/\\mu`. Where :math:`g`
+    is the quadratic :math:`\\tfrac a2\\lVert x\\rVert^2` (``g.constants["m"] == g.constants["L"]``), the
     dual :math:`\\Psi(y) = -\\lVert B^\\top y\\rVert^2/(2a) - c^\\top y - \\tfrac\\mu2\\lVert y\\rVert^2`
     and the saddle point are exact too.
 

@@ -107,7 +107,8 @@ def _numpy_top_k(v, k):
 
 
 def test_ef14_matches_numpy_reference_with_momentum():
-    """EF-SGD (digest 002_17 sec. 2.1) around heavy-ball, written independently in numpy."""
+    """EF-SGD (error feedback: compress the base step plus the carried error, carry what the
+    compressor dropped) around heavy-ball, written independently in numpy."""
     with jax.enable_x64(True):
         eta, mu = 0.05, 0.5
         x0 = np.zeros(D)

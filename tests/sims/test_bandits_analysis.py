@@ -3,9 +3,9 @@ episodes apart, and the reference values of the experiment's claims.
 
 Clopper-Pearson is checked against scipy's independent ``binomtest(...).proportion_ci``
 and against its closed forms at k = 0 and k = n; the lower bound and the IW variances
-against the digest's numbers (253 for K = 4, Δ = 0.5, σ = c = 1, δ = 0.05; 8.75,
-16.75 and 12.75 for the three environments of the variance law); ISM-theory's predicted
-stopping time against the threshold it inverts.
+against the values their closed forms give (253 for K = 4, Δ = 0.5, σ = c = 1,
+δ = 0.05; 8.75, 16.75 and 12.75 for the three environments of the variance law);
+ISM-theory's predicted stopping time against the threshold it inverts.
 """
 
 import math
@@ -59,7 +59,7 @@ def test_summarize_keeps_censored_apart():
     assert summarize(out)["errors"] == 0
 
 
-def test_reference_values_from_the_digest():
+def test_reference_values_of_the_closed_forms():
     assert round(lower_bound_time(0.5, 4, 1.0, 1.0, 0.05)) == 253
     assert iw_variance(0.5, 0.0, 4, 1.0, [0.0]) == 8.75
     assert iw_variance(0.5, 0.0, 4, 1.0, [-1.0, 1.0]) == 16.75

@@ -24,8 +24,8 @@ def test_torus_spectrum_closed_form(s):
     np.testing.assert_allclose(np.sort(np.linalg.eigvalsh(W)), expected, atol=1e-12)
 
 
-def test_gaps_of_corrections_md():
-    # CORRECTIONS.md (000_17): a 16-node ring has gap 0.051, a 4x4 torus 0.4; with the
+def test_gaps_of_the_16_node_ring_and_torus():
+    # a 16-node ring has gap 0.051, a 4x4 torus 0.4 (closed forms below), with the
     # definition 1 − max(|λ2|, |λn|) (here equal to 1 − λ2 on both graphs)
     ring, torus = graphs.mixing_matrix("ring", 16), graphs.mixing_matrix("torus", 16)
     assert graphs.spectral_gap(ring) == pytest.approx(2 / 3 * (1 - np.cos(np.pi / 8)), abs=1e-12)

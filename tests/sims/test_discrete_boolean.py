@@ -73,7 +73,7 @@ def test_majority_level_weights_at_15_and_the_limit():
     # the coefficients are exact (integers / 2^15); squares and pairwise sums in float32: 1e-5 is 10× the
     # log2(6435)·eps32 relative error of a sum of at most C(15, 7) = 6435 terms
     np.testing.assert_allclose(w, exact, atol=1e-5)
-    # the numbers measured while planning (issue 25), given to three decimals
+    # independently computed level weights of Maj_15, given to three decimals
     np.testing.assert_allclose(exact[[1, 3, 5]], [0.658, 0.118, 0.058], atol=5e-4)
     assert abs(exact.sum() - 1.0) < 1e-12 and np.all(exact[::2] == 0)
     # W1(Maj_n) decreases to 2/π (O'Donnell, Thm 5.18): W1 = 2/π + O(1/n)

@@ -60,7 +60,7 @@ def test_zero_momentum_is_plain_float64():
 
 
 def _numpy_reference(lam, t2, eta, alpha, mu, k, W, B, s2, rounds, outer):
-    """The digest's per-round formulas (§3.2-3.4), written independently in numpy."""
+    """The per-round formulas (our reading of the paper), written independently in numpy."""
     d = t2.copy()
     c = np.zeros_like(d)
     s = np.zeros_like(d)

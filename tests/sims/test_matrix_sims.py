@@ -7,8 +7,8 @@ from jaxtheory.sims.matrix import completion
 
 
 def test_claim_whole_run_gauge_invariance_float64():
-    """Claim (digest 002_01 §5(c)1): iMuon runs from rescaled initial factors (alpha in
-    {0.1, 1, 10}) end at the same error to >= 6 significant digits (float64, eps = 0, the
+    """Claim (gauge invariance of intrinsic Muon, as we read the paper): iMuon runs from
+    rescaled initial factors (alpha in {0.1, 1, 10}) end at the same error to >= 6 significant digits (float64, eps = 0, the
     Gram regulariser being the only gauge-dependent term); Muon on the factors does not."""
     spec = completion.CompletionSpec(
         m=20, n=16, r=2, steps=40, methods=("muon", "imuon"), gauges=(0.1, 1.0, 10.0)

@@ -1,5 +1,5 @@
 """`jaxtheory.sims.moe` model and runs: routing identities, the initial-aggregate width
-exponents against the digest's numpy prototype, and the training run (vmapped lanes equal
+exponents against an independent numpy prototype, and the training run (vmapped lanes equal
 single runs, tied experts drift apart, blow-ups are recorded, not raised)."""
 
 import dataclasses
@@ -65,7 +65,7 @@ def rms_exponent(widths, rms):
     return float(np.polyfit(np.log(widths), y, 1)[0])
 
 
-# Digest 002_08 §5c(1): numpy prototype, N = 32…256, M = N/8, 8 seeds, batch 64:
+# An independent numpy prototype, N = 32…256, M = N/8, 8 seeds, batch 64, measured:
 # -0.474 (μP-II), 0.000 (MSSP-II), -0.481 (μP-III), -0.005 (MSSP-III), router -0.47 (μP-I).
 PROTOTYPE = {("II", "mup"): -0.474, ("II", "mssp"): 0.0, ("III", "mup"): -0.481, ("III", "mssp"): -0.005}
 
