@@ -18,6 +18,7 @@ from jaxtheory.experiment import (
     Preset,
     evaluate_claims,
 )
+from jaxtheory.simulator import Simulator
 
 __version__ = "0.1.0"
 
@@ -32,5 +33,6 @@ __all__ = [
     "NotApplicable",
     "Paper",
     "Preset",
+    "Simulator",
     "evaluate_claims",
 ]

@@ -7,6 +7,8 @@ Examples::
     jaxtheory show runs/noisy-quadratic/smoke-<hash>
     jaxtheory run noisy-quadratic --coordinator host0:1234 --num-processes 2 --process-id 0
     jaxtheory report runs/noisy-quadratic/smoke-<hash>
+    jaxtheory judge runs/noisy-quadratic/smoke-<hash>     # claims and figures again, no lane
+    jaxtheory new lms-averaging && jaxtheory run ./lms_averaging.py --preset smoke
 
 Exit status: 0 on success, 1 when a run fails (an exception inside the simulator or
 the engine: a short message with the failing module and line; set
@@ -54,7 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="registered experiments, their papers and presets")
 
     r = sub.add_parser("run", help="run an experiment preset; prints the run directory", parents=[cache])
-    r.add_argument("name", help="experiment name (see `jaxtheory list`)")
+    r.add_argument(
+        "name",
+        help="experiment: a registered name (see `jaxtheory list`), a file path/to/experiment.py, or module:ATTR",
+    )
     r.add_argument("--preset", default=None, help="preset name (default: the experiment's, usually smoke)")
     r.add_argument("--out", default="runs", help="root directory of runs (default: runs)")
     r.add_argument(
@@ -92,6 +97,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="draw the experiment's figures (PNG and SVG) next to the results")
     rep.add_argument("run_dir")
+
+    jd = sub.add_parser(
+        "judge",
+        help="evaluate a stored run's claims again and redraw its figures, computing no lane",
+    )
+    jd.add_argument("run_dir")
+    jd.add_argument("--no-figures", action="store_true", help="rewrite claims.json only")
+
+    nw = sub.add_parser("new", help="write a minimal experiment and its simulator that run as they are")
+    nw.add_argument("name", help="experiment name (kebab-case); the files are NAME.py and NAME_sim.py")
+    nw.add_argument("--dir", default=".", help="directory to write into (default: the current one)")
+    nw.add_argument("--force", action="store_true", help="overwrite existing files")
 
     sn = sub.add_parser(
         "snapshot",
@@ -200,24 +217,29 @@ def _cmd_list() -> int:
     exps = experiments()
     for name, e in sorted(exps.items()):
         arx = f" (arXiv {e.paper.arxiv})" if e.paper.arxiv else ""
-        print(f"{name}")
+        where = "" if e.origin.startswith("sweeps.") else f"  [{e.origin}]"
+        print(f"{name}{where}")
         print(f"  paper:   {e.paper.title}{arx}")
         for pn, pr in e.presets.items():
             print(f"  preset:  {pn:<6} {pr.space!r}  {describe_preset(e, pn)}")
     for mod, err in sorted(import_errors().items()):
-        print(f"(sweeps.{mod} failed to import: {err})", file=sys.stderr)
+        what = mod if mod.startswith("entry point") else f"sweeps.{mod}"
+        print(f"({what} failed to import: {err})", file=sys.stderr)
     return 0
 
 
 def _experiment(a):
-    """The experiment ``a.name`` after checking it has ``a.preset``; an exit status when not."""
-    from jaxtheory.registry import get_experiment
+    """The experiment ``a.name`` (a name, a file or ``module:ATTR``) after checking it has
+    ``a.preset``; an exit status when not."""
+    from jaxtheory.registry import load_experiment
 
     try:
-        exp = get_experiment(a.name)
+        exp = load_experiment(a.name)
         exp.preset(a.preset)
     except KeyError as e:
         return _err(e.args[0])
+    except Exception as e:  # noqa: BLE001 - the user's file or module failed to import
+        return _run_error(e)
     return exp
 
 
@@ -289,6 +311,57 @@ def _cmd_report(a) -> int:
     try:
         paths = write_figures(a.run_dir)
     except (FileNotFoundError, LookupError, EmptyFigureError) as e:
+        return _err(str(e))
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _cmd_judge(a) -> int:
+    from jaxtheory.plots import EmptyFigureError
+    from jaxtheory.registry import experiment_of_run
+    from jaxtheory.report import write_figures
+    from jaxtheory.sweep import store
+
+    run_dir = Path(a.run_dir)
+    if not (run_dir / "manifest.json").exists() or not (run_dir / "results.nc").exists():
+        return _err(f"{run_dir} is not a finished run directory (no manifest.json and results.nc)")
+    manifest = store.read_json(run_dir / "manifest.json")
+    try:
+        exp = experiment_of_run(manifest)
+    except Exception as e:  # noqa: BLE001 - its file or module fails to import
+        return _run_error(e)
+    if exp is None:
+        return _err(
+            f"{run_dir}: its experiment {manifest.get('experiment')!r} cannot be loaded "
+            f"(origin {manifest.get('origin')!r})"
+        )
+    if manifest.get("fingerprint") != exp.provenance()["fingerprint"]:
+        print(
+            "jaxtheory: note: the simulation code changed since this run; its stored results are "
+            "judged as they are (`jaxtheory run` would compute them again)",
+            file=sys.stderr,
+        )
+    run = exp.judge(run_dir)
+    for c in run.claims:
+        if c.verdict == "error":
+            print(f"jaxtheory: claim {c.name} could not be measured: {c.error}", file=sys.stderr)
+    if not a.no_figures and exp.figures:
+        try:
+            for p in write_figures(run_dir):
+                print(p)
+        except EmptyFigureError as e:
+            return _err(str(e))
+    print(run_dir / "claims.json")
+    return 0
+
+
+def _cmd_new(a) -> int:
+    from jaxtheory.scaffold import write_experiment
+
+    try:
+        paths = write_experiment(a.name, a.dir, force=a.force)
+    except (ValueError, FileExistsError) as e:
         return _err(str(e))
     for p in paths:
         print(p)
@@ -443,6 +516,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_report(a)
     if a.command == "snapshot":
         return _cmd_snapshot(a)
+    if a.command == "judge":
+        return _cmd_judge(a)
+    if a.command == "new":
+        return _cmd_new(a)
     if a.command == "docs":
         return _cmd_docs(a)
     if a.command == "plan":

@@ -73,6 +73,7 @@ from typing import Any
 
 
 from jaxtheory.claims import Claim, ClaimResult, evaluate_claims
+from jaxtheory.simulator import Simulator
 from jaxtheory.sweep import store
 from jaxtheory.sweep.engine import SweepResult, sweep
 from jaxtheory.sweep.provenance import code_provenance
@@ -192,6 +193,8 @@ class ExperimentRun:
         claims: one :class:`ClaimResult` per claim.
         manifest: the sweep's manifest.
         spec: the spec the run used (preset overrides applied).
+        rejudged: ``True`` when no lane was computed and the claims were evaluated
+            again because their code (the judgement fingerprint) changed.
     """
 
     experiment: Experiment
@@ -201,6 +204,7 @@ class ExperimentRun:
     claims: list[ClaimResult]
     manifest: dict
     spec: Any
+    rejudged: bool = False
 
     @property
     def passed(self) -> bool:
@@ -292,6 +296,9 @@ class Experiment:
         paper: the :class:`Paper` checked.
         run: ``run(spec, params, key) -> {metric: array}``, pure and vmappable; in host
             mode (``jit=False``) ``run(spec, params, seed)`` in plain Python/numpy.
+            With ``simulator=``, taken from it (as are ``spec``, ``params``,
+            ``metric_dims``, ``coords`` and ``jit`` where not given; ``params`` given
+            here override the simulator's defaults).
         spec: default spec (frozen dataclass).
         params: default of every parameter ``run`` reads.
         presets: ``{"smoke": Preset(...), "full": Preset(...), ...}``.
@@ -309,14 +316,20 @@ class Experiment:
             version spaces): ``run`` is called per lane with Python scalars and an
             integer ``seed`` (see :func:`jaxtheory.sweep.sweep`), through the same chunk
             store, resume, ``results.nc`` and claims.
+        simulator: the :class:`~jaxtheory.simulator.Simulator` whose declaration
+            supplies the run function, spec, parameter defaults, metric dims,
+            coordinates, x64 policy and mode.
+        origin: where the experiment is loaded from, recorded in every run's manifest
+            so that ``show``, ``report`` and ``judge`` find it again: ``"module:ATTR"``
+            or the path of a file (found from the defining module when not given).
     """
 
     name: str
     paper: Paper
-    run: Callable[..., Mapping[str, Any]]
-    spec: Any
-    params: Mapping[str, Any]
-    presets: Mapping[str, Preset]
+    run: Callable[..., Mapping[str, Any]] | None = None
+    spec: Any = None
+    params: Mapping[str, Any] | None = None
+    presets: Mapping[str, Preset] = dataclasses.field(default_factory=dict)
     claims: Sequence[Claim] = ()
     figures: Sequence[Figure] = ()
     metric_dims: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
@@ -324,16 +337,26 @@ class Experiment:
     description: str = ""
     default_preset: str = "smoke"
     source_file: str | None = None
-    jit: bool = True
+    jit: bool | None = None
+    origin: str = ""
+    simulator: Simulator | None = None
 
     def __post_init__(self):
+        try:
+            caller_globals = sys._getframe(2).f_globals
+        except ValueError:  # pragma: no cover - no caller frame
+            caller_globals = {}
         if self.source_file is None:  # the module whose `Experiment(...)` made this object
-            try:
-                caller = sys._getframe(2).f_globals.get("__file__")
-            except ValueError:  # pragma: no cover - no caller frame
-                caller = None
+            caller = caller_globals.get("__file__")
             if caller and os.path.isfile(caller):
                 object.__setattr__(self, "source_file", os.path.abspath(caller))
+        if not self.origin:  # how to load it again: its module, or its file
+            mod = caller_globals.get("__name__", "")
+            if mod and mod != "__main__" and not mod.startswith("_jaxtheory_file_"):
+                object.__setattr__(self, "origin", f"{mod}:EXPERIMENT")
+            elif self.source_file:
+                object.__setattr__(self, "origin", self.source_file)
+        self._from_simulator()
         if not isinstance(self.jit, bool):
             raise TypeError(f"experiment {self.name!r}: jit must be True or False, got {self.jit!r}")
         if not self.presets:
@@ -346,6 +369,42 @@ class Experiment:
         names = [c.name for c in self.claims]
         if len(set(names)) != len(names):
             raise ValueError(f"experiment {self.name!r}: claim names repeat: {names}")
+
+    def _from_simulator(self) -> None:
+        """Take what the experiment does not give from its declared simulator."""
+        sim = self.simulator
+        put = object.__setattr__
+        if sim is not None:
+            if not isinstance(sim, Simulator):
+                raise TypeError(f"experiment {self.name!r}: simulator must be a Simulator, got {sim!r}")
+            if self.run is None:
+                put(self, "run", sim.run)
+            if self.spec is None:
+                put(self, "spec", sim.spec)
+            params = dict(sim.params)
+            for k, v in dict(self.params or {}).items():  # a label overrides a categorical's default
+                params[k] = (
+                    params[k].with_default(v)
+                    if isinstance(params.get(k), Categorical) and isinstance(v, str)
+                    else v
+                )
+            put(self, "params", params)
+            if not self.metric_dims:
+                put(self, "metric_dims", dict(sim.metric_dims))
+            if self.coords is None:
+                put(self, "coords", sim.coords)
+            if self.jit is None:
+                put(self, "jit", sim.jit)
+        if self.jit is None:
+            put(self, "jit", True)
+        missing = [k for k in ("run", "spec", "params") if getattr(self, k) is None]
+        if missing:
+            raise TypeError(f"experiment {self.name!r}: give {', '.join(missing)}, or a simulator=")
+
+    @property
+    def x64(self) -> bool:
+        """Whether the sweep runs inside ``jax.enable_x64(True)`` (the simulator's policy)."""
+        return bool(self.simulator is not None and self.simulator.x64)
 
     def preset(self, name: str | None = None) -> Preset:
         """The named preset (the default one for ``None``)."""
@@ -379,17 +438,74 @@ class Experiment:
             space = space.replace(seeds=seeds, **ov)
         return spec, params, space
 
-    def provenance(self) -> dict:
-        """The fingerprint of the code behind this experiment's results.
+    def _own(self, obj: Any) -> tuple[list[str], list[str]] | None:
+        """What of the experiment's own module ``obj`` is: its top-level name, or for an
+        anonymous function its source text and the module-level names its code reads;
+        ``None`` when ``obj`` is defined elsewhere."""
+        if obj is None or not self.source_file:
+            return None
+        import inspect
 
-        :func:`~jaxtheory.sweep.code_provenance` of the run function, of
-        :attr:`source_file` and of the sweep engine: their source and that of every
-        ``jaxtheory`` (and ``sweeps``) module they import, transitively, with the
-        library versions and the x64 flag. Editing a claim or a figure in the
-        experiment's module changes it too.
+        from jaxtheory.sweep.provenance import _source_file, _unwrap
+
+        f = _source_file(obj)
+        if f is None or f != Path(self.source_file).resolve():
+            return None
+        fn = _unwrap(obj)
+        name = getattr(fn, "__name__", None)
+        if isinstance(name, str) and name.isidentifier():
+            return [name], []
+        code = getattr(fn, "__code__", None)
+        try:
+            text = inspect.getsource(fn).strip()
+        except (OSError, TypeError):  # pragma: no cover - no source
+            text = repr(code)
+        return list(getattr(code, "co_names", ())), [text]
+
+    def provenance(self) -> dict:
+        """The *simulation* fingerprint: the code that computes the stored results.
+
+        :func:`~jaxtheory.sweep.code_provenance` of the run function, of the sweep
+        engine and of every ``jaxtheory`` (and ``sweeps``) module they import,
+        transitively, with the library versions and the x64 flag. Where the run function,
+        the spec class or the coordinates function is defined in the experiment's own
+        module, only the part of that module they need counts (a
+        :class:`~jaxtheory.sweep.provenance.Slice`). The judgement layer (claims,
+        analysis, figures, the experiment's claims and captions) is left out: editing it
+        re-judges the stored results (:meth:`judgement_provenance`) and computes nothing.
         """
+        from jaxtheory.sweep.provenance import Slice
+
+        objs: list[Any] = []
+        names: list[str] = []
+        texts: list[str] = []
+        for obj in (self.run, self.coords if callable(self.coords) else None, type(self.spec)):
+            own = self._own(obj)
+            if own is not None:
+                names += own[0]
+                texts += own[1]
+            elif obj is not None and obj is not type(self.spec):
+                objs.append(obj)
+        if names or texts:
+            objs.append(Slice(self.source_file, tuple(names), tuple(texts)))
         # `sweep` stands for the engine's module: it derives the keys and stores the chunks
-        return code_provenance(self.run, *([self.source_file] if self.source_file else []), sweep)
+        return code_provenance(*objs, sweep)
+
+    def judgement_provenance(self) -> dict:
+        """The *judgement* fingerprint: the code that turns stored results into verdicts and figures.
+
+        :func:`~jaxtheory.sweep.code_provenance` of the experiment's module (whole: its
+        claims, measures, figures and captions) and of the judgement layer
+        (:mod:`jaxtheory.experiment`, :mod:`jaxtheory.claims`, :mod:`jaxtheory.analysis`,
+        :mod:`jaxtheory.plots`). When only this changes, a rerun computes no lane and
+        re-judges (:meth:`judge`).
+        """
+        from jaxtheory import analysis, claims, plots
+
+        here = sys.modules[__name__]
+        return code_provenance(
+            *([self.source_file] if self.source_file else [self.run]), here, claims, analysis, plots
+        )
 
     def run_id(
         self,
@@ -413,6 +529,7 @@ class Experiment:
             "spec": spec,
             "params": dict(params),
             "space": space.describe(),
+            "metric_dims": {k: list(v) for k, v in dict(self.metric_dims).items()},
             "code": fingerprint,
         }
         return f"{preset or self.default_preset}-{_stable_hash(key)}"
@@ -442,13 +559,27 @@ class Experiment:
         Returns:
             An :class:`ExperimentRun`; ``claims.json`` is written beside ``results.nc``.
         """
+        if self.x64:
+            import jax
+
+            with jax.enable_x64(True):
+                return self._sweep(
+                    preset, out=out, overrides=overrides, chunk=chunk, devices=devices, quiet=quiet
+                )
+        return self._sweep(preset, out=out, overrides=overrides, chunk=chunk, devices=devices, quiet=quiet)
+
+    def _sweep(self, preset, *, out, overrides, chunk, devices, quiet) -> ExperimentRun:
         preset = preset or self.default_preset
         chunk = chunk if chunk is not None else self.preset(preset).chunk
         spec, params, space = self.resolve(preset, overrides)
         code = self.provenance()
+        judgement = self.judgement_provenance()["fingerprint"]
         run_dir = None
+        before = None  # the judgement fingerprint of the stored verdicts, if any
         if out is not None:
             run_dir = Path(out) / self.name / self.run_id(preset, spec, params, space, code["fingerprint"])
+            if (run_dir / "manifest.json").exists() and (run_dir / "claims.json").exists():
+                before = store.read_json(run_dir / "manifest.json").get("judgement")
         res: SweepResult = sweep(
             self.run,
             spec,
@@ -461,7 +592,13 @@ class Experiment:
             devices=devices,
             quiet=quiet,
             label=f"{self.name}/{preset}",
-            meta={"experiment": self.name, "preset": preset, "paper": dataclasses.asdict(self.paper)},
+            meta={
+                "experiment": self.name,
+                "preset": preset,
+                "origin": self.origin,
+                "judgement": judgement,
+                "paper": dataclasses.asdict(self.paper),
+            },
             fingerprint=code,
             jit=self.jit,
         )
@@ -470,6 +607,42 @@ class Experiment:
 
         if run_dir is not None and jax.process_index() == 0:
             store.atomic_write_json(run_dir / "claims.json", [c.to_json() for c in claims])
+        rejudged = res.manifest.get("chunks_run", 1) == 0 and before is not None and before != judgement
         if not quiet and claims:
-            print(f"{self.name}/{preset}: {verdict_summary(claims)}", file=sys.stderr)
-        return ExperimentRun(self, preset, run_dir, res.dataset, claims, res.manifest, spec)
+            how = " (re-judged, 0 lanes computed)" if rejudged else ""
+            print(f"{self.name}/{preset}: {verdict_summary(claims)}{how}", file=sys.stderr)
+        run = ExperimentRun(self, preset, run_dir, res.dataset, claims, res.manifest, spec)
+        run.rejudged = rejudged
+        return run
+
+    def judge(self, run_dir: str | os.PathLike, *, quiet: bool = False) -> ExperimentRun:
+        """Evaluate the claims again on a stored run, computing nothing.
+
+        Reads ``results.nc`` and ``manifest.json`` of ``run_dir``, evaluates the claims as
+        the code stands now, rewrites ``claims.json`` and records the judgement
+        fingerprint in the manifest. What ``jaxtheory judge RUN_DIR`` does.
+
+        Raises:
+            FileNotFoundError: when ``run_dir`` holds no finished run.
+            ValueError: when the run is of another experiment.
+        """
+        run_dir = Path(run_dir)
+        manifest = store.read_json(run_dir / "manifest.json")
+        if manifest.get("experiment") != self.name:
+            raise ValueError(f"{run_dir} is a run of {manifest.get('experiment')!r}, not of {self.name!r}")
+        from jaxtheory.report.runs import spec_from_json
+
+        ds = store.open_results(run_dir)
+        spec = spec_from_json(self.spec, manifest.get("spec", {}))
+        claims = evaluate_claims(self.claims, ds, spec, experiment=self.name)
+        store.atomic_write_json(run_dir / "claims.json", [c.to_json() for c in claims])
+        manifest["judgement"] = self.judgement_provenance()["fingerprint"]
+        store.atomic_write_json(run_dir / "manifest.json", manifest)
+        if not quiet and claims:
+            print(
+                f"{self.name}/{manifest.get('preset')}: {verdict_summary(claims)} (re-judged, 0 lanes computed)",
+                file=sys.stderr,
+            )
+        run = ExperimentRun(self, manifest.get("preset", ""), run_dir, ds, claims, manifest, spec)
+        run.rejudged = True
+        return run

@@ -161,11 +161,7 @@ EXPERIMENT = Experiment(
         "(classical; demonstration experiment)",
         authors="Polyak (1964); textbook stationary analysis",
     ),
-    run=quad.run,
-    spec=quad.QuadraticSpec(),
-    params=quad.DEFAULT_PARAMS,
-    metric_dims={"risk": ("step",)},
-    coords=lambda spec: {"step": quad.log_steps(spec.steps, spec.num_log)},
+    simulator=quad.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(

@@ -251,7 +251,7 @@ def _line_of(marker: str) -> int:
     "run,marker,kind", [(_raising_run, "raise", "ValueError"), (_jax_error_run, "jax", "TypeError")]
 )
 def test_an_exception_inside_the_simulator_is_a_run_error(run, marker, kind, monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr("jaxtheory.registry.get_experiment", lambda name: _failing_experiment(run))
+    monkeypatch.setattr("jaxtheory.registry.load_experiment", lambda name: _failing_experiment(run))
     assert main(["run", "broken", "--out", str(tmp_path), "--quiet", "--no-cache"]) == 1
     err = capsys.readouterr().err
     where = f"test_cli.py:{_line_of(marker)} in {run.__name__} ({__name__})"
@@ -262,7 +262,7 @@ def test_an_exception_inside_the_simulator_is_a_run_error(run, marker, kind, mon
 
 def test_bad_set_values_stay_usage_errors(monkeypatch, capsys, tmp_path):
     # the same broken experiment: a malformed --set is found before its simulator runs
-    monkeypatch.setattr("jaxtheory.registry.get_experiment", lambda name: _failing_experiment(_raising_run))
+    monkeypatch.setattr("jaxtheory.registry.load_experiment", lambda name: _failing_experiment(_raising_run))
     for sets in (["a=log(0,1,4)"], ["nope=1,2"], ["a=1,,2"]):
         argv = ["run", "broken", "--out", str(tmp_path), "--quiet", "--no-cache"]
         assert main(argv + [x for s in sets for x in ("--set", s)]) == 2

@@ -53,12 +53,9 @@ def load_run(run_dir: str | Path) -> LoadedRun:
         raise FileNotFoundError(f"{run_dir} has no manifest.json: not a finished run directory")
     manifest = store.read_json(mpath)
     ds = store.open_results(run_dir)
-    exp = None
-    name = manifest.get("experiment")
-    if name:
-        from jaxtheory.registry import experiments
+    from jaxtheory.registry import experiment_of_run
 
-        exp = experiments().get(name)
+    exp = experiment_of_run(manifest)
     spec = spec_from_json(exp.spec, manifest.get("spec", {})) if exp else manifest.get("spec")
     cpath = run_dir / "claims.json"
     claims = store.read_json(cpath) if cpath.exists() else []
@@ -76,7 +73,8 @@ def write_figures(run_dir: str | Path, formats: tuple[str, ...] = ("png", "svg")
         The paths written.
 
     Raises:
-        LookupError: the run's experiment is not registered.
+        LookupError: the run's experiment cannot be loaded (neither from the file or
+            module its manifest names as ``origin`` nor by its registered name).
         jaxtheory.plots.EmptyFigureError: a figure drew no data; the message names the
             experiment and every empty figure.
     """
@@ -89,7 +87,10 @@ def write_figures(run_dir: str | Path, formats: tuple[str, ...] = ("png", "svg")
 
     run = load_run(run_dir)
     if run.experiment is None:
-        raise LookupError(f"{run_dir}: its experiment is not registered; cannot draw figures")
+        raise LookupError(
+            f"{run_dir}: its experiment {run.manifest.get('experiment')!r} cannot be loaded "
+            f"(origin {run.manifest.get('origin')!r}); cannot draw figures"
+        )
     out_dir = Path(run_dir) / "figures"
     written = []
     empty: list[str] = []

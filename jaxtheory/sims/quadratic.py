@@ -26,6 +26,7 @@ import numpy as np
 import optax
 
 from jaxtheory.divergence import guarded_scan
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "QuadraticSpec",
@@ -181,3 +182,13 @@ def spectral_radius(lr, momentum, lam):
     r1 = np.abs((a + np.sqrt(disc)) / 2)
     r2 = np.abs((a - np.sqrt(disc)) / 2)
     return np.maximum(r1, r2).max(axis=-1)
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=QuadraticSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={"risk": ("step",)},
+    coords=lambda spec: {"step": log_steps(spec.steps, spec.num_log)},
+)

@@ -227,6 +227,7 @@ def _cache_key(run, spec, chunk_size, lane_params, devices):
             chunk_size,
             tuple((k, str(v.dtype)) for k, v in sorted(lane_params.items())),
             tuple(devices),
+            bool(jax.config.jax_enable_x64),  # the same run traces to another program under x64
         )
         hash(key)
     except TypeError:
@@ -1022,7 +1023,42 @@ def _assemble(plan: _Plan, per_group: Sequence[Mapping[str, np.ndarray]]):
             out["diverged_step"] = out["diverged_step"].fillna(-1).astype(np.int32)
         order = static_names + dyn_dims + ["seed"]
         out = out.transpose(*order, ...)
-    return out
+    return _with_fixed_coords(out, plan)
+
+
+def _scalar(v: Any) -> Any:
+    """A value a scalar coordinate holds (a categorical as its label), or ``None``."""
+    if isinstance(v, Categorical):
+        return v.default
+    if isinstance(v, tuple):  # as a static axis over a tuple-valued field labels it
+        return str(v)
+    if isinstance(v, (bool, int, float, str, np.generic)):
+        return v
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return v.item()
+    return None
+
+
+def _with_fixed_coords(ds, plan: _Plan):
+    """Every parameter and spec field that no axis sweeps, as a scalar coordinate.
+
+    So results have one shape whatever the preset: ``ds["lr"]`` is the learning rate of
+    every cell, a 1-D coordinate where an axis sweeps it and a scalar one where the
+    preset leaves it at its default. A name already used by a dimension, a coordinate
+    or a metric keeps that meaning; a field whose value is not a scalar (an array, a
+    nested object, ``None``) is left to the spec.
+    """
+    taken = set(ds.dims) | set(ds.coords) | set(ds.data_vars)
+    fixed: dict[str, Any] = {}
+    for k, v in plan.params.items():
+        if k not in taken:
+            fixed[k] = v
+    if dataclasses.is_dataclass(plan.spec):
+        for f in dataclasses.fields(plan.spec):
+            if f.name not in taken and f.name not in fixed:
+                fixed[f.name] = getattr(plan.spec, f.name)
+    coords = {k: c for k, v in fixed.items() if (c := _scalar(v)) is not None}
+    return ds.assign_coords(coords) if coords else ds
 
 
 # -- record: results.nc and manifest.json ---------------------------------------------

@@ -43,6 +43,7 @@ text) is fingerprinted by its compiled code object.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import hashlib
 import importlib.util
@@ -57,6 +58,9 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "Slice",
+    "FACADES",
+    "JUDGEMENT_MODULES",
     "TRACKED_PACKAGES",
     "ENVIRONMENT_PACKAGES",
     "SETTLE_S",
@@ -69,6 +73,25 @@ __all__ = [
 #: Top-level packages whose modules are always followed into the closure.
 TRACKED_PACKAGES = ("jaxtheory", "sweeps")
 
+#: Package initialisers that only re-export (the judgement layer, for ``jaxtheory``):
+#: neither hashed nor followed into.
+FACADES = ("jaxtheory",)
+
+#: The judgement layer: modules that turn results into verdicts and figures. An import of
+#: one of them is never followed (simulation code decides no number through them; a
+#: simulator module that offers host-side analysis helpers may import them); they enter a
+#: fingerprint only when given as a start, as in an experiment's judgement fingerprint.
+JUDGEMENT_MODULES = (
+    "jaxtheory.experiment",
+    "jaxtheory.claims",
+    "jaxtheory.analysis",
+    "jaxtheory.plots",
+    "jaxtheory.report",
+    "jaxtheory.registry",
+    "jaxtheory.docs_build",
+    "jaxtheory.cli",
+)
+
 #: Distributions whose versions enter the fingerprint.
 ENVIRONMENT_PACKAGES = ("jax", "jaxlib", "optax", "flax", "numpy")
 
@@ -76,6 +99,9 @@ ENVIRONMENT_PACKAGES = ("jax", "jaxlib", "optax", "flax", "numpy")
 #: closure trusts its ``stat`` to tell that it is unchanged (file times are coarser than
 #: the time between a write and the next one).
 SETTLE_S = 2.0
+
+
+_JUDGEMENT_PREFIXES = tuple(f"{m}." for m in JUDGEMENT_MODULES)
 
 
 def _digest(data: bytes, size: int = 16) -> str:
@@ -137,6 +163,80 @@ def _read(path: Path, modname: str, is_pkg: bool) -> tuple[str, frozenset[str]]:
     return digest, names
 
 
+@dataclasses.dataclass(frozen=True)
+class Slice:
+    """Part of a module: what the top-level ``names`` of ``path`` need (see the module docstring).
+
+    Example:
+        >>> import jaxtheory.sims.quadratic as q
+        >>> p = code_provenance(Slice(q.__file__, ("run",)))
+        >>> list(p["modules"])[:1]
+        ['jaxtheory.sims.quadratic[run]']
+    """
+
+    path: str | os.PathLike
+    names: tuple[str, ...]
+    #: source text of anonymous parts (a ``lambda`` passed inline), hashed as they are
+    texts: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "path", Path(self.path).resolve())
+        object.__setattr__(self, "names", tuple(sorted(set(self.names))))
+        object.__setattr__(self, "texts", tuple(sorted(set(self.texts))))
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    """The module-level names a top-level statement binds."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*"}
+    targets: list[ast.AST] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _read_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _read_slice(sl: Slice) -> tuple[str, frozenset[str]]:
+    """The digest of a slice's syntax and the dotted names its imports may load."""
+    tree = ast.parse(sl.path.read_bytes(), filename=str(sl.path))
+    modname, _, is_pkg = _module_name(sl.path)
+    body = list(tree.body)
+    defines: dict[str, list[int]] = {}
+    always: list[int] = []
+    for i, node in enumerate(body):
+        names = _bound_names(node)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            pass
+        elif not names:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                continue  # the module docstring, or a bare string
+            always.append(i)
+        for n in names:
+            defines.setdefault(n, []).append(i)
+    keep: set[int] = set()
+    todo = [*always, *(i for n in sl.names for i in defines.get(n, ()))]
+    while todo:
+        i = todo.pop()
+        if i in keep:
+            continue
+        keep.add(i)
+        for n in _read_names(body[i]):
+            todo.extend(j for j in defines.get(n, ()) if j not in keep)
+    kept = [body[i] for i in sorted(keep)]
+    text = "\n".join([*(ast.dump(n, include_attributes=False) for n in kept), *sl.texts])
+    imports = ast.Module(
+        body=[n for n in kept if isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[]
+    )
+    return _digest(text.encode()), _imported_names(imports, modname, is_pkg)
+
+
 def _tracked_location(top: str) -> Path | None:
     """Directory (package) or file (module) that ``import top`` loads, without importing it."""
     try:
@@ -186,6 +286,8 @@ def _unwrap(obj: Any) -> Any:
 
 
 def _source_file(obj: Any) -> Path | None:
+    if isinstance(obj, Slice):
+        return obj.path
     if isinstance(obj, (str, os.PathLike)):
         return Path(obj).resolve()
     obj = _unwrap(obj)
@@ -250,7 +352,7 @@ def _signature(files: Iterable[str], dirs: Iterable[str]) -> tuple | None:
 
 def _closure(objs: Iterable[Any]) -> dict[str, tuple[Path, str]]:
     """:func:`_walk`, reused while a stat of everything it read or searched shows no change."""
-    starts = tuple(f for f in map(_source_file, objs) if f is not None)
+    starts = tuple(o if isinstance(o, Slice) else f for o in objs for f in [_source_file(o)] if f is not None)
     key = (starts, tuple(sys.path))
     hit = _CLOSURES.get(key)
     if hit is not None:
@@ -277,32 +379,43 @@ def _nearest_dir(path: str) -> str:
     return d
 
 
-def _walk(starts: Iterable[Path]) -> tuple[dict[str, tuple[Path, str]], set[str]]:
+def _walk(starts: Iterable[Path | Slice]) -> tuple[dict[str, tuple[Path, str]], set[str]]:
     """The closure of ``starts``, and the directories it searched for modules."""
     found: dict[str, tuple[Path, str]] = {}
     searched: set[str] = set()
     tops: dict[tuple[str, Path], Path | None] = {}
     tried: set[tuple[str, Path]] = set()  # (dotted name, root of the importing file)
-    queued: set[Path] = set()
-    queue: list[Path] = []
+    queued: set[Path | Slice] = set()
+    queue: list[Path | Slice] = []
 
-    def push(f: Path) -> None:
+    def push(f: Path | Slice) -> None:
         if f not in queued:
             queued.add(f)
             queue.append(f)
 
     for f in starts:
         push(f)
+    whole = {f for f in starts if not isinstance(f, Slice)}
     while queue:
-        path = queue.pop()
+        item = queue.pop()
+        path = item.path if isinstance(item, Slice) else item
         modname, root, is_pkg = _module_name(path)
-        if modname in found:
+        if isinstance(item, Slice):
+            if path in whole:  # the whole module is in the closure anyway
+                continue
+            key = f"{modname}[{','.join(item.names)}{',<lambda>' if item.texts else ''}]"
+        else:
+            key = modname
+        if key in found:
+            continue
+        if is_pkg and modname in FACADES:
+            searched.add(str(root))
             continue
         try:
-            digest, names = _read(path, modname, is_pkg)
+            digest, names = _read_slice(item) if isinstance(item, Slice) else _read(path, modname, is_pkg)
         except OSError:  # vanished or unreadable since it was found: not part of the code
             continue
-        found[modname] = (path, digest)
+        found[key] = (path, digest)
         searched.update((str(path.parent), str(root)))  # a new __init__.py would rename it
         parts = modname.split(".")  # importing a.b.c first runs a/__init__.py and a/b/__init__.py
         for i in range(1, len(parts)):
@@ -319,6 +432,8 @@ def _walk(starts: Iterable[Path]) -> tuple[dict[str, tuple[Path, str]], set[str]
             parts = name.split(".")
             for i in range(1, len(parts) + 1):
                 prefix = ".".join(parts[:i])
+                if prefix in JUDGEMENT_MODULES or prefix.startswith(_JUDGEMENT_PREFIXES):
+                    break
                 if (prefix, loc) in tried:
                     continue
                 tried.add((prefix, loc))

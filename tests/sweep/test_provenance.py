@@ -169,9 +169,12 @@ def test_edited_simulator_is_recomputed_and_an_unchanged_rerun_resumes(tmp_path)
     assert [h["git"] for h in hist] == [{"revision": rev, "dirty": d} for d in (False, True, True)]
     assert "tinypkg.tinysim" in m["code"]["modules"] and "jaxtheory.sweep.engine" in m["code"]["modules"]
     assert m["code"]["environment"]["jax"] == jax.__version__
-    # an experiment's fingerprint also covers the module defining it
+    # an experiment's simulation fingerprint covers its simulator, not the module holding
+    # its claims and figures nor the judgement layer: those have their own fingerprint
     em = store.read_json(os.path.join(third["exp_dir"], "manifest.json"))
-    assert {"tinypkg.tinyexp", "tinypkg.tinysim", "jaxtheory.experiment"} <= set(em["code"]["modules"])
+    assert "tinypkg.tinysim" in em["code"]["modules"]
+    assert not {"tinypkg.tinyexp", "jaxtheory.experiment", "jaxtheory.claims"} & set(em["code"]["modules"])
+    assert isinstance(em["judgement"], str) and len(em["judgement"]) == 16
 
     # `jaxtheory show` says which code produced the run
     shown = summarize(tmp_path / "plain")
@@ -226,7 +229,9 @@ def test_closure_follows_imports_inside_the_package_and_nothing_else(tmp_path):
     assert list(module_closure(tmp_path / "script.py")) == ["script", "script_helper"]
     # jaxtheory is followed from anywhere, as far as the script's imports reach
     names = module_closure(tmp_path / "uses_jaxtheory.py")
-    assert {"uses_jaxtheory", "jaxtheory", "jaxtheory.sims", "jaxtheory.sims.quadratic"} <= set(names)
+    assert {"uses_jaxtheory", "jaxtheory.sims", "jaxtheory.sims.quadratic"} <= set(names)
+    # the package facade re-exports the judgement layer: neither it nor what it imports
+    assert not {"jaxtheory", "jaxtheory.experiment", "jaxtheory.claims", "jaxtheory.plots"} & set(names)
     assert not [n for n in names if n.startswith("jaxtheory.sims.moe")]
 
 
@@ -258,15 +263,19 @@ def test_fingerprint_of_jaxtheory_modules():
     # the simulator, the packages above it, and what it imports (transitively) are in;
     # simulators it does not import are out
     for name in (
-        "jaxtheory",
         "jaxtheory.sims",
         "jaxtheory.sims.quadratic",
         "jaxtheory.divergence",
-        "jaxtheory.sweep.engine",
-        "jaxtheory.sweep.provenance",
     ):
         assert name in files, name
+    # the engine enters where a sweep fingerprints the run with it
+    from jaxtheory.sweep.engine import sweep
+
+    assert {"jaxtheory.sweep.engine", "jaxtheory.sweep.provenance"} <= set(
+        code_provenance(quadratic.run, sweep)["modules"]
+    )
     assert not [n for n in files if n.startswith(("jaxtheory.sims.moe", "jaxtheory.report"))]
+    assert not {"jaxtheory", "jaxtheory.experiment", "jaxtheory.claims", "jaxtheory.analysis"} & set(files)
     # the same code in another place has the same fingerprint: paths do not enter it
     p = code_provenance(quadratic.run)
     assert set(p["modules"]) == set(files)
@@ -397,3 +406,50 @@ def test_a_stored_closure_is_reused_until_a_file_or_a_searched_directory_changes
     code_provenance(sim)
     code_provenance(sim)
     assert len(walks) == 5
+
+
+# -- slices: part of an experiment's module -------------------------------------------
+
+SLICED = """
+import numpy as np
+from jaxtheory import Claim
+
+SCALE = {scale}
+CAPTION = {caption!r}
+
+
+def _helper(x):
+    return SCALE * x
+
+
+def run(spec, params, key):
+    return {{"y": _helper(params["a"])}}
+
+
+def measure(ds, spec):  # judgement: not in run's slice
+    return ds["y"]
+
+
+CLAIMS = [Claim.at_most("small", CAPTION, measure, 1.0, source="proposed")]
+"""
+
+
+def test_slice_covers_what_run_reads_and_nothing_else(tmp_path):
+    from jaxtheory.sweep.provenance import Slice
+
+    def fp(scale, caption, comment=""):
+        f = tmp_path / "exp_mod.py"
+        f.write_text(SLICED.format(scale=scale, caption=caption) + comment)
+        return code_provenance(Slice(f, ("run",)))
+
+    base = fp("2.0", "a claim")
+    assert list(base["modules"]) == ["exp_mod[run]"]
+    # the claim's statement, a comment and the judgement code are outside the slice
+    assert fp("2.0", "another statement", "\n# a comment\n")["fingerprint"] == base["fingerprint"]
+    # a constant the run reads through a helper is inside it
+    assert fp("3.0", "a claim")["fingerprint"] != base["fingerprint"]
+    # a lambda's source text enters as given
+    f = tmp_path / "exp_mod.py"
+    a = code_provenance(Slice(f, ("SCALE",), ("lambda spec: 1",)))["fingerprint"]
+    b = code_provenance(Slice(f, ("SCALE",), ("lambda spec: 2",)))["fingerprint"]
+    assert a != b
