@@ -1,0 +1,71 @@
+"""Reading results the same way whatever the preset swept.
+
+Every parameter and spec field is a coordinate of an experiment's results: 1-D where an
+axis sweeps it, a scalar coordinate where the preset leaves it at its default. A measure
+reads ``ds["lr"]`` and broadcasts; where it needs a dimension to iterate or select over,
+:func:`as_dims` makes one of a scalar coordinate, so the same code serves every preset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_dims", "values_of", "value"]
+
+
+def value(ds: Any, name: str) -> Any:
+    """The coordinate ``name`` of ``ds``: per cell where swept, a scalar where not.
+
+    Raises:
+        KeyError: naming the coordinates ``ds`` has, when ``name`` is none of them.
+
+    Example:
+        >>> import xarray as xr
+        >>> ds = xr.Dataset({"y": ("lr", [1.0, 2.0])}, coords={"lr": [0.1, 0.2], "dim": 8})
+        >>> int(value(ds, "dim")), value(ds, "lr").dims
+        (8, ('lr',))
+    """
+    if name not in ds.coords:
+        raise KeyError(
+            f"the results have no coordinate {name!r}; they have: {', '.join(map(str, ds.coords))}"
+        )
+    return ds.coords[name]
+
+
+def values_of(ds: Any, name: str) -> np.ndarray:
+    """The values of coordinate ``name`` as a 1-D array (one value where it is not swept).
+
+    Example:
+        >>> import xarray as xr
+        >>> ds = xr.Dataset({"y": ("lr", [1.0, 2.0])}, coords={"lr": [0.1, 0.2], "dim": 8})
+        >>> values_of(ds, "dim").tolist(), values_of(ds, "lr").tolist()
+        ([8], [0.1, 0.2])
+    """
+    return np.atleast_1d(np.asarray(value(ds, name).values))
+
+
+def as_dims(obj: Any, *names: str) -> Any:
+    """``obj`` with each of ``names`` a dimension: a scalar coordinate becomes a dimension of
+    length one (placed first, in the order given); a dimension stays as it is.
+
+    So code that selects, groups or iterates over ``names`` is written once, for every
+    preset.
+
+    Raises:
+        KeyError: for a name that is neither a dimension nor a coordinate of ``obj``.
+
+    Example:
+        >>> import xarray as xr
+        >>> da = xr.DataArray([1.0, 2.0], dims="seed", coords={"p": 1.5})
+        >>> as_dims(da, "p").sel(p=1.5).dims
+        ('seed',)
+    """
+    missing = [n for n in names if n not in obj.dims and n not in obj.coords]
+    if missing:
+        raise KeyError(
+            f"no coordinate {', '.join(map(repr, missing))}; there are: {', '.join(map(str, obj.coords))}"
+        )
+    scalar = [n for n in names if n not in obj.dims]
+    return obj.expand_dims(scalar) if scalar else obj
