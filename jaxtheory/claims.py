@@ -834,7 +834,7 @@ class _Residual(Stat):
         if _is_dataarray(raw):
             vals = np.abs(np.asarray(raw.values, float))
         elif isinstance(raw, Mapping):
-            vals = np.abs(np.asarray([float(np.asarray(v, float).max()) for v in raw.values()]))
+            vals = np.asarray([float(np.abs(np.asarray(v, float)).max()) for v in raw.values()])
         else:
             vals = np.abs(np.asarray(raw, float))
         return [_Unit("", {}, _exact(float(np.max(vals)) if vals.size else float("nan")))]

@@ -369,3 +369,245 @@ def test_interval_open_below_and_nan_ends():
         )
     )
     assert stored["interval"] == [4.0, "inf"] and describe_interval(stored) == "[4, inf]"
+
+
+# -- the constructors reproduce the single-class implementation -----------------------------
+
+
+def test_constructors_give_the_records_of_the_single_class_implementation():
+    import _claims_reference_cases as cases
+    from pathlib import Path
+
+    from jaxtheory.sweep import store
+
+    ref = json.loads((Path(__file__).parent / "claims_reference.json").read_text())
+    names = []
+    for name, claim, ds in cases.cases():
+        got = store.to_jsonable(claim.evaluate(ds, None, experiment="reference").to_json())
+        got.pop("per_cell", None)  # the per-cell records are new
+        assert json.loads(json.dumps(got)) == ref[name], name
+        names.append(name)
+    assert sorted(names) == sorted(ref)
+
+
+# -- statistics and regions, composed ---------------------------------------------------------
+
+from jaxtheory.claims import Region, Stat  # noqa: E402
+
+
+def _cells_ds(n=16):
+    """x[seed, p] = p + (seed - mean seed)/10: the mean of cell p is exactly p."""
+    dev = (np.arange(n) - (n - 1) / 2) / 10
+    return xr.Dataset(
+        {"x": (("seed", "p"), np.add.outer(dev, [1.0, 2.0, 3.0]))}, coords={"p": [1.0, 2.0, 3.0]}
+    )
+
+
+def _claim(stat, region, **kw):
+    return Claim("c", "", stat, region, source="proposed", **kw)
+
+
+def test_regions_give_their_bounds_per_cell():
+    ds = _cells_ds()
+    for region, bounds in [
+        (Region.at_most(2.5), (-np.inf, 2.5)),
+        (Region.at_least(0.5), (0.5, np.inf)),
+        (Region.within(0.0, 4.0), (0.0, 4.0)),
+        (Region.close(2.0, atol=0.5), (1.5, 2.5)),
+        (Region.close(2.0, rtol=0.25), (1.5, 2.5)),
+        (Region.close(2.0, atol=0.1, rtol=0.2), (1.5, 2.5)),
+    ]:
+        r = _claim(Stat.mean(_m), region).evaluate(ds, None)
+        assert [c.region for c in r.per_cell] == [pytest.approx(bounds)] * 3
+    # per cell: a function of the cell's coordinates
+    r = _claim(Stat.mean(_m), Region.close(lambda c: c["p"], atol=lambda c: c["p"] / 2)).evaluate(ds, None)
+    assert [c.region for c in r.per_cell] == [pytest.approx((0.5 * p, 1.5 * p)) for p in (1.0, 2.0, 3.0)]
+    assert r.expected == {"p=1": 1.0, "p=2": 2.0, "p=3": 3.0} and r.verdict == "pass"
+    with pytest.raises(ValueError, match="atol or rtol"):
+        Region.close(1.0)
+
+
+def test_mean_median_and_exact_values_per_cell():
+    ds = _cells_ds()
+    r = _claim(Stat.mean(_m), Region.at_most(10.0)).evaluate(ds, None)
+    assert [c.value for c in r.per_cell] == pytest.approx([1.0, 2.0, 3.0])
+    assert all(c.low < c.value < c.high for c in r.per_cell)
+    assert [c.coords for c in r.per_cell] == [{"p": 1.0}, {"p": 2.0}, {"p": 3.0}]
+    skew = xr.Dataset({"x": ("seed", np.r_[np.zeros(9), np.full(7, 100.0)])})
+    assert _claim(Stat.median(_m), Region.at_most(1.0)).evaluate(skew, None).measured == 0.0
+    assert _claim(Stat.mean(_m), Region.at_most(1.0)).evaluate(skew, None).measured == pytest.approx(43.75)
+    exact = _claim(Stat.mean(_m, over=None), Region.at_most(2.5), deterministic=True).evaluate(
+        ds["x"].mean("seed").to_dataset(name="x"), None
+    )
+    assert exact.interval == {"p=1": None, "p=2": None, "p=3": None}
+    assert exact.cells == {"p=1": "pass", "p=2": "pass", "p=3": "fail"}
+
+
+def test_ratio_of_means_is_paired_and_per_cell():
+    den = 1.0 + np.random.default_rng(0).random((16, 2))
+    ds = xr.Dataset({"d": (("seed", "k"), den), "n": (("seed", "k"), den * [2.0, 3.0])}, coords={"k": [1, 2]})
+    r = _claim(Stat.ratio(lambda ds, s: ds["n"], lambda ds, s: ds["d"]), Region.at_least(1.5)).evaluate(
+        ds, None
+    )
+    # the numerator is the denominator times 2 (or 3) on every seed: every resample gives that ratio
+    assert r.measured == {"k=1": pytest.approx(2.0), "k=2": pytest.approx(3.0)}
+    assert r.interval["k=1"] == pytest.approx([2.0, 2.0]) and r.verdict == "pass"
+    pair = _claim(Stat.ratio(lambda ds, s: (ds["n"], ds["d"])), Region.at_least(1.5)).evaluate(ds, None)
+    assert pair.measured == r.measured
+
+
+def test_slope_with_a_fit_window_per_cell():
+    # y = T^-1 below a cell-dependent kink T = K and T^-1 K^... flat above: the slope is -1 on T <= K
+    T = np.array([1.0, 10.0, 100.0, 1000.0, 10000.0])
+    kinks = [100.0, 1000.0]
+    y = np.stack([np.where(T <= k, 1 / T, 1 / k) for k in kinks], -1)
+    ds = xr.Dataset({"y": (("T", "K"), y)}, coords={"T": T, "K": kinks})
+    meas = lambda ds, s: ds["y"]  # noqa: E731
+    whole = _claim(Stat.slope(meas, "T", over=None), Region.close(-1.0, atol=0.01), deterministic=True)
+    assert whole.evaluate(ds, None).verdict == "fail"
+    windowed = _claim(
+        Stat.slope(meas, "T", over=None, xmax=lambda c: c["K"]),
+        Region.close(-1.0, atol=0.01),
+        deterministic=True,
+    )
+    r = windowed.evaluate(ds, None)
+    assert r.verdict == "pass" and r.measured == {"K=100": pytest.approx(-1.0), "K=1000": pytest.approx(-1.0)}
+    # the old constructor takes the per-cell window too
+    old = Claim.slope(
+        "s", "", meas, "T", over=None, expected=-1.0, atol=0.01, xmax=lambda c: c["K"], source="derived"
+    )
+    assert old.evaluate(ds, None).verdict == "pass"
+
+
+def test_ordering_fraction_count_residual_value():
+    loss = xr.DataArray(
+        [[1.0, 2.0, 4.0], [1.0, 3.0, 2.0]], dims=("d", "m"), coords={"d": [1, 2], "m": list("abc")}
+    )
+    r = _claim(
+        Stat.ordering(lambda ds, s: loss, "m", list("abc"), over=None),
+        Region.at_least(0.0),
+        deterministic=True,
+    )
+    r = r.evaluate(None, None)
+    assert r.rule == "ordering" and r.expected == {"order": ["a", "b", "c"], "increasing": True}
+    assert r.measured == {"d=1,a→b": 1.0, "d=1,b→c": 2.0, "d=2,a→b": 2.0, "d=2,b→c": -1.0}
+    assert r.cells["d=2,b→c"] == "fail" and r.verdict == "fail"
+    assert [c.coords for c in r.per_cell][:2] == [{"d": 1, "pair": "a→b"}, {"d": 1, "pair": "b→c"}]
+    lanes = np.r_[np.ones(30, bool), np.zeros(10, bool)]
+    f = _claim(Stat.fraction(lambda ds, s: lanes), Region.at_least(0.5)).evaluate(None, None)
+    wilson = analysis.proportion(30, 40)
+    assert (f.measured, f.interval) == (0.75, [claims._r(wilson.low), claims._r(wilson.high)])
+    n = _claim(Stat.count(lambda ds, s: lanes), Region.at_most(30), deterministic=True).evaluate(None, None)
+    assert (n.measured, n.verdict) == (30.0, "pass")
+    res = _claim(Stat.residual(lambda ds, s: {"a": [1e-3, -2e-3]}), Region.at_most(1e-2), deterministic=True)
+    assert res.evaluate(None, None).measured == pytest.approx(2e-3)
+    eq = _claim(Stat.value(lambda ds, s: ["a", "b"]), Region.equals(["a", "b"])).evaluate(None, None)
+    assert eq.verdict == "pass" and eq.rule == "equals"
+    with pytest.raises(TypeError, match="Region.equals"):
+        _claim(Stat.mean(_m), Region.equals(1.0))
+    with pytest.raises(TypeError, match="Stat"):
+        Claim("c", "", _m, Region.at_most(1.0), source="proposed")
+
+
+def test_fraction_per_cell_is_a_bonferroni_family():
+    ok = xr.DataArray(
+        np.arange(40)[:, None] < np.array([[20, 30, 40]]), dims=("lane", "k"), coords={"k": [1, 2, 3]}
+    )
+    r = _claim(Stat.fraction(lambda ds, s: ok, over="lane"), Region.at_least(0.1)).evaluate(None, None)
+    assert r.measured == {"k=1": 0.5, "k=2": 0.75, "k=3": 1.0}
+    w = analysis.proportion(30, 40, level=1 - 0.05 / 3)
+    assert r.interval["k=2"] == [claims._r(w.low), claims._r(w.high)]
+
+
+# -- cells are coordinates --------------------------------------------------------------------
+
+
+def test_expected_and_requires_always_receive_a_mapping():
+    seen = []
+
+    def bound(cell):
+        seen.append(cell)
+        return 10.0
+
+    _claim(Stat.mean(_m), Region.at_most(bound)).evaluate(_seeds(0.0, 1.0), None)
+    _claim(Stat.mean(_m), Region.at_most(bound)).evaluate(_cells_ds(), None)
+    _claim(Stat.estimates(lambda ds, s: {"u": 1.0}), Region.at_most(bound), deterministic=True).evaluate(
+        None, None
+    )
+    cells = analysis.Cells([({"k": 2, "alg": "sgd"}, analysis.Estimate(1.0, 0.5, 1.5, 16, "bootstrap"))])
+    r = _claim(Stat.estimates(lambda ds, s: cells), Region.at_most(bound)).evaluate(None, None)
+    distinct = [c for i, c in enumerate(seen) if c not in seen[:i]]  # asked for the region and the record
+    assert distinct == [{}, {"p": 1.0}, {"p": 2.0}, {"p": 3.0}, {"cell": "u"}, {"k": 2, "alg": "sgd"}]
+    assert all(type(c) is dict for c in seen)
+    assert r.cells == {"k=2,alg=sgd": "pass"} and r.per_cell[0].coords == {"k": 2, "alg": "sgd"}
+
+
+def test_per_cell_requires_marks_only_those_cells_not_applicable():
+    ds = _cells_ds()
+    # p = 3 fails "≤ 2.5"; excluding it leaves a passing claim over two cells
+    claim = lambda req: _claim(Stat.mean(_m), Region.at_most(2.5), requires=req)  # noqa: E731
+    r = claim(lambda ds, s, c: None if c["p"] < 3 else "no p = 3 here").evaluate(ds, None)
+    assert r.verdict == "pass" and r.cells == {"p=1": "pass", "p=2": "pass", "p=3": "not-applicable"}
+    assert set(r.measured) == {"p=1", "p=2"} and "no p = 3 here" in r.reason
+    assert r.per_cell[-1].verdict == "not-applicable" and r.per_cell[-1].note == "no p = 3 here"
+    assert claim(lambda ds, s, c: c["p"] != 3).evaluate(ds, None).verdict == "pass"
+
+    def raises(ds, s, c):
+        if c["p"] == 1:
+            raise NotApplicable("p = 1 is trivial")
+
+    assert claim(raises).evaluate(ds, None).cells["p=1"] == "not-applicable"
+    assert claim(raises).evaluate(ds, None).verdict == "fail"
+    none = claim(lambda ds, s, c: "never").evaluate(ds, None)
+    assert none.verdict == "not-applicable" and none.reason == "never"
+    # a requires that raises anything else is an error; a two-argument requires is claim-wide
+    assert claim(lambda ds, s, c: 1 / 0).evaluate(ds, None).verdict == "error"
+    assert claim(lambda ds, s: "no").evaluate(ds, None).verdict == "not-applicable"
+
+
+def test_bonferroni_level_is_split_over_the_cells_judged():
+    ds = _cells_ds(n=32)
+    seed = claims._seed_of("c", "e")
+
+    def interval(r, label):
+        return r.interval[label]
+
+    def expect(p, m):
+        e = claims.censored_estimate(ds["x"].sel(p=p).values, level=1 - 0.05 / m, seed=seed)
+        return [claims._r(e.low), claims._r(e.high)]
+
+    r = _claim(Stat.mean(_m), Region.at_most(9.0)).evaluate(ds, None, experiment="e")
+    assert interval(r, "p=2") == expect(2.0, 3)
+    r = _claim(Stat.mean(_m), Region.at_most(9.0), requires=lambda ds, s, c: c["p"] > 1).evaluate(
+        ds, None, experiment="e"
+    )
+    assert interval(r, "p=2") == expect(2.0, 2)
+    r = _claim(Stat.mean(_m), Region.at_most(9.0), family=False).evaluate(ds, None, experiment="e")
+    assert interval(r, "p=2") == expect(2.0, 1)
+    # a slope is split the same way
+    curves = _curves([-0.2, -1 / 3, -3 / 7], 32, 0.1)
+    r = _claim(Stat.slope(lambda ds, s: ds["err"], "T"), Region.at_most(0.0)).evaluate(
+        curves, None, experiment="e"
+    )
+    e = analysis.loglog_slope(curves["err"].sel(p=1.5), "T", level=1 - 0.05 / 3, seed=seed)
+    assert r.interval["p=1.5"] == [claims._r(e.low), claims._r(e.high)]
+
+
+def test_per_cell_records_in_json_worst_first():
+    ds = _cells_ds()
+    r = _claim(Stat.mean(_m), Region.at_most(2.05)).evaluate(ds, None)
+    d = json.loads(json.dumps(r.to_json()))
+    cells = d["per_cell"]
+    assert [c["coords"] for c in cells] == [{"p": 1.0}, {"p": 2.0}, {"p": 3.0}]
+    assert [c["verdict"] for c in cells] == ["pass", "inconclusive", "fail"]
+    assert cells[0]["region"] == ["-inf", 2.05] and cells[0]["value"] == pytest.approx(1.0)
+    assert cells[0]["low"] < 1.0 < cells[0]["high"] and cells[1]["note"]
+    assert [c.label for c in r.worst_first()] == ["p=3", "p=2", "p=1"]
+    lines = claims.describe_cells(d)
+    assert [ln.split()[0] for ln in lines] == ["p=3", "p=2", "p=1"]
+    assert "≤ 2.05" in lines[0] and lines[0].rstrip().endswith("fail")
+    # an older record without per_cell is still shown, from its measured/interval/cells dicts
+    old = {k: v for k, v in d.items() if k != "per_cell"}
+    assert [ln.split()[0] for ln in claims.describe_cells(old)] == ["p=3", "p=2", "p=1"]
+    single = _claim(Stat.mean(_m), Region.at_most(1.0)).evaluate(_seeds(0.0, 1.0), None).to_json()
+    assert single["per_cell"][0]["coords"] == {} and claims.describe_cells(single) == []
