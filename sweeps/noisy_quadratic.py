@@ -1,142 +1,5 @@
-"""``noisy-quadratic``: SGD and heavy ball on a noisy quadratic, checked against closed forms.
+r"""``noisy-quadratic``: SGD and heavy ball on a noisy quadratic, checked against closed forms.
 
-This is the demonstration experiment and the worked example for writing one: a pure
-run function (:mod:`jaxtheory.sims.quadratic`), a space per preset, claims that
-compare the sweep with the closed-form stationary risk and the stability threshold,
-and figures.
-"""
-
-from __future__ import annotations
-
-import json
-
-import numpy as np
-import xarray as xr
-
-from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, plots
-from jaxtheory.sims import quadratic as quad
-from jaxtheory.sweep import Space, lin, log, static, values
-
-# A lane's mean decays like rho^t: it must fall below this over the averaging window
-# for its time-averaged risk to be the stationary one (bias <= 1e-3 relative).
-MIXED = 1e-3
-# An unstable lane grows like rho^T from an O(1) start; past 1e25 it overflows float32
-# (risk ~ x^2 > 3.4e38), so the horizon resolves its divergence.
-RESOLVED = 1e25
-# The time average over the second half is the stationary risk up to a bias below MIXED
-# (relative), so the seed-mean ratio measured / closed form must lie within 1 ± REL_TOL;
-# 5% is far above that bias and below any error of substance (a wrong factor (1+β), a
-# missing ½, a wrong threshold are all > 10%). The interval over seeds decides.
-REL_TOL = 0.05
-
-
-def _lanes(ds, spec):
-    """One row per config: its hyperparameters (swept or default), and per-seed results."""
-    cfg_dims = [d for d in ds["mean_risk"].dims if d != "seed"]
-    stacked = ds[["mean_risk", "status"]].stack(cfg=cfg_dims) if cfg_dims else ds.expand_dims(cfg=[0])
-    defaults = {**quad.DEFAULT_PARAMS, **json.loads(ds.attrs.get("manifest", "{}")).get("params", {})}
-    rows = []
-    for i in range(stacked.sizes["cfg"]):
-        cell = stacked.isel(cfg=i)
-
-        def get(name, default, cell=cell):
-            return cell[name].item() if name in cell.coords else default
-
-        p = {k: float(get(k, v)) for k, v in defaults.items()}
-        dim = int(get("dim", spec.dim))
-        rows.append(
-            dict(
-                lr=p["lr"],
-                momentum=p["momentum"],
-                noise=p["noise"],
-                dim=dim,
-                lam=quad.spectrum(dim, p["lam_min"], p["lam_max"], xp=np),
-                mean_risk=cell["mean_risk"].values,
-                status=cell["status"].values,
-            )
-        )
-    return rows
-
-
-def _stationary_ratio(momentum_filter):
-    """Per seed and mixed config: time-averaged risk / closed-form stationary risk."""
-
-    def measure(ds, spec):
-        cols, labels = [], []
-        for r in _lanes(ds, spec):
-            if not momentum_filter(r["momentum"]) or (r["status"] != 0).any():
-                continue
-            rho = quad.spectral_radius(r["lr"], r["momentum"], r["lam"])
-            if rho ** (spec.steps // 2) > MIXED:
-                continue
-            theory = float(quad.stationary_risk(r["lr"], r["momentum"], r["noise"], r["lam"]))
-            cols.append(r["mean_risk"] / theory)
-            labels.append(f"lr={r['lr']:.4g} β={r['momentum']:g} σ={r['noise']:g} d={r['dim']}")
-        if not cols:
-            raise NotApplicable("no config of this preset with this momentum is stable and mixed")
-        return xr.DataArray(np.stack(cols, axis=1), dims=("seed", "config"), coords={"config": labels})
-
-    return measure
-
-
-def _misclassified(momentum_filter):
-    """Lanes whose divergence disagrees with the threshold (past it by a resolvable margin)."""
-
-    def measure(ds, spec):
-        wrong = 0
-        for r in _lanes(ds, spec):
-            if not momentum_filter(r["momentum"]):
-                continue
-            rho = quad.spectral_radius(r["lr"], r["momentum"], r["lam"])
-            div = r["status"] != 0
-            if rho < 1.0:
-                wrong += int(div.sum())
-            elif spec.steps * np.log(rho) >= np.log(RESOLVED):
-                wrong += int((~div).sum())
-        return wrong
-
-    return measure
-
-
-def _both_sides(momentum_filter):
-    """``requires``: the preset has lanes on both sides of the threshold."""
-
-    def requires(ds, spec):
-        above = below = 0
-        for r in _lanes(ds, spec):
-            if momentum_filter(r["momentum"]):
-                rho = quad.spectral_radius(r["lr"], r["momentum"], r["lam"])
-                below += rho < 1.0
-                above += spec.steps * np.log(rho) >= np.log(RESOLVED)
-        if not (above and below):
-            return "the preset has no resolvable lanes on one side of the threshold"
-        return None
-
-    return requires
-
-
-def _sgd(b):
-    return b == 0.0
-
-
-def _hb(b):
-    return b > 0.0
-
-
-def _theory(c, spec):
-    """Closed-form stationary risk at a figure's coordinates; NaN past the stability threshold."""
-    dim = int(c.get("dim", spec.dim))
-    lam = quad.spectrum(dim, quad.DEFAULT_PARAMS["lam_min"], quad.DEFAULT_PARAMS["lam_max"], xp=np)
-    stable = quad.spectral_radius(c["lr"], c["momentum"], lam) < 1
-    return np.where(stable, quad.stationary_risk(c["lr"], c["momentum"], c["noise"], lam), np.nan)
-
-
-# every figure at the largest noise and dimension of the preset
-_LARGEST = {"noise": max, "dim": max}
-_STABLE_SGD = {**_LARGEST, "momentum": 0.0, "lr": lambda lr: lr < 2 / quad.DEFAULT_PARAMS["lam_max"]}
-
-
-DESCRIPTION = r"""
 Heavy-ball momentum (plain SGD at $\beta = 0$), through `optax.sgd(lr, momentum)`, on
 $f(x) = \tfrac12 \sum_i \lambda_i x_i^2$ with a geometric spectrum from
 $\lambda_{\max} = 1$ to $\lambda_{\min} = 0.1$, started at $x_0 = \mathbf{1}/\sqrt d$,
@@ -152,13 +15,114 @@ $\eta\lambda_{\max} < 2(1+\beta)$ (for SGD, $\eta < 2/\lambda_{\max}$).
 The run records the risk at log-spaced steps and its time average over the second
 half of the horizon. Lanes that overflow are frozen by the engine's divergence guard
 and flagged with the step where they went non-finite.
+
+The worked example of an experiment: a declared simulator, a space per preset, claims
+against the closed forms and declared figures. Every parameter is a coordinate of the
+results, so each measure is written once for every preset.
 """
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, plots
+from jaxtheory.results import as_dims
+from jaxtheory.sims import quadratic as quad
+from jaxtheory.sweep import Space, lin, log, static, values
+
+MIXED = 1e-3  # the mean decays like ρ^t: below this over the averaging window, the average is stationary
+RESOLVED = 1e25  # an unstable lane grows like ρ^T from O(1): past this it overflows float32 in the horizon
+REL_TOL = 0.05  # far above the MIXED bias, below any error of substance (a wrong factor is > 10%)
+CONFIG = ("dim", "lr", "momentum", "noise")
+
+
+def _closed(lr, b, noise, dim, lam_min, lam_max):
+    lam = quad.spectrum(int(dim), lam_min, lam_max, xp=np)
+    return quad.spectral_radius(lr, b, lam), quad.stationary_risk(lr, b, noise, lam)
+
+
+def _configs(ds, spec, heavy_ball):
+    """Per config of SGD (or heavy ball): its seeds' results, spectral radius and closed form."""
+    ds = as_dims(ds, *CONFIG)
+    args = (ds[k] for k in ("lr", "momentum", "noise", "dim", "lam_min", "lam_max"))
+    rho, theory = xr.apply_ufunc(np.vectorize(_closed), *args, output_core_dims=[[], []])
+    out = xr.Dataset({"risk": ds["mean_risk"], "div": ds["status"] != 0, "rho": rho, "theory": theory})
+    out = out.stack(config=CONFIG).transpose("config", "seed")
+    return out.isel(config=np.flatnonzero((out["momentum"] > 0).values == heavy_ball))
+
+
+def _stationary_ratio(heavy_ball):
+    def measure(ds, spec):  # per seed and stable, mixed config: time-averaged risk / closed form
+        c = _configs(ds, spec, heavy_ball)
+        c = c.isel(
+            config=np.flatnonzero((~c["div"].any("seed") & (c["rho"] ** (spec.steps // 2) <= MIXED)).values)
+        )
+        if not c.sizes["config"]:
+            raise NotApplicable("no config of this preset with this momentum is stable and mixed")
+        labels = [f"lr={lr:.4g} β={b:g} σ={s:g} d={d}" for d, lr, b, s in c.indexes["config"]]
+        ratio = (c["risk"] / c["theory"]).drop_vars(["config", *CONFIG]).assign_coords(config=labels)
+        return ratio.transpose("seed", "config")
+
+    return measure
+
+
+def _misclassified(heavy_ball):
+    def measure(ds, spec):  # lanes past the threshold by a resolvable margin whose divergence disagrees
+        c = _configs(ds, spec, heavy_ball)
+        past = spec.steps * np.log(c["rho"]) >= np.log(RESOLVED)
+        return int((c["div"] & (c["rho"] < 1)).sum() + (~c["div"] & past).sum())
+
+    return measure
+
+
+def _both_sides(heavy_ball):
+    def requires(ds, spec):
+        c = _configs(ds, spec, heavy_ball)
+        if not ((c["rho"] < 1).any() and (spec.steps * np.log(c["rho"]) >= np.log(RESOLVED)).any()):
+            return "the preset has no resolvable lanes on one side of the threshold"
+        return None
+
+    return requires
+
+
+def _theory(c, spec):  # the closed form at a figure's coordinates; NaN past the threshold
+    lam = quad.spectrum(int(c["dim"]), c["lam_min"], c["lam_max"], xp=np)
+    stable = quad.spectral_radius(c["lr"], c["momentum"], lam) < 1
+    return np.where(stable, quad.stationary_risk(c["lr"], c["momentum"], c["noise"], lam), np.nan)
+
+
+LARGEST = {"noise": max, "dim": max}  # figures at the preset's largest noise and dimension
+STABLE_SGD = {**LARGEST, "momentum": 0.0, "lr": lambda lr: lr < 2 / quad.DEFAULT_PARAMS["lam_max"]}
+CURVES = dict(band="se", theory=_theory, theory_label="closed form", logx=True, logy=True)
+RATIO = "the seed-mean ratio measured / closed form is 1 at every stable, mixed config."
+SGD_RISK = f"SGD's stationary excess risk is ½Σᵢ ησ²/(2 − ηλᵢ) (closed form per eigenmode): {RATIO}"
+HB_RISK = f"Heavy ball's stationary excess risk is ½Σᵢ (1+β)ησ²/((1−β)(2(1+β) − ηλᵢ)): {RATIO}"
+SGD_STABLE = (
+    "SGD diverges iff η > 2/λmax: every lane past the threshold by a margin the "
+    f"horizon resolves (ρ^T ≥ {RESOLVED:g}) diverges, and none below it does."
+)
+HB_STABLE = (
+    "Heavy ball diverges iff η > 2(1+β)/λmax: every lane past it by a resolvable "
+    "margin diverges, none below it does (misclassified lanes: 0)."
+)
+
+RISK_CURVES = plots.curves("risk", x="step", hue="lr", sel=STABLE_SGD, label_fmt="η={:.3g}", **CURVES)
+STATIONARY = plots.curves("mean_risk", x="lr", hue="momentum", sel=LARGEST, marker="o", ls="none", **CURVES)
+DIVERGENCE = plots.heatmap(
+    lambda ds, spec: ds["status"] != 0,
+    x="lr",
+    y="momentum",
+    over=("seed", "noise", "dim"),
+    cmap="Reds",
+    theory=lambda c, spec: c["lr"] - 2 * (1 + c["momentum"]) / c["lam_max"],
+    theory_label="η = 2(1+β)/λmax",
+)
 
 EXPERIMENT = Experiment(
     name="noisy-quadratic",
     paper=Paper(
-        title="Closed forms for SGD and heavy-ball momentum on a noisy quadratic "
-        "(classical; demonstration experiment)",
+        title="Closed forms for SGD and heavy-ball momentum on a noisy quadratic (classical; demonstration experiment)",
         authors="Polyak (1964); textbook stationary analysis",
     ),
     simulator=quad.SIMULATOR,
@@ -188,103 +152,47 @@ EXPERIMENT = Experiment(
     },
     claims=[
         Claim.close(
-            "sgd-stationary-risk",
-            "SGD's stationary excess risk is ½Σᵢ ησ²/(2 − ηλᵢ) (closed form per eigenmode): "
-            "the seed-mean ratio measured / closed form is 1 at every stable, mixed config.",
-            _stationary_ratio(_sgd),
-            1.0,
-            atol=REL_TOL,
-            source="lit",
+            "sgd-stationary-risk", SGD_RISK, _stationary_ratio(False), 1.0, atol=REL_TOL, source="lit"
         ),
         Claim.close(
-            "heavy-ball-stationary-risk",
-            "Heavy ball's stationary excess risk is ½Σᵢ (1+β)ησ²/((1−β)(2(1+β) − ηλᵢ)): the "
-            "seed-mean ratio measured / closed form is 1 at every stable, mixed config.",
-            _stationary_ratio(_hb),
-            1.0,
-            atol=REL_TOL,
-            source="lit",
+            "heavy-ball-stationary-risk", HB_RISK, _stationary_ratio(True), 1.0, atol=REL_TOL, source="lit"
         ),
         Claim.equals(
             "sgd-stability-threshold",
-            "SGD diverges iff η > 2/λmax: every lane past the threshold by a margin the "
-            f"horizon resolves (ρ^T ≥ {RESOLVED:g}) diverges, and none below it does.",
-            _misclassified(_sgd),
+            SGD_STABLE,
+            _misclassified(False),
             0,
             source="lit",
-            requires=_both_sides(_sgd),
+            requires=_both_sides(False),
         ),
         Claim.equals(
             "heavy-ball-stability-threshold",
-            "Heavy ball diverges iff η > 2(1+β)/λmax: every lane past it by a resolvable "
-            "margin diverges, none below it does (misclassified lanes: 0).",
-            _misclassified(_hb),
+            HB_STABLE,
+            _misclassified(True),
             0,
             source="lit",
-            requires=_both_sides(_hb),
+            requires=_both_sides(True),
         ),
     ],
     figures=[
         Figure(
             "risk_curves",
-            plots.curves(
-                "risk",
-                x="step",
-                hue="lr",
-                band="se",
-                sel=_STABLE_SGD,
-                theory=_theory,
-                theory_label="closed form",
-                logx=True,
-                logy=True,
-                label_fmt="η={:.3g}",
-                cmap="viridis",
-                ylabel="excess risk",
-            ),
-            "Excess risk of SGD against steps (seed mean ± one standard error), one curve per stable "
-            "learning rate, at the largest σ and d; dotted lines are the closed-form stationary risks.",
+            RISK_CURVES,
+            "Excess risk of SGD against steps (seed mean ± one standard error), "
+            "one curve per stable learning rate, at the largest σ and d; dotted: the closed-form stationary risks.",
         ),
         Figure(
             "stationary_risk",
-            plots.curves(
-                "mean_risk",
-                x="lr",
-                hue="momentum",
-                band="se",
-                sel=_LARGEST,
-                theory=_theory,
-                theory_label="closed form",
-                logx=True,
-                logy=True,
-                marker="o",
-                ms=3,
-                ls="none",
-                label_fmt="β={:g}",
-                xlabel="learning rate η",
-                ylabel="time-averaged risk, 2nd half",
-            ),
-            "Time-averaged risk over the second half (points, seed mean ± one standard error) against the "
-            "closed form (dotted), at the largest σ and d; the closed form ends at 2(1+β)/λmax.",
+            STATIONARY,
+            "Time-averaged risk over the second half (seed mean ± one standard "
+            "error) against the closed form (dotted), at the largest σ and d; it ends at 2(1+β)/λmax.",
         ),
         Figure(
             "divergence",
-            plots.heatmap(
-                lambda ds, spec: ds["status"] != 0,
-                x="lr",
-                y="momentum",
-                over=("seed", "noise", "dim"),
-                cmap="Reds",
-                vmin=0,
-                vmax=1,
-                clabel="fraction diverged",
-                theory=lambda c, spec: c["lr"] - 2 * (1 + c["momentum"]) / quad.DEFAULT_PARAMS["lam_max"],
-                theory_label="η = 2(1+β)/λmax",
-                xlabel="learning rate η",
-                ylabel="momentum β",
-            ),
-            "Fraction of diverged lanes over (η, β), pooled over seeds, σ and d; the dashed line is the "
-            "theoretical threshold η = 2(1+β)/λmax.",
+            DIVERGENCE,
+            "Fraction of diverged lanes over (η, β), pooled over seeds, σ and d; "
+            "dashed: the theoretical threshold η = 2(1+β)/λmax.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1].rsplit("\n\nThe worked example", 1)[0],
 )
