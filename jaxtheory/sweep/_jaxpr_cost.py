@@ -95,6 +95,21 @@ class JaxprCost:
         self.iterations += times * other.iterations
         self.notes |= other.notes
 
+    def scaled(self, k: float) -> JaxprCost:
+        """The counts of ``k`` copies run side by side (a lane's counts scaled to a chunk):
+        everything times ``k`` but the loop iterations, which run in step."""
+        return JaxprCost(
+            {key: k * v for key, v in self.flops.items()},
+            k * self.transcendentals,
+            k * self.bytes,
+            k * self.flops_once,
+            k * self.transcendentals_once,
+            k * self.bytes_once,
+            self.iterations,
+            k * self.peak_bytes,
+            set(self.notes),
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "flops": float(self.total_flops),
@@ -159,20 +174,42 @@ def _sub_jaxprs(params) -> Iterable[tuple[str, Any]]:
                 yield name, q.jaxpr
 
 
-def _while_bound(cond) -> int | None:
-    """The largest integer literal the loop condition compares with (its trip bound)."""
+def _trip(eqn, known: list) -> int | None:
+    """A ``while`` loop's trip count, when its condition compares a counter with a bound.
+
+    The condition must be ``i < b`` (or ``<=``, ``>``, ``>=``, ``!=``) between a loop
+    variable ``i`` and either an integer literal or another loop variable ``b``, the
+    counter stepping by one (``fori_loop``'s form); the count is then ``b₀ - i₀`` from the
+    initial values when they are known (a literal bound with an unknown start counts from
+    0). ``None`` when no such comparison is found.
+    """
+    cond = eqn.params["cond_jaxpr"]
+    cj = cond.jaxpr if hasattr(cond, "jaxpr") else cond
+    nc, nb = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
+    init = known[nc + nb :]  # the carries' initial values (None: unknown)
+    pos = {v: i for i, v in enumerate(cj.invars[nc:])}
     best = None
-    for eqn in cond.eqns:
-        name = eqn.primitive.name
-        if name in _CMP:
-            for v in eqn.invars:
-                if _is_literal(v) and np.issubdtype(np.asarray(v.val).dtype, np.integer):
-                    n = int(np.asarray(v.val)) + _CMP[name]
-                    best = n if best is None else max(best, n)
-        for _, sub in _sub_jaxprs(eqn.params):
-            inner = _while_bound(sub)
-            if inner is not None:
-                best = inner if best is None else max(best, inner)
+    for e in cj.eqns:
+        name = e.primitive.name
+        if name not in _CMP or len(e.invars) != 2:
+            continue
+        a, b = e.invars
+        if name in ("gt", "ge"):
+            a, b = b, a
+        extra = _CMP[name]
+
+        def value(v):
+            if _is_literal(v):
+                return np.asarray(v.val)
+            i = pos.get(v)
+            return None if i is None or init[i] is None else np.asarray(init[i])
+
+        va, vb = value(a), value(b)
+        if vb is None or not np.issubdtype(vb.dtype, np.integer) or vb.size != 1:
+            continue
+        start = int(va) if va is not None and va.size == 1 and np.issubdtype(va.dtype, np.integer) else 0
+        n = max(int(vb) + extra - start, 0)
+        best = n if best is None else max(best, n)
     return best
 
 
@@ -265,6 +302,32 @@ def _leaf(eqn, c: JaxprCost) -> None:
     c.transcendentals_once += trans
 
 
+_EVAL_MAX = 1 << 16  # elements: small values the walk computes to resolve loop bounds
+_PER_ITERATION_MAX = 4096  # scan steps walked one by one when their bodies' loops depend on them
+
+
+def _closed(j):
+    """(jaxpr, consts) of a ``Jaxpr`` or ``ClosedJaxpr``."""
+    if hasattr(getattr(j, "jaxpr", None), "eqns"):
+        return j.jaxpr, list(getattr(j, "consts", []))
+    return j, []
+
+
+def _evaluate(eqn, vals):
+    """The outputs of a primitive on known inputs, or ``None``s (too large, or failing)."""
+    if any(_size(v) > _EVAL_MAX for v in eqn.outvars) or list(_sub_jaxprs(eqn.params)):
+        return [None] * len(eqn.outvars)
+    try:
+        out = eqn.primitive.bind(*vals, **eqn.params)
+    except Exception:  # noqa: BLE001 - a primitive that cannot run eagerly: unknown
+        return [None] * len(eqn.outvars)
+    out = out if eqn.primitive.multiple_results else [out]
+    try:
+        return [np.asarray(o) for o in out]
+    except Exception:  # noqa: BLE001 - e.g. PRNG keys
+        return [None] * len(eqn.outvars)
+
+
 def jaxpr_cost(jaxpr) -> JaxprCost:
     """Counts of ``jaxpr`` (a ``Jaxpr`` or ``ClosedJaxpr``); see the module docstring.
 
@@ -277,7 +340,21 @@ def jaxpr_cost(jaxpr) -> JaxprCost:
         >>> c.flops["matmul:float32"] == 10 * 2 * 4 * 8 * 8, c.flops_once == 2 * 4 * 8 * 8
         (True, True)
     """
-    jaxpr = jaxpr.jaxpr if hasattr(getattr(jaxpr, "jaxpr", None), "eqns") else jaxpr
+    return _walk(jaxpr, None)[0]
+
+
+def _walk(jaxpr, known_in: list | None) -> tuple[JaxprCost, list]:
+    """Counts of a program whose inputs' values are ``known_in`` (``None``: unknown), and
+    its outputs' values where they follow from known ones."""
+    jaxpr, consts = _closed(jaxpr)
+    env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
+    for v, k in zip(jaxpr.invars, known_in or []):
+        if k is not None:
+            env[v] = k
+
+    def val(v):
+        return np.asarray(v.val) if _is_literal(v) else env.get(v)
+
     c = JaxprCost()
     last: dict[Any, int] = {}
     for i, eqn in enumerate(jaxpr.eqns):
@@ -292,19 +369,21 @@ def jaxpr_cost(jaxpr) -> JaxprCost:
     for i, eqn in enumerate(jaxpr.eqns):
         name = eqn.primitive.name
         subs = list(_sub_jaxprs(eqn.params))
+        ins_known = [val(v) for v in eqn.invars]
+        outs_known: list = [None] * len(eqn.outvars)
         inner_peak = 0.0
         if not subs:
             _leaf(eqn, c)
+            if all(k is not None for k in ins_known):
+                outs_known = _evaluate(eqn, ins_known)
         elif name == "scan":
-            body = jaxpr_cost(subs[0][1])
-            n = int(eqn.params["length"])
-            c.add(body, n)
-            c.iterations += n
-            inner_peak = body.peak_bytes
+            inner_peak = _scan(eqn, ins_known, c)
         elif name == "while":
             parts = dict(subs)
-            body, cond = jaxpr_cost(parts["body_jaxpr"]), jaxpr_cost(parts["cond_jaxpr"])
-            bound = _while_bound(parts["cond_jaxpr"])
+            nc, nb = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
+            body, _ = _walk(parts["body_jaxpr"], ins_known[nc:])
+            cond, _ = _walk(parts["cond_jaxpr"], ins_known[:nc] + ins_known[nc + nb :])
+            bound = _trip(eqn, ins_known)
             if bound is None:
                 c.notes.add("a while loop of unknown trip count: its body counted once")
                 bound = 1
@@ -313,15 +392,21 @@ def jaxpr_cost(jaxpr) -> JaxprCost:
             c.iterations += bound
             inner_peak = max(body.peak_bytes, cond.peak_bytes)
         elif name in ("cond", "switch"):
-            branches = [jaxpr_cost(s) for _, s in subs]
+            walked = [_walk(s, ins_known[1:]) for _, s in subs]
+            branches = [w[0] for w in walked]
             worst = max(branches, key=lambda b: (b.total_flops + b.transcendentals, b.bytes))
             c.add(worst)
             inner_peak = max(b.peak_bytes for b in branches)
         else:  # calls (jit, custom_jvp, custom_vjp, remat, linear solves): their programs once each
-            for _, s in subs:
-                inner = jaxpr_cost(s)
+            for k, (_, s) in enumerate(subs):
+                inner, got = _walk(s, ins_known if len(_closed(s)[0].invars) == len(ins_known) else None)
                 c.add(inner)
                 inner_peak = max(inner_peak, inner.peak_bytes)
+                if k == 0 and len(got) == len(eqn.outvars):
+                    outs_known = got
+        for v, k in zip(eqn.outvars, outs_known):
+            if k is not None:
+                env[v] = k
         outs = float(sum(_nbytes(v) for v in eqn.outvars))
         ins = float(sum(_nbytes(v) for v in eqn.invars if not _is_literal(v)))
         peak = max(peak, live + outs + max(0.0, inner_peak - ins))
@@ -330,4 +415,39 @@ def jaxpr_cost(jaxpr) -> JaxprCost:
             if last.get(v) == i and v not in jaxpr.invars:
                 live -= _nbytes(v)
     c.peak_bytes = peak
-    return c
+    return c, [val(v) for v in jaxpr.outvars]
+
+
+def _scan(eqn, ins_known: list, c: JaxprCost) -> float:
+    """Add a scan's counts to ``c``: its body times its length, or, when the body holds a
+    loop whose bound follows from the step's inputs, the steps one by one. Returns the
+    body's peak."""
+    body = eqn.params["jaxpr"]
+    n = int(eqn.params["length"])
+    nc, ncar = eqn.params["num_consts"], eqn.params["num_carry"]
+    consts, carry, xs = ins_known[:nc], ins_known[nc : nc + ncar], ins_known[nc + ncar :]
+    once, _ = _walk(body, consts + [None] * (ncar + len(xs)))
+    unresolved = any("unknown trip count" in x for x in once.notes)
+    steppable = any(x is not None for x in xs) or any(x is not None for x in carry)
+    if not (unresolved and steppable and n <= _PER_ITERATION_MAX):
+        c.add(once, n)
+        c.iterations += n
+        return once.peak_bytes
+    total = JaxprCost()
+    peak = 0.0
+    rev = eqn.params.get("reverse", False)
+    for t in range(n):
+        ti = n - 1 - t if rev else t
+        xs_t = [None if x is None else np.asarray(x)[ti] for x in xs]
+        step, got = _walk(body, consts + list(carry) + xs_t)
+        carry = got[:ncar] if len(got) >= ncar else [None] * ncar
+        total.add(step)
+        peak = max(peak, step.peak_bytes)
+    total.flops_once, total.transcendentals_once, total.bytes_once = (
+        once.flops_once,
+        once.transcendentals_once,
+        once.bytes_once,
+    )
+    total.iterations += n
+    c.add(total)
+    return peak

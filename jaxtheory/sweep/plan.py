@@ -478,10 +478,77 @@ def preset_key(exp, preset: str) -> str:
 # -- the plan --------------------------------------------------------------------------
 
 
-def _results_size(plan, groups_out: Sequence[Mapping[str, Any]]) -> float:
+@dataclasses.dataclass
+class _Group:
+    index: int
+    values: dict[str, Any]
+    spec: Any
+    out_shape: dict[str, Any] | None = None  # per lane
+    lane_cost: JaxprCost | None = None  # one lane, loops multiplied
+
+
+@dataclasses.dataclass
+class _Skeleton:
+    """What the engine's planning decides, without a value per lane: the engine hashes
+    every lane's key and builds a dict per config before it compiles (seconds per million
+    lanes), which a plan does not need."""
+
+    exp: Any
+    spec: Any
+    params: dict[str, Any]
+    bound: Any
+    groups: list[_Group]
+    n_lanes: int  # per static group
+    dtypes: dict[str, Any]  # each parameter's dtype in a compiled lane
+
+    def first_lanes(self, g: _Group, m: int, host: bool = False) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The parameters and key words of the group's first ``m`` lanes, as the engine
+        derives them (configs in row-major order, ``seeds`` lanes each)."""
+        bound, seeds = self.bound, self.bound.seeds
+        m = max(1, min(m, self.n_lanes))
+        k = int(math.ceil(m / seeds))
+        idx = np.unravel_index(np.arange(k), bound.dynamic_shape) if bound.dynamic_axes else ()
+        table: dict[str, np.ndarray] = {}
+        for j, (name, ax) in enumerate(bound.dynamic_axes.items()):
+            res = ax.resolve()
+            pick = [res[i] for i in idx[j]]
+            if ax.kind == "zip":
+                for c, (mm, _) in enumerate(ax.members):
+                    table[mm] = np.asarray([t[c] for t in pick])
+            else:
+                table[name] = np.asarray(pick)
+        lane_params = engine._lane_params(self.params, table, seeds, k * seeds, host=host)
+        rows = [{n: table[n][i] for n in table} for i in range(k)]
+        configs = [{**g.values, **r} for r in rows]
+        space = bound.space
+        if space.paired:
+            configs = [space.key_config(c) for c in configs]
+        keys = engine.lane_key_table(configs, seeds, space.base_seed)
+        return {n: v[:m] for n, v in lane_params.items()}, keys[:m]
+
+
+def _skeleton(exp, spec, params, space) -> _Skeleton:
+    bound = space.bind(spec, params)  # every error of a bad space surfaces here, as in a sweep
+    values: dict[str, np.ndarray] = {}
+    for name, ax in bound.dynamic_axes.items():
+        res = ax.resolve()
+        if ax.kind == "zip":
+            for c, (mm, _) in enumerate(ax.members):
+                values[mm] = np.asarray([t[c] for t in res])
+        else:
+            values[name] = np.asarray(res)
+    dtypes = {k: v.dtype for k, v in engine._lane_params(params, values, 1, 1).items()}
+    groups = []
+    for gi, gvals in enumerate(bound.static_groups()):
+        spec_g = dataclasses.replace(spec, **gvals) if gvals else spec
+        groups.append(_Group(gi, dict(gvals), spec_g))
+    return _Skeleton(exp, spec, dict(params), bound, groups, bound.num_configs * bound.seeds, dtypes)
+
+
+def _results_size(sk: _Skeleton, groups_out: Sequence[Mapping[str, Any]]) -> float:
     """Bytes of ``results.nc``'s data: each metric over every lane (an outer join across
     static groups of other metric shapes fills the gaps, and NaN turns integers to float64)."""
-    total_lanes = plan.n_lanes * len(groups_out)
+    total_lanes = sk.n_lanes * len(groups_out)
     names = list(dict.fromkeys(k for o in groups_out for k in o))
     size = 0.0
     for k in names:
@@ -497,12 +564,12 @@ def _results_size(plan, groups_out: Sequence[Mapping[str, Any]]) -> float:
     return size + total_lanes * (4 + 1)  # diverged_step (int32) and status (int8)
 
 
-def _host_size(plan, results: float) -> float:
+def _host_size(sk: _Skeleton, results: float) -> float:
     """Host memory assembling results needs: chunks held, per-group concatenation, the
     combined Dataset (without static axes, no combination), plus the lane tables."""
-    factor = 3.0 if plan.bound.static_axes else 2.0
-    lanes = plan.n_lanes
-    tables = lanes * (8 * len(plan.lane_params)) + lanes * len(plan.groups) * 16  # params; ids and keys
+    factor = 3.0 if sk.bound.static_axes else 2.0
+    lanes = sk.n_lanes
+    tables = lanes * (8 * len(sk.dtypes)) + lanes * len(sk.groups) * 16  # params; ids and keys
     return factor * results + tables
 
 
@@ -531,7 +598,10 @@ def _xla_memory(compiled) -> dict[str, float] | None:
         ma = ma[0] if ma else None
     if ma is None:
         return None
-    get = lambda k: float(getattr(ma, k, 0) or 0)  # noqa: E731
+
+    def get(k):
+        return float(getattr(ma, k, 0) or 0)
+
     out = {
         "arguments": get("argument_size_in_bytes"),
         "outputs": get("output_size_in_bytes"),
@@ -572,57 +642,69 @@ def _projection(ops: JaxprCost, xla: dict | None, dev: DeviceSpec, chunks: int) 
     }
 
 
-def _abstract(plan, n: int):
-    p = {k: jax.ShapeDtypeStruct((n,), v.dtype) for k, v in plan.lane_params.items()}
-    return p, jax.ShapeDtypeStruct((n, 2), jnp.uint32)
+def _lane(run, spec, p, kd):
+    """One lane of a compiled sweep, as the engine runs it."""
+    return dict(run(spec, p, engine.make_key(kd)))
 
 
-def _trace(g, args):
-    fn = jax.jit(jax.vmap(g.lane_fn))
-    return fn, fn.trace(*args)
+def _lane_trace(sk: _Skeleton, g: _Group):
+    """Trace one lane of group ``g``: its output shapes and its operation counts."""
+    one = {k: jax.ShapeDtypeStruct((), dt) for k, dt in sk.dtypes.items()}
+    fn = functools.partial(_lane, sk.exp.run, g.spec)
+    traced = jax.jit(fn).trace(one, jax.ShapeDtypeStruct((2,), jnp.uint32))
+    g.out_shape = dict(traced.out_info)
+    g.lane_cost = jaxpr_cost(traced.jaxpr)
 
 
-def _measure_group(plan, g, dev_cpu: DeviceSpec, budget_s: float, ops_full: JaxprCost) -> dict[str, Any]:
-    """Compile and time one chunk here, sized so its projection on this CPU fits ``budget_s``."""
-    per_lane = _projection(ops_full, None, dev_cpu, 1)["chunk_s"] / max(plan.chunk_size, 1)
-    m = int(max(1, min(plan.chunk_size, budget_s / max(per_lane, 1e-12))))
-    args = _abstract(plan, m)
-    _, traced = _trace(g, args)
+def _chunk_trace(sk: _Skeleton, g: _Group, n: int):
+    """Trace ``jit(vmap(lane))`` of group ``g`` for a chunk of ``n`` lanes."""
+    fn = jax.jit(jax.vmap(functools.partial(_lane, sk.exp.run, g.spec)))
+    p = {k: jax.ShapeDtypeStruct((n,), dt) for k, dt in sk.dtypes.items()}
+    return fn.trace(p, jax.ShapeDtypeStruct((n, 2), jnp.uint32))
+
+
+def _measure_group(sk: _Skeleton, g: _Group, chunk: int, cpu: DeviceSpec, budget_s: float) -> dict[str, Any]:
+    """Compile and time one chunk here, sized so that its projection on this CPU is about ``budget_s``."""
+    per_lane = _projection(g.lane_cost, None, cpu, 1)["chunk_s"]
+    m = int(max(1, min(chunk, budget_s / max(per_lane, 1e-12))))
+    traced = _chunk_trace(sk, g, m)
     ops = jaxpr_cost(traced.jaxpr)
     t0 = time.perf_counter()
     compiled = traced.lower().compile()
     compile_s = time.perf_counter() - t0
-    xla = _xla_cost(compiled)
-    proj = _projection(ops, xla, dev_cpu, 1)
-    idx = np.arange(m).clip(max=plan.n_lanes - 1)
-    p = {k: jnp.asarray(v[idx]) for k, v in plan.lane_params.items()}
-    k = jnp.asarray(g.keys[idx])
+    proj = _projection(ops, _xla_cost(compiled), cpu, 1)
+    lane_params, keys = sk.first_lanes(g, m)
+    if len(keys) < m:  # fewer lanes than the chunk: padded with the last, as the engine pads
+        pad = np.arange(m).clip(max=len(keys) - 1)
+        lane_params, keys = {k: v[pad] for k, v in lane_params.items()}, keys[pad]
+    p = {k: jnp.asarray(v) for k, v in lane_params.items()}
+    kd = jnp.asarray(keys)
     t0 = time.perf_counter()
-    jax.block_until_ready(compiled(p, k))
-    first = time.perf_counter() - t0
-    run_s = first
-    if first < 2.0:  # a short chunk: time it again, without first-call allocation
+    jax.block_until_ready(compiled(p, kd))
+    run_s = time.perf_counter() - t0
+    if run_s < 2.0:  # a short chunk: time it again, without first-call allocation
         t0 = time.perf_counter()
-        jax.block_until_ready(compiled(p, k))
-        run_s = min(first, time.perf_counter() - t0)
+        jax.block_until_ready(compiled(p, kd))
+        run_s = min(run_s, time.perf_counter() - t0)
     return {
         "lanes": m,
         "compile_s": compile_s,
         "run_s": run_s,
         "projected_s": proj["chunk_s"],
         "ratio": run_s / proj["chunk_s"] if proj["chunk_s"] > 0 else None,
-        "device": dev_cpu.key,
+        "device": cpu.key,
     }
 
 
-def _measure_host_lane(plan, g) -> tuple[dict[str, Any], dict[str, Any]]:
+def _host_lane(sk: _Skeleton, g: _Group) -> tuple[dict[str, Any], float]:
     """Host mode: run the group's first lane; its metric shapes and its time."""
-    p = {k: v[0].item() for k, v in plan.lane_params.items()}
+    lane_params, keys = sk.first_lanes(g, 1, host=True)
+    p = {k: v[0].item() for k, v in lane_params.items()}
     t0 = time.perf_counter()
-    got = g.lane_fn(p, g.keys[0])
+    got = sk.exp.run(g.spec, p, engine.host_seed(keys[0]))
     dt = time.perf_counter() - t0
     shapes = {k: jax.ShapeDtypeStruct(np.shape(v), np.asarray(v).dtype) for k, v in dict(got).items()}
-    return shapes, {"lanes": 1, "run_s": dt}
+    return shapes, dt
 
 
 def plan_experiment(
@@ -647,8 +729,10 @@ def plan_experiment(
             projection on this CPU is about ``measure_budget_s``) and report measured
             against projected; in host mode, time the first lane of each group.
         compile: lower and compile one chunk per group on the current backend for XLA's
-            cost and memory analyses. ``False`` traces only: the memory is then a
-            live-value estimate from the jaxpr and the bytes its unfused traffic.
+            cost and memory analyses. ``False`` traces one lane per group only and
+            scales its counts to the chunk: the memory is then a live-value estimate
+            from the jaxpr (an upper one) and the bytes its unfused traffic; a quick
+            check, seconds where compiling takes minutes.
         chunk: lanes per chunk (default: the preset's, else the engine's default for
             ``device``).
         groups: only these static groups' programs are traced and compiled (default:
@@ -661,94 +745,97 @@ def plan_experiment(
     dev = device_spec(device)
     pr = exp.preset(preset)
     spec, params, space = exp.resolve(preset)
-    want_chunk = chunk if chunk is not None else pr.chunk
-    plan = engine._plan(
-        exp.run,
-        spec,
-        space,
-        params,
-        run_dir=None,
-        metric_dims=exp.metric_dims,
-        coords=exp.coords,
-        chunk=want_chunk,
-        devices=1,
-        label=f"{exp.name}/{preset}",
-        fingerprint=f"plan:{exp.name}",
-        jit=exp.jit,
-    )
+    want = chunk if chunk is not None else pr.chunk
+    if want is not None and (isinstance(want, bool) or not isinstance(want, int) or want < 1):
+        raise ValueError(f"chunk must be a positive integer, got {want!r}")
+    sk = _skeleton(exp, spec, params, space)
+    n = sk.n_lanes
+    chosen = set(range(len(sk.groups)) if groups is None else groups)
     notes: list[str] = []
-    n = plan.n_lanes
-    if exp.jit and want_chunk is None:  # the engine's default on the target device
-        out = plan.groups[0].out_shape
-        per = sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in out.values())
-        cs = min(engine.default_chunk_size(per, n, [_LimitDevice(dev)]), n)
-        plan = dataclasses.replace(plan, chunk_size=cs)
-    cs = plan.chunk_size
-    chunks = plan.n_chunks
-    chosen = set(range(len(plan.groups)) if groups is None else groups)
-    out: list[GroupPlan] = []
     outs: list[Mapping[str, Any]] = []
+    out: list[GroupPlan] = []
     measured_all: dict[str, Any] | None = None
-    cpu = _cpu_spec() if measure and exp.jit else None
-    for g in plan.groups:
-        gp = GroupPlan(g.index, dict(g.values), n, cs, chunks, None)
-        if not exp.jit:
-            if g.index == 0 or (measure and g.index in chosen):
-                shapes, timing = _measure_host_lane(plan, g)
-                if g.index == 0:
-                    first_shapes = shapes
-                if measure:
-                    gp.measured = timing | {"projected_lanes_s": timing["run_s"] * n}
-            outs.append(first_shapes)
+    if not exp.jit:  # host mode: the engine's default chunk; shapes from one lane
+        cs = min(want, n) if want is not None else max(1, int(math.ceil(n / engine._HOST_CHUNKS)))
+        chunks = int(math.ceil(n / cs))
+        first, _ = _host_lane(sk, sk.groups[0])
+        for g in sk.groups:
+            gp = GroupPlan(g.index, g.values, n, cs, chunks, None)
+            if measure and g.index in chosen:
+                _, dt = _host_lane(sk, g)
+                gp.measured = {"lanes": 1, "run_s": dt, "projected_lanes_s": dt * n}
             gp.out_bytes_per_lane = int(
-                sum(np.prod(s.shape) * np.dtype(s.dtype).itemsize for s in first_shapes.values())
+                sum(np.prod(s.shape) * np.dtype(s.dtype).itemsize for s in first.values())
             )
+            outs.append(first)
             out.append(gp)
-            continue
-        outs.append(g.out_shape)
-        gp.out_bytes_per_lane = int(sum(np.prod(s.shape) * s.dtype.itemsize for s in g.out_shape.values()))
-        if g.index not in chosen:
-            out.append(gp)
-            continue
-        args = _abstract(plan, cs)
-        _, traced = _trace(g, args)
-        ops = jaxpr_cost(traced.jaxpr)
-        gp.ops = ops.to_json()
-        xla = mem = None
-        if compile:
-            t0 = time.perf_counter()
-            compiled = traced.lower().compile()
-            gp.compile_s = time.perf_counter() - t0
-            gp.compiled = True
-            xla, mem = _xla_cost(compiled), _xla_memory(compiled)
-            gp.xla, gp.memory = xla, mem
-            del compiled
-        if mem is not None and mem["total"] > 0:
-            gp.memory_per_chunk, gp.memory_source = mem["total"], "XLA memory analysis"
-        else:
-            gp.memory_per_chunk, gp.memory_source = ops.peak_bytes, "live-value estimate (jaxpr)"
-        gp.max_chunk = int(dev.usable_bytes // max(gp.memory_per_chunk / cs, 1.0))
-        gp.projection = _projection(ops, xla, dev, chunks)
-        if measure:
-            gp.measured = _measure_group(plan, g, cpu, measure_budget_s, ops)
-        out.append(gp)
-    results = _results_size(plan, outs)
-    host = _host_size(plan, results)
-    if not exp.jit:
         notes.append(
             "host mode: run(spec, params, seed) is Python, called once per lane; there is no "
             "XLA program, so the cost analysis, device memory and the projection do not apply"
         )
         notes.append("metric shapes from the first lane of group 0, taken for every group")
         if measure:
-            tot = sum(g.measured["projected_lanes_s"] for g in out if g.measured)
-            measured_all = {"host_lane_s": {g.index: g.measured["run_s"] for g in out if g.measured}}
-            measured_all["projected_host_s"] = tot
+            measured_all = {
+                "host_lane_s": {g.index: g.measured["run_s"] for g in out if g.measured},
+                "projected_host_s": sum(g.measured["projected_lanes_s"] for g in out if g.measured),
+            }
     else:
+        for g in sk.groups:
+            if g.index in chosen or g.index == 0:
+                _lane_trace(sk, g)
+        g0 = sk.groups[0]
+        if want is None:  # the engine's default on the target device (one device)
+            per = sum(int(np.prod(s.shape)) * np.dtype(s.dtype).itemsize for s in g0.out_shape.values())
+            cs = min(engine.default_chunk_size(per, n, [_LimitDevice(dev)]), n)
+        else:
+            cs = min(want, n)
+        chunks = int(math.ceil(n / cs))
+        cpu = _cpu_spec() if measure else None
+        quick = not compile and not measure
+        for g in sk.groups:
+            gp = GroupPlan(g.index, g.values, n, cs, chunks, None)
+            if g.out_shape is None:  # a group left out: its shapes, for the results size
+                _lane_trace(sk, g)
+            outs.append(g.out_shape)
+            gp.out_bytes_per_lane = int(
+                sum(np.prod(s.shape) * np.dtype(s.dtype).itemsize for s in g.out_shape.values())
+            )
+            if g.index not in chosen:
+                out.append(gp)
+                continue
+            xla = mem = None
+            if quick:
+                ops = g.lane_cost.scaled(cs)
+            else:
+                traced = _chunk_trace(sk, g, cs)
+                ops = jaxpr_cost(traced.jaxpr)
+                if compile:
+                    t0 = time.perf_counter()
+                    compiled = traced.lower().compile()
+                    gp.compile_s = time.perf_counter() - t0
+                    gp.compiled = True
+                    xla, mem = _xla_cost(compiled), _xla_memory(compiled)
+                    gp.xla, gp.memory = xla, mem
+                    del compiled
+            gp.ops = ops.to_json()
+            if mem is not None and mem["total"] > 0:
+                gp.memory_per_chunk, gp.memory_source = mem["total"], "XLA memory analysis"
+            else:
+                gp.memory_per_chunk, gp.memory_source = ops.peak_bytes, "live-value estimate (jaxpr)"
+            gp.max_chunk = int(dev.usable_bytes // max(gp.memory_per_chunk / cs, 1.0))
+            gp.projection = _projection(ops, xla, dev, chunks)
+            if measure:
+                gp.measured = _measure_group(sk, g, cs, cpu, measure_budget_s)
+            out.append(gp)
         used = [g for g in out if g.ops]
-        all_notes = sorted({x for g in used for x in g.ops["notes"]})
-        notes += all_notes
-        if any(not g.compiled for g in used):
+        notes += sorted({x for g in used for x in g.ops["notes"]})
+        if quick:
+            notes.append(
+                "not compiled: one lane traced per group and its counts scaled to the chunk; memory "
+                "is a live-value estimate (an upper one: values the lanes share are counted per "
+                "lane) and bytes are unfused counts"
+            )
+        elif not compile:
             notes.append("not compiled: memory is a live-value estimate and bytes are unfused (upper) counts")
         if measure:
             ratios = [g.measured["ratio"] for g in used if g.measured and g.measured["ratio"]]
@@ -756,20 +843,21 @@ def plan_experiment(
                 "cpu": cpu.to_json(),
                 "ratio_median": float(np.median(ratios)) if ratios else None,
             }
-    if len(chosen) < len(plan.groups):
+    if len(chosen) < len(sk.groups):
         notes.append(f"only groups {sorted(chosen)} were planned; the projection covers them only")
+    results = _results_size(sk, outs)
     return PlanReport(
         exp.name,
         preset,
         dev,
         "jit" if exp.jit else "host",
         jax.default_backend(),
-        n * len(plan.groups),
+        n * len(sk.groups),
         n,
         cs,
         out,
         results,
-        host,
+        _host_size(sk, results),
         preset_key(exp, preset),
         notes,
         measured_all,
