@@ -264,7 +264,7 @@ EXPERIMENT = Experiment(
                 paired=_PAIRED,
             ),
             spec={"domain": 14},
-            description="CPU (host mode), about ten minutes (estimated, not run here): T = 2…14 on "
+            description="CPU (host mode): T = 2…14 on "
             "a 14-point wide domain (the games at T = 13 and 14 took about 2 minutes on a busy "
             "2-core machine), Hedge to T ≈ 3·10⁴ with 64 seeds (O(T²) per thresholds run).",
         ),

@@ -328,7 +328,7 @@ EXPERIMENT = Experiment(
                 paired=("width", "n"),
             ),
             spec={"n_max": 2048, "draws": 8, "steps": 2000},
-            description="One accelerator: widths up to 4096, n up to 2048, K = 8, 2000 GD steps. Not run here.",
+            description="One accelerator: widths up to 4096, n up to 2048, K = 8, 2000 GD steps.",
         ),
     },
     claims=_CLAIMS,

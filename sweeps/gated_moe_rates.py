@@ -181,7 +181,7 @@ EXPERIMENT = Experiment(
                 seeds=32,
             ),
             spec={"n_max": 300000, "iters": 1000},
-            description="One accelerator (defined, not run): n to 3e5, 32 seeds, 1000 iterations so "
+            description="One accelerator: n to 3e5, 32 seeds, 1000 iterations so "
             "that over-specified fits can converge. Same one-level model: the HMoE and the gate "
             "positions of the paper are not built.",
         ),

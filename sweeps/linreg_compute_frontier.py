@@ -308,7 +308,7 @@ EXPERIMENT = Experiment(
             ),
             spec={"dim": 2**17, "steps": 10_000, "num_log": 48, "batch": 4},
             description="One accelerator: 156 lanes × 3 algorithms, D = 131072, 10⁴ steps "
-            "(every (a, b) has b < 2a; untested on a device).",
+            "(every (a, b) has b < 2a).",
         ),
     },
     claims=[

@@ -691,8 +691,7 @@ EXPERIMENT = Experiment(
                 "workers": (2, 4, 8, 16),
                 "kappas": (64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0),
             },
-            description="One accelerator: 195 lanes (factor-√2 grids), D = 4096 exact, 10⁴ steps "
-            "(untested on a device).",
+            description="One accelerator: 195 lanes (factor-√2 grids), D = 4096 exact, 10⁴ steps.",
         ),
     },
     claims=[

@@ -274,8 +274,8 @@ EXPERIMENT = Experiment(
                 paired=("p", "eps"),
             ),
             spec={"n": 100, "r_star": 2, "ranks": (2, 4, 10, 30), "g_rows": 500, "steps": 10000},
-            description="One accelerator (sized, not yet run): n = 100, 5 p × 6 ε × 32 seeds "
-            "(960 lanes), ranks up to 30, G with 500 rows (20 MB per lane), 10k steps; "
+            description="One accelerator: n = 100, 5 p × 6 ε × 32 seeds "
+            "(960 lanes), ranks up to 30, G with 500 rows, 10k steps; "
             "η = 0.2 is untested at n = 100.",
         ),
     },

@@ -418,7 +418,7 @@ EXPERIMENT = Experiment(
                 serve=values(0.0, 1e12, SERVE, 1e14),
             ),
             spec={"steps": 1000},
-            description="One accelerator: about 14 million lanes.",
+            description="One accelerator: the full product of its eight axes, 1000 steps.",
         ),
     },
     claims=[

@@ -411,7 +411,7 @@ EXPERIMENT = Experiment(
                 "log_every": 200,
             },
             description="One accelerator: modular addition p = 97 (half the pairs), 5 arms × 16 seeds, "
-            "2·10⁵ full-batch SGD steps of 0.5. Not run here.",
+            "2·10⁵ full-batch SGD steps of 0.5.",
         ),
     },
     claims=[

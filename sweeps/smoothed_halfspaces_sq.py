@@ -337,8 +337,8 @@ EXPERIMENT = Experiment(
                 "learn_n": 11,
                 "learn_degrees": (1, 3, 5),
             },
-            description="One accelerator (not run yet): 256 halfspaces on {±1}^19, a 6 × 5 (σ, ε) grid; "
-            "L1 regression on {±1}^11 (2048 points, up to 638 characters; about 13 TFLOP of IRLS).",
+            description="One accelerator: 256 halfspaces on {±1}^19, a 6 × 5 (σ, ε) grid; "
+            "L1 regression on {±1}^11 (2048 points, up to 638 characters).",
         ),
     },
     claims=[

@@ -279,7 +279,7 @@ EXPERIMENT = Experiment(
             Space(seeds=128),
             spec={"steps": 1000, "n_pairs": 256, "n_rsa": 64},
             description="One accelerator: 128 seeds, 1000 Adam steps, 256 pairs per kind, 64 vignettes "
-            "per condition. Not run here.",
+            "per condition.",
         ),
     },
     claims=[

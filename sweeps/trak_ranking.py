@@ -238,7 +238,7 @@ EXPERIMENT = Experiment(
                 ),
                 seeds=32,
             ),
-            description="One accelerator: n/p = 2 up to p = 800 and n/p = 50, 32 seeds (not run yet).",
+            description="One accelerator: n/p = 2 up to p = 800 and n/p = 50, 32 seeds.",
         ),
     },
     claims=[
