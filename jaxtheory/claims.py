@@ -1005,7 +1005,7 @@ def _note(est: Estimate, verdict: str) -> str | None:
         return f"no interval (a sample of fewer than {analysis.MIN_SAMPLE})"
     if not (np.isfinite(est.low) and np.isfinite(est.high)):
         return "one-sided interval (censored values)"
-    return "the interval contains a boundary of the region"
+    return None  # the interval contains a boundary of the region: what inconclusive says
 
 
 def _notes(units: list[_Unit], ests: list[Estimate], verdicts: list[str]) -> dict[str, str]:

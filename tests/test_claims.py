@@ -601,7 +601,9 @@ def test_per_cell_records_in_json_worst_first():
     assert [c["coords"] for c in cells] == [{"p": 1.0}, {"p": 2.0}, {"p": 3.0}]
     assert [c["verdict"] for c in cells] == ["pass", "inconclusive", "fail"]
     assert cells[0]["region"] == ["-inf", 2.05] and cells[0]["value"] == pytest.approx(1.0)
-    assert cells[0]["low"] < 1.0 < cells[0]["high"] and cells[1]["note"]
+    assert cells[0]["low"] < 1.0 < cells[0]["high"] and "note" not in cells[1]
+    few = _claim(Stat.mean(_m), Region.at_most(9.0)).evaluate(_cells_ds(n=4), None).to_json()
+    assert "fewer than 8" in few["per_cell"][0]["note"]
     assert [c.label for c in r.worst_first()] == ["p=3", "p=2", "p=1"]
     lines = claims.describe_cells(d)
     assert [ln.split()[0] for ln in lines] == ["p=3", "p=2", "p=1"]

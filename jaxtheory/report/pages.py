@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from jaxtheory.claims import PAPER_SOURCES, VERDICTS, describe_interval, describe_rule
+from jaxtheory.claims import PAPER_SOURCES, VERDICTS, describe_cells, describe_interval, describe_rule
 from jaxtheory.experiment import RECONSTRUCTION_BANNER
 
 __all__ = [
@@ -355,7 +355,8 @@ def _recorded_interval(c: dict) -> str:
     m = c.get("measured")
     if isinstance(iv, dict) or isinstance(m, dict):
         n = len(iv) if isinstance(iv, dict) else len(m)
-        return f"{n} cells"
+        worst = describe_cells(c, limit=1)
+        return f"{n} cells; worst: {' '.join(worst[0].split())}" if worst else f"{n} cells"
     if m is None:
         return ""
     if iv is None:
@@ -364,25 +365,9 @@ def _recorded_interval(c: dict) -> str:
 
 
 def _cells_text(c: dict) -> str:
-    """Per-cell measured value, interval and verdict of a claim, as aligned text."""
-    m = c.get("measured")
-    if not isinstance(m, dict):
-        return _fmt_value(m)
-    iv = c.get("interval") if isinstance(c.get("interval"), dict) else {}
-    ex = c.get("expected") if isinstance(c.get("expected"), dict) else {}
-    cv = c.get("cells") or {}
-    width = max((len(str(k)) for k in m), default=0)
-    out = []
-    for k, v in m.items():
-        i = iv.get(k)
-        line = f"{str(k):<{width}}  {_fmt_value(v):>12}"
-        line += f"  [{_fmt_value(i[0])}, {_fmt_value(i[1])}]" if i else "  exact"
-        if k in ex:
-            line += f"  expected {_fmt_value(ex[k])}"
-        if k in cv:
-            line += f"  {cv[k]}"
-        out.append(line)
-    return "\n".join(out)
+    """Every cell of a claim, worst first: value, interval, region and verdict, as aligned text."""
+    lines = describe_cells(c)
+    return "\n".join(lines) if lines else _fmt_value(c.get("measured"))
 
 
 def _md_cell(text: Any) -> str:

@@ -238,7 +238,7 @@ def summarize(run_dir: str | Path) -> str:
     sc = m["status_counts"]
     lines.append(f"lanes      {m['lanes']}: {sc['ok']} ok, {sc['diverged']} diverged")
     if run.claims:
-        from jaxtheory.claims import describe_interval, describe_rule
+        from jaxtheory.claims import describe_cells, describe_interval, describe_rule
 
         counts = {}
         for c in run.claims:
@@ -247,19 +247,20 @@ def summarize(run_dir: str | Path) -> str:
         lines.append(f"claims     {len(run.claims)}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         for c in run.claims:
             v = _verdict(c).upper()
-            m = c.get("measured")
-            m = f"{len(m)} cells" if isinstance(m, dict) and len(m) > 4 else _fmt(m)
-            lines.append(
-                f"  [{v}] {c['name']} ({c.get('source', '?')}): expected "
-                f"{describe_rule(c)}, measured {m}, "
-                f"interval {describe_interval(c)}" + (f", n={c['n']}" if c.get("n") else "")
-            )
-            if isinstance(c.get("cells"), dict):
-                bad = [f"{k} ({cv})" for k, cv in c["cells"].items() if cv != "pass"]
-                if bad:
-                    lines.append(
-                        "         not passing: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else "")
-                    )
+            n = f", n={c['n']}" if c.get("n") else ""
+            per_cell = describe_cells(c)
+            if per_cell:  # every cell's interval, worst first
+                lines.append(
+                    f"  [{v}] {c['name']} ({c.get('source', '?')}): expected {describe_rule(c)}{n}; "
+                    f"{len(per_cell)} cells, worst first:"
+                )
+                lines += [f"           {cell}" for cell in per_cell]
+            else:
+                lines.append(
+                    f"  [{v}] {c['name']} ({c.get('source', '?')}): expected "
+                    f"{describe_rule(c)}, measured {_fmt(c.get('measured'))}, "
+                    f"interval {describe_interval(c)}" + n
+                )
             if c.get("quote"):
                 q = c["quote"] if len(c["quote"]) <= 100 else c["quote"][:97] + "..."
                 lines.append(f"         quote ({c.get('where') or 'abstract'}): “{q}”")
