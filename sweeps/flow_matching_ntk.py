@@ -9,8 +9,11 @@ loss and the Wasserstein distance are closed-form. The simulator is
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.nets import flow
 from jaxtheory.sweep import Space, static, values
 
@@ -28,10 +31,8 @@ LATE_FRACTION = 0.2
 
 
 def _first(da, *dims):
-    for d in dims:
-        if d in da.dims:
-            da = da.isel({d: 0})
-    return da
+    """``da`` at the first value of each of ``dims`` (swept or not)."""
+    return as_dims(da, *dims).isel({d: 0 for d in dims})
 
 
 def _vstar_ratio(ds, spec):
@@ -53,19 +54,14 @@ def _euler_w2(ds, spec):
 def _overparam_widths(ds, spec):
     """Widths with more parameters than training outputs, m(d + 2) > nKd, at every n of the preset."""
     d = len(spec.mean)
-    ns = [int(v) for v in np.atleast_1d(ds["n"].values)] if "n" in ds.dims else [int(_n(ds, spec))]
-    ns = [n for n in ns if n <= spec.ntk_points]
-    widths = np.atleast_1d(ds["width"].values) if "width" in ds.dims else [spec.width]
-    return [w for w in widths if int(w) * (d + 2) > max(ns, default=np.inf) * spec.draws * d], ns
-
-
-def _n(ds, spec):
-    return float(ds["n"]) if "n" in ds.coords else flow.DEFAULT_PARAMS["n"]
+    ns = [int(n) for n in values_of(ds, "n") if n <= spec.ntk_points]
+    widths = [
+        w for w in values_of(ds, "width") if int(w) * (d + 2) > max(ns, default=np.inf) * spec.draws * d
+    ]
+    return widths, ns
 
 
 def _needs_overparam(ds, spec):
-    if "ntk_lmin" not in ds:
-        return "the results carry no NTK eigenvalue"
     widths, ns = _overparam_widths(ds, spec)
     if not ns:
         return f"the preset has no n ≤ {spec.ntk_points} (the NTK Gram's size)"
@@ -85,15 +81,12 @@ def _linear_rate_excess(ds, spec):
     :data:`LATE_FRACTION` of the logged steps. Dims (seed, width[, n]).
     """
     widths, ns = _overparam_widths(ds, spec)
-    sub = ds.sel(width=widths) if "width" in ds.dims else ds
-    if "n" in sub.dims:
-        sub = sub.sel(n=ns)
+    sub = analysis.select(ds, width=widths, n=ns)
     loss = sub["train_loss"]
     steps = np.asarray(loss["step"].values, float)
     i0 = int(np.searchsorted(steps, (1 - LATE_FRACTION) * steps[-1]))
     slope = (np.log(loss.isel(step=-1)) - np.log(loss.isel(step=i0))) / (steps[-1] - steps[i0])
-    eta = float(sub["lr"]) if "lr" in sub.coords else flow.DEFAULT_PARAMS["lr"]
-    bound = 2 * np.log1p(-2 * eta * sub["ntk_lmin"])
+    bound = 2 * np.log1p(-2 * sub["lr"] * sub["ntk_lmin"])
     return (slope - bound).reset_coords(drop=True)
 
 
@@ -106,9 +99,14 @@ def _final_loss(ds, spec):
 
 
 def _needs_widths(ds, spec):
-    if "width" not in ds.dims or not {64, 1024} <= {int(w) for w in ds["width"].values}:
+    if not {64, 1024} <= {int(w) for w in values_of(ds, "width")}:
         return "the preset lacks widths 64 and 1024"
     return None
+
+
+def _euler_heun(ds, spec):
+    """W2 of the Euler and the Heun flow of v*, along a dimension ``method``."""
+    return xr.concat([ds["w2_euler"], ds["w2_heun"]], dim=pd.Index(["Euler", "Heun"], name="method"))
 
 
 def _excess_velocity(ds, spec):
@@ -116,41 +114,9 @@ def _excess_velocity(ds, spec):
 
 
 def _needs_two_n(ds, spec):
-    if "n" not in ds.dims or ds.sizes["n"] < 2:
+    if values_of(ds, "n").size < 2:
         return "the preset runs a single n (the medium and full presets vary it)"
     return None
-
-
-def _draw_loss(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    da = _first(ds["train_loss"], "n")
-    plots.curves(ax, da, "step", hue="width", band="se", log=(False, True))
-    ax.axhline(flow.irreducible_loss(spec.cov), color="k", ls=":", lw=0.8, label="(π/2) tr Σ^½")
-    ax.set_xlabel("GD step")
-    ax.set_ylabel("training loss: seed mean ± SE")
-    ax.legend(fontsize=7)
-
-
-def _draw_euler(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    steps = np.asarray(ds["euler_steps"].values, float)
-    for name, label in (("w2_euler", "Euler"), ("w2_heun", "Heun")):
-        ax.loglog(steps, _first(ds[name], "seed", "width", "n").values, "o-", label=label)
-    ax.loglog(steps, 1.0 / steps, "k:", lw=0.8, label="∝ 1/N")
-    ax.set_xlabel("ODE steps N")
-    ax.set_ylabel("W2(flow of v*, target), exact")
-    ax.legend(fontsize=7)
-
-
-def _draw_move(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    da = _first(ds["weight_move"], "n")
-    w = np.asarray(da["width"].values, float)
-    mean = da.mean("seed").values
-    ax.loglog(w, mean, "o-", label="‖W_T − W_0‖/‖W_0‖")
-    ax.loglog(w, mean[0] * (w / w[0]) ** -0.5, "k:", lw=0.8, label="∝ m^(−1/2)")
-    ax.set_xlabel("width m")
-    ax.legend(fontsize=7)
 
 
 DESCRIPTION = r"""
@@ -301,14 +267,8 @@ EXPERIMENT = Experiment(
             "A W2 guarantee for the generated samples, W2 ≲ e^{∫Lip}·(excess velocity error)^{1/2}.",
         ),
     ),
-    run=flow.run,
+    simulator=flow.SIMULATOR,
     spec=flow.FlowSpec(n_max=128, steps=500),
-    params={**flow.DEFAULT_PARAMS, "n": 128},
-    metric_dims={"train_loss": ("step",), "w2_euler": ("euler_steps",), "w2_heun": ("euler_steps",)},
-    coords=lambda spec: {
-        "step": np.arange(1, spec.steps // spec.log_every + 1) * spec.log_every,
-        "euler_steps": np.asarray(spec.euler_steps),
-    },
     presets={
         "smoke": Preset(
             Space(width=static(64, 256, 1024), seeds=8, paired=("width",)),
@@ -335,19 +295,52 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "training_loss",
-            _draw_loss,
+            plots.curves(
+                "train_loss",
+                x="step",
+                hue="width",
+                band="se",
+                sel={"n": min},
+                theory=lambda c, spec: flow.irreducible_loss(spec.cov),
+                theory_label="(π/2) tr Σ^½",
+                logy=True,
+                xlabel="GD step",
+                ylabel="training loss: seed mean ± SE",
+            ),
             "Training loss against GD steps per width (seed mean ± SE), with the irreducible "
             "loss (π/2) tr Σ^{1/2} dotted.",
         ),
         Figure(
             "euler_w2",
-            _draw_euler,
+            plots.curves(
+                _euler_heun,
+                x="euler_steps",
+                hue="method",
+                over=("seed", "width", "n"),
+                band=None,
+                theory=lambda c, spec: 1.0 / c["euler_steps"],
+                theory_label="∝ 1/N",
+                logx=True,
+                logy=True,
+                marker="o",
+                xlabel="ODE steps N",
+                ylabel="W2(flow of v*, target), exact",
+            ),
             "Exact W2 between the Euler / Heun flow of v* and the target against the number of steps.",
         ),
         Figure(
             "weight_movement",
-            _draw_move,
-            "Relative weight movement against width (seed mean), with m^(−1/2) dotted.",
+            plots.slope(
+                "weight_move",
+                x="width",
+                sel={"n": min},
+                theory=MOVE_SLOPE,
+                theory_label="∝ m^(−1/2)",
+                xlabel="width m",
+                ylabel="‖W_T − W_0‖/‖W_0‖",
+            ),
+            "Relative weight movement against width (seed mean ± SE) and its fitted power law, with "
+            "m^(−1/2) dashed.",
         ),
     ],
     description=DESCRIPTION,

@@ -38,7 +38,14 @@ def _ds(
     )
     move = 3.0 * WIDTHS**move_slope * (1 + 0.02 * rng.standard_normal((seeds, 3)))
     w2 = np.broadcast_to(2.0 * EULER.astype(float) ** euler_rate, (seeds, 3, len(EULER)))
-    coords = {"seed": np.arange(seeds), "width": WIDTHS, "step": STEPS, "euler_steps": EULER}
+    coords = {
+        "seed": np.arange(seeds),
+        "width": WIDTHS,
+        "step": STEPS,
+        "euler_steps": EULER,
+        "n": 128,
+        "lr": 1.0,
+    }
     return xr.Dataset(
         {
             "vstar_loss": (("seed", "width"), vstar),
@@ -98,7 +105,7 @@ def test_width_plateau_claim():
 
 def test_excess_n_slope_claim():
     def with_n(slope):
-        ds = _ds()
+        ds = _ds().drop_vars("n")
         ns = np.array([128, 512, 2048])
         rng = np.random.default_rng(1)
         ev = 0.2 * (ns / 128.0) ** slope * (1 + 0.03 * rng.standard_normal((8, 3, 3)))

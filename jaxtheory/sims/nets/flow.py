@@ -40,6 +40,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxtheory.simulator import Simulator
+
 __all__ = [
     "DEFAULT_PARAMS",
     "FlowSpec",
@@ -513,3 +515,16 @@ def run(spec: FlowSpec, params: dict, key: jax.Array) -> dict:
         "w2_heun": jnp.stack([w2_after(s, "heun") for s in spec.euler_steps]),
         "ntk_lmin": ntk_lmin,
     }
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=FlowSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={"train_loss": ("step",), "w2_euler": ("euler_steps",), "w2_heun": ("euler_steps",)},
+    coords=lambda spec: {
+        "step": np.arange(1, spec.steps // spec.log_every + 1) * spec.log_every,
+        "euler_steps": np.asarray(spec.euler_steps),
+    },
+)
