@@ -22,14 +22,10 @@ import xarray as xr
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.analysis import Estimate
 from jaxtheory.sims.stochastic_opt import bg0
-from jaxtheory.sweep import Space, categorical, static, values, zipped
+from jaxtheory.sweep import Space, static, values, zipped
 
 #: The ``algorithm`` parameter: labels in the simulator's code order.
-ALGORITHM = categorical(*bg0.ALGORITHMS)
-#: The ``objective`` parameter (α = 0, 2/3, 1).
-OBJECTIVE = categorical(*bg0.OBJECTIVES)
-#: The ``noise`` parameter.
-NOISE = categorical(*bg0.NOISES)
+ALGORITHM = bg0.SIMULATOR.params["algorithm"]
 #: The normalized methods (the travel bound and no divergence hold for them).
 NORMALIZED = ("nsgdm-bg", "nsgdm-classic", "storm-sharp", "storm")
 
@@ -89,30 +85,25 @@ _TUNING = "tuned by analysis.best_over where the preset sweeps it (seed mean fir
 def _horizon_dim(ds):
     """The dimension along which the oracle budget varies: ``steps`` or ``budget``."""
     for name in ("steps", "budget"):
-        if name in ds.dims and ds.sizes[name] > 1:
+        if ds[name].size > 1:
             return name
     raise ValueError("the results vary neither steps nor budget: no rate to fit")
 
 
 def _tuned(da):
-    """``da`` at the best step size of each cell, when the preset sweeps ``step``.
+    """``da`` at the best step size of each cell, where the preset sweeps the step sizes
+    (the zipped axis ``step``; a preset that runs one step size has nothing to tune).
 
-    The tuning protocol is :func:`jaxtheory.analysis.best_over`: the seed-mean of every
+    The tuning protocol is :func:`jaxtheory.analysis.tuned`: the seed-mean of every
     step-size value is computed first and the smallest wins (a value where a seed diverged
     never does), separately for every other coordinate (method, budget, σ1, ...).
     """
-    if "step" not in da.dims:
-        return da
-    da = da.drop_vars([c for c in ("eta0", "sgd_lr") if c in da.coords])
-    cells = [d for d in da.dims if d not in ("step", "seed")]
-    best = analysis.best_over(da, "step")
-    bests = list(best.values()) if isinstance(best, dict) else [best]
-    grid = list(da["step"].values)
-    pos = [grid.index(b.at) if b.at is not None else 0 for b in bests]
-    if not cells:
-        return da.isel(step=pos[0])
-    stacked = da.stack(__cell=cells)
-    return stacked.isel(step=xr.DataArray(pos, dims="__cell")).unstack("__cell")
+    return analysis.tuned(da, "step")[0] if da.sizes.get("step", 1) > 1 else da
+
+
+def _largest_step(obj):
+    """``obj`` at the largest SGD step of the grid (the only one where it runs one)."""
+    return obj.where(obj["sgd_lr"] == obj["sgd_lr"].max(), drop=True)
 
 
 def _curve(ds, algorithm, metric="mean_grad_norm", **sel):
@@ -141,9 +132,7 @@ def _never_diverge(ds, spec):
 
 
 def _drift_lanes(ds, spec):
-    sub = analysis.select(ds, algorithm="sgd", noise="radial", objective="cosine")
-    if "step" in sub.dims:  # the largest SGD step of the grid
-        sub = sub.isel(step=int(np.argmax(sub["sgd_lr"].values)))
+    sub = _largest_step(analysis.select(ds, algorithm="sgd", noise="radial", objective="cosine"))
     start_gap = bg0.DEFAULT_PARAMS["offset"] * math.sqrt(spec.dim)
     return (sub["status"] != 0) | (sub["max_dist"] > DRIFT_FACTOR * start_gap)
 
@@ -160,7 +149,7 @@ def _sgd_drift(ds, spec):
 
 
 def _needs_two_sigma1(ds, spec):
-    if ds.sizes.get("sigma1", 1) < 2:
+    if ds["sigma1"].size < 2:
         return "the preset has a single σ1"
     return None
 
@@ -289,9 +278,7 @@ def _draw_generalized(ds, spec, fig):
 
 
 def _draw_drift(ds, spec, fig):
-    sub = analysis.select(ds, noise="radial", objective="cosine")
-    if "step" in sub.dims:
-        sub = sub.isel(step=-1)
+    sub = _largest_step(analysis.select(ds, noise="radial", objective="cosine"))
     sub = sub.isel({_horizon_dim(ds): -1})
     ax = fig.add_subplot(1, 1, 1)
     s1s = [float(v) for v in sub["sigma1"].values]
@@ -386,9 +373,7 @@ EXPERIMENT = Experiment(
         arxiv="2605.15314",
         authors="Abolfazl Hashemi, Antesh Upadhyay, Arda Fazla",
     ),
-    run=bg0.run,
-    spec=bg0.BG0Spec(),
-    params={**bg0.DEFAULT_PARAMS, "algorithm": ALGORITHM, "objective": OBJECTIVE, "noise": NOISE},
+    simulator=bg0.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(**_SMOKE_AXES, steps=static(900, 2700), seeds=16, paired=_PAIRED),

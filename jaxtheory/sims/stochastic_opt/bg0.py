@@ -45,6 +45,8 @@ import jax.numpy as jnp
 from jaxtheory import oracles
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim import normalized_sgd_momentum, normalized_storm
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "BG0Spec",
@@ -56,6 +58,7 @@ __all__ = [
     "horizon",
     "make_noise",
     "run",
+    "SIMULATOR",
 ]
 
 #: Names of the ``algorithm`` codes 0..4.
@@ -265,3 +268,17 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
         "oracle_calls": jnp.where(is_storm, b0 + 2 * (T - 1), T),
         "diverged_step": div,
     }
+
+
+#: The simulator's declaration: method, objective and noise are categorical parameters
+#: (their labels in code order); every metric is a scalar per lane.
+SIMULATOR = Simulator(
+    run,
+    spec=BG0Spec(),
+    params={
+        **DEFAULT_PARAMS,
+        "algorithm": categorical(*ALGORITHMS),
+        "objective": categorical(*OBJECTIVES),
+        "noise": categorical(*NOISES),
+    },
+)
