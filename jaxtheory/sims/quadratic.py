@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxtheory.divergence import guarded_scan
+from jaxtheory.sims._record import log_steps, mask_diverged, polyak_update, scan_record
 from jaxtheory.simulator import Simulator
 
 __all__ = [
@@ -70,16 +70,6 @@ def spectrum(dim: int, lam_min, lam_max, xp=jnp):
     return lam_max * (lam_min / lam_max) ** i
 
 
-def log_steps(steps: int, num: int) -> np.ndarray:
-    """The (1-based) steps at which the risk is logged: ~``num`` log-spaced, distinct.
-
-    Example:
-        >>> log_steps(1000, 4).tolist()
-        [1, 10, 100, 1000]
-    """
-    return np.unique(np.round(np.geomspace(1, steps, num)).astype(np.int64))
-
-
 def run(spec: QuadraticSpec, params: dict, key: jax.Array) -> dict:
     """One optimization run on the noisy quadratic; pure, jittable, vmappable.
 
@@ -103,33 +93,26 @@ def run(spec: QuadraticSpec, params: dict, key: jax.Array) -> dict:
     lam = spectrum(spec.dim, params["lam_min"], params["lam_max"]).astype(jnp.float32)
     opt = optax.sgd(learning_rate=params["lr"], momentum=params["momentum"])
     x0 = jnp.ones(spec.dim, jnp.float32) / jnp.sqrt(spec.dim)
-    log_at = jnp.asarray(log_steps(spec.steps, spec.num_log), jnp.int32)
     half = spec.steps // 2
 
+    def risk(x):
+        return 0.5 * jnp.sum(lam * x * x)
+
     def step(carry, t):
-        x, state, ptr, buf, acc = carry
+        x, state, avg = carry
         g = lam * x + params["noise"] * jax.random.normal(jax.random.fold_in(key, t), x.shape)
         upd, state = opt.update(g, state, x)
         x = optax.apply_updates(x, upd)
-        risk = 0.5 * jnp.sum(lam * x * x)
-        hit = (t + 1) == log_at[jnp.minimum(ptr, log_at.shape[0] - 1)]
-        buf = jnp.where(hit, buf.at[ptr].set(risk), buf)
-        ptr = ptr + hit.astype(jnp.int32)
-        acc = acc + jnp.where(t >= half, risk, 0.0)
-        return (x, state, ptr, buf, acc), None
+        return x, state, polyak_update(avg, risk(x), t, start=half)
 
-    buf0 = jnp.full(log_at.shape, jnp.nan, jnp.float32)
-    init = (x0, opt.init(x0), jnp.int32(0), buf0, jnp.float32(0.0))
-    (x, _, _, buf, acc), _, div = guarded_scan(
-        step, init, jnp.arange(spec.steps), watch=lambda c, _: (c[0], c[1], c[4])
+    init = (x0, opt.init(x0), jnp.float32(0.0))
+    log_at = log_steps(spec.steps, spec.num_log)
+    (x, _, mean_risk), curve, div = scan_record(
+        step, init, log_at, lambda c: risk(c[0]), length=spec.steps, guard=True
     )
-    diverged = div >= 0
-    final = 0.5 * jnp.sum(lam * x * x)
-    nan = jnp.float32(jnp.nan)
     return {
-        "risk": buf,
-        "mean_risk": jnp.where(diverged, nan, acc / (spec.steps - half)),
-        "final_risk": jnp.where(diverged, nan, final),
+        "risk": curve,
+        **mask_diverged({"mean_risk": mean_risk, "final_risk": risk(x)}, div),
         "diverged_step": div,
     }
 

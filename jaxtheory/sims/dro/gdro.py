@@ -19,8 +19,8 @@ In round :math:`t` the learner queries :math:`r_t` samples, each from a distinct
    :math:`r_t \ge 2`, with :math:`\eta^q_t = \sqrt{\log m / \sum_{j \le t} m/r_j}` and
    :math:`\gamma_t = \eta^q_t/2`.
 
-The algorithm is reconstructed from the abstract and reviews (the digest's [recon]
-parts); the bound is :math:`\varepsilon_\varphi(\bar w_t, \bar q_t) =
+The algorithm is reconstructed from the paper's abstract and its reviews (no full text
+was available); the bound is :math:`\varepsilon_\varphi(\bar w_t, \bar q_t) =
 O\big(\tfrac1t\sqrt{\sum_{j \le t}(m/r_j)\log m}\big)`.
 
 **Closed-form instance.** :math:`l(w; z) = \tfrac12(1 + \langle w, z\rangle/(DR))
@@ -46,6 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtheory.optim import dual_averaging, ftrl_entropic, implicit_exploration_loss, importance_weighted_loss
+from jaxtheory.sims._record import log_steps
 from jaxtheory.sims.dro.hull import min_norm_point
 
 __all__ = [
@@ -172,8 +173,7 @@ def checkpoints(spec: GDROSpec) -> np.ndarray:
         >>> checkpoints(GDROSpec(steps=1000, checkpoints=4, first_checkpoint=1)).tolist()
         [1, 10, 100, 1000]
     """
-    t = np.unique(np.round(np.geomspace(spec.first_checkpoint, spec.steps, spec.checkpoints)).astype(int))
-    return t
+    return log_steps(spec.steps, spec.checkpoints, start=spec.first_checkpoint)
 
 
 def default_ix_gamma(groups: int) -> float:

@@ -60,7 +60,7 @@ and the outer step is the same momentum step with :math:`(h, N, \eta, \beta) \to
 (1-P_k, \xi, \alpha, \mu)` on :math:`(d, c = \mathbb E ev, s = \mathbb E v^2)`:
 outer gradient descent with step :math:`\alpha` on the *effective Hessian*
 :math:`h(\lambda) = 1-(1-\eta\lambda)^k`. Without outer momentum this is
-:math:`d' = (1-\alpha h)^2 d + \alpha^2\xi`, i.e. the digest's
+:math:`d' = (1-\alpha h)^2 d + \alpha^2\xi`, i.e.
 :math:`(1-\alpha)^2 d + 2\alpha(1-\alpha)P d + \alpha^2[P^2 d + (d^{(k)}-P^2 d)/W]`.
 Closed forms that follow: :math:`k=1` is SGD with step :math:`\alpha\eta` and batch
 :math:`WB`; :math:`\alpha = 1, W = 1` is SGD with step :math:`\eta`.
@@ -84,7 +84,7 @@ import dataclasses
 
 import jax.numpy as jnp
 
-from jaxtheory.divergence import guarded_scan
+from jaxtheory.sims._record import mask_diverged, scan_record
 from jaxtheory.sims.linreg.problems import SPECTRA, _FT, log_grid, problem
 
 __all__ = ["ALGORITHMS", "MOMENTA", "ExactSpec", "EXACT_DEFAULT_PARAMS", "run", "moment_step"]
@@ -248,7 +248,6 @@ def run(spec: ExactSpec, params, key=None) -> dict:
     else:
         inv_w = jnp.ones((), dtype)
     two_phase = spec.algorithm != "sgd"
-    log_at = jnp.asarray(log_grid(spec.steps, spec.num_log), jnp.int32)
     zeros = jnp.zeros_like(lam)
 
     n0 = jnp.sum(lam * t2)
@@ -269,7 +268,7 @@ def run(spec: ExactSpec, params, key=None) -> dict:
         return [a / n for a in arrs], ell + jnp.log(n)
 
     def step(carry, t):
-        (d, c, s, A, X, M, pe, pm, ell, ptr, buf, lbuf) = carry
+        (d, c, s, A, X, M, pe, pm, ell) = carry
         A, X, M, pe, pm = inner_step(A, X, M, pe, pm, ell)
         if two_phase:
             h = 1 - pe
@@ -281,20 +280,15 @@ def run(spec: ExactSpec, params, key=None) -> dict:
             d, c, s, ell = sel(d2, d), sel(c2, c), sel(s2, s), sel(ell2, ell)
             A, X, M = sel(d2, A), sel(zeros, X), sel(zeros, M)
             pe, pm = sel(jnp.ones_like(pe), pe), sel(zeros, pm)
-            slow = d
         else:
             (A, X, M), ell = renorm([A, X, M], ell, A)
-            slow = A
-        rel = 0.5 * jnp.sum(lam * slow)
-        lr_ = ell + jnp.log(rel)
-        risk = jnp.exp(lr_)
-        hit = (t + 1) == log_at[jnp.minimum(ptr, log_at.shape[0] - 1)]
-        buf = jnp.where(hit, buf.at[ptr].set(risk), buf)
-        lbuf = jnp.where(hit, lbuf.at[ptr].set(lr_), lbuf)
-        ptr = ptr + hit.astype(jnp.int32)
-        return (d, c, s, A, X, M, pe, pm, ell, ptr, buf, lbuf), risk
+        return (d, c, s, A, X, M, pe, pm, ell)
 
-    nan_buf = jnp.full(log_at.shape, jnp.nan, dtype)
+    def observe(carry):  # (risk, log risk) of the slow weights
+        slow = carry[0] if two_phase else carry[3]
+        lr_ = carry[8] + jnp.log(0.5 * jnp.sum(lam * slow))
+        return jnp.exp(lr_), lr_
+
     init = (
         d0,
         zeros,
@@ -305,20 +299,21 @@ def run(spec: ExactSpec, params, key=None) -> dict:
         jnp.ones_like(lam),
         zeros,
         ell0,
-        jnp.int32(0),
-        nan_buf,
-        nan_buf,
     )
-    final, _, div = guarded_scan(step, init, jnp.arange(spec.steps), watch=lambda c, y: (c[:9], y))
-    d, A, ell = final[0], final[3], final[8]
-    slow = d if two_phase else A
-    flog = ell + jnp.log(0.5 * jnp.sum(lam * slow))
-    diverged = div >= 0
-    nan = jnp.asarray(jnp.nan, dtype)
+    final, (risk, log_risk), div = scan_record(
+        step,
+        init,
+        log_grid(spec.steps, spec.num_log),
+        observe,
+        length=spec.steps,
+        guard=True,
+        watch=lambda c: (c, observe(c)[0]),  # a risk that overflows is a divergence too
+    )
+    final_risk, final_log_risk = mask_diverged(observe(final), div)
     return {
-        "risk": final[10],
-        "log_risk": final[11],
-        "final_risk": jnp.where(diverged, nan, jnp.exp(flog)),
-        "final_log_risk": jnp.where(diverged, nan, flog),
+        "risk": risk,
+        "log_risk": log_risk,
+        "final_risk": final_risk,
+        "final_log_risk": final_log_risk,
         "diverged_step": div,
     }

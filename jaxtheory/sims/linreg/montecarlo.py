@@ -38,9 +38,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim import diloco, lookahead, replicate_workers, slow_params
 from jaxtheory.sims.linreg.exact import ALGORITHMS, MOMENTA
+from jaxtheory.sims._record import mask_diverged, scan_record
 from jaxtheory.sims.linreg.problems import SPECTRA, log_grid, problem
 
 __all__ = ["MonteCarloSpec", "MC_DEFAULT_PARAMS", "make_optimizer", "run"]
@@ -168,7 +168,6 @@ def run(spec: MonteCarloSpec, params, key: jax.Array) -> dict:
     opt = make_optimizer(spec, params)
     multi = spec.algorithm == "diloco"
     x0 = replicate_workers(e0, W) if multi else e0
-    log_at = jnp.asarray(log_grid(spec.steps, spec.num_log), jnp.int32)
 
     def grad(e, t):
         if spec.full_batch:
@@ -186,24 +185,21 @@ def run(spec: MonteCarloSpec, params, key: jax.Array) -> dict:
         return e if spec.algorithm == "sgd" else slow_params(state)
 
     def step(carry, t):
-        e, state, ptr, buf = carry
+        e, state = carry
         u, state = opt.update(grad(e, t), state, e)
-        e = optax.apply_updates(e, u)
-        risk = 0.5 * jnp.sum(lam * slow(e, state) ** 2)
-        hit = (t + 1) == log_at[jnp.minimum(ptr, log_at.shape[0] - 1)]
-        buf = jnp.where(hit, buf.at[ptr].set(risk), buf)
-        ptr = ptr + hit.astype(jnp.int32)
-        return (e, state, ptr, buf), None
+        return optax.apply_updates(e, u), state
 
-    buf0 = jnp.full(log_at.shape, jnp.nan, lam.dtype)
-    init = (x0, opt.init(x0), jnp.int32(0), buf0)
-    (e, state, _, buf), _, div = guarded_scan(
-        step, init, jnp.arange(spec.steps), watch=lambda c, _: (c[0], c[1])
+    def risk(carry):
+        return 0.5 * jnp.sum(lam * slow(*carry) ** 2)
+
+    log_at = log_grid(spec.steps, spec.num_log)
+    (e, state), curve, div = scan_record(
+        step, (x0, opt.init(x0)), log_at, risk, length=spec.steps, guard=True
     )
     s = slow(e, state)
     out = {
-        "risk": buf,
-        "final_risk": jnp.where(div >= 0, jnp.nan, 0.5 * jnp.sum(lam * s**2)),
+        "risk": curve,
+        "final_risk": mask_diverged(risk((e, state)), div),
         "diverged_step": div,
     }
     if spec.return_params:

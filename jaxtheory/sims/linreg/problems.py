@@ -34,7 +34,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtheory.sims.quadratic import log_steps
+from jaxtheory.sims._record import log_steps
 
 
 def _FT():

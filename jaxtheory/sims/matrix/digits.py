@@ -21,8 +21,9 @@ minibatches drawn with replacement. Optimizers (a static ``spec.optimizer``):
   every ``spec.interval`` steps by the ``'exact'`` criterion from the layer inputs;
 * ``muadam``: :func:`jaxtheory.optim.muadam`.
 
-All lanes run under :func:`jaxtheory.divergence.guarded_scan`: a lane whose parameters
-become non-finite freezes, and its later metrics are NaN.
+All lanes run under the divergence guard (:func:`jaxtheory.sims._record.scan_record`):
+a lane whose parameters or training loss become non-finite freezes, and its later
+metrics are NaN. The metrics are evaluated only at the recorded steps.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim._lmo import muon
 from jaxtheory.optim._schatten import muadam, schatten_p
+from jaxtheory.sims._record import log_steps, scan_record
 
 __all__ = [
     "N_FEATURES",
@@ -123,16 +124,6 @@ def load_data(spec: DigitsSpec):
         ((1438, 64), (359, 64), 10)
     """
     return _load(int(spec.split_seed), float(spec.test_fraction))
-
-
-def log_steps(steps: int, num: int) -> np.ndarray:
-    """The (1-based) steps at which metrics are recorded: ~``num`` log-spaced, distinct.
-
-    Example:
-        >>> log_steps(1000, 4).tolist()
-        [1, 10, 100, 1000]
-    """
-    return np.unique(np.round(np.geomspace(1, steps, num)).astype(np.int64))
 
 
 def init_params(spec: DigitsSpec, key: jax.Array) -> dict:
@@ -230,7 +221,6 @@ def run(spec: DigitsSpec, params: dict, key: jax.Array) -> dict:
     k_init, k_batch = jax.random.split(key)
     p0 = init_params(spec, k_init)
     opt = make_optimizer(spec, params)
-    log_at = jnp.asarray(log_steps(spec.steps, spec.num_log) - 1, jnp.int32)
     full = spec.batch_size <= 0 or spec.batch_size >= n_train
     grad = jax.value_and_grad(loss_fn, has_aux=True)
 
@@ -246,15 +236,23 @@ def run(spec: DigitsSpec, params: dict, key: jax.Array) -> dict:
             upd, state = opt.update(g, state, p, activations=acts)
         else:
             upd, state = opt.update(g, state, p)
-        p = optax.apply_updates(p, upd)
-        return (p, state), (loss_fn(p, xtr, ytr)[0], accuracy(p, xte, yte))
+        return optax.apply_updates(p, upd), state
 
-    _, (losses, accs), div = guarded_scan(
-        step, (p0, opt.init(p0)), jnp.arange(spec.steps), watch=lambda c, y: (c[0], y[0])
+    def observe(carry):
+        return loss_fn(carry[0], xtr, ytr)[0], accuracy(carry[0], xte, yte)
+
+    _, (losses, accs), div = scan_record(
+        step,
+        (p0, opt.init(p0)),
+        log_steps(spec.steps, spec.num_log),
+        observe,
+        length=spec.steps,
+        guard=True,
+        watch=lambda c: (c[0], loss_fn(c[0], xtr, ytr)[0]),  # the parameters and the training loss
     )
     return {
-        "train_loss": losses[log_at],
-        "test_acc": accs[log_at],
+        "train_loss": losses,
+        "test_acc": accs,
         "init_loss": loss_fn(p0, xtr, ytr)[0],
         "final_train_loss": losses[-1],
         "final_test_acc": accs[-1],

@@ -30,6 +30,8 @@ from jaxtheory.sims.moe.param import (
     parameterization,
     stack_numbers,
 )
+from jaxtheory.divergence import first_nonfinite
+from jaxtheory.sims import _record
 from jaxtheory.sims.moe.tasks import make_task, sample_batch, task_dims
 
 __all__ = [
@@ -134,7 +136,7 @@ def log_steps(steps: int, num: int) -> np.ndarray:
         >>> log_steps(100, 3).tolist()
         [0, 1, 10, 100]
     """
-    return np.unique(np.concatenate([[0], np.round(np.geomspace(1, steps, num)).astype(int)]))
+    return _record.log_steps(steps, num, include_zero=True)
 
 
 def spec_dims(spec: MoESpec) -> dict[str, int]:
@@ -309,6 +311,4 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
         }, losses
 
     out, losses = jax.vmap(one_rule)(stack_numbers(pzs))
-    bad = ~jnp.isfinite(losses).all(0)
-    div = jnp.where(bad.any(), jnp.argmax(bad), -1).astype(jnp.int32)
-    return {**out, "diverged_step": div}
+    return {**out, "diverged_step": first_nonfinite(losses, axis=1)}  # losses: (rule, step)

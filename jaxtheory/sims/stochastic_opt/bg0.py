@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxtheory import oracles
-from jaxtheory.divergence import guarded_scan
+from jaxtheory.divergence import guarded_scan, mask_diverged
 from jaxtheory.optim import normalized_sgd_momentum, normalized_storm
 from jaxtheory.simulator import Simulator
 from jaxtheory.sweep.space import categorical
@@ -255,15 +255,17 @@ def run(spec: BG0Spec, params: dict, key: jax.Array) -> dict:
     )
     (delta, _, _, _, _, sum_g, max_ratio, max_dist), _, div = guarded_scan(step, init, jnp.arange(spec.steps))
     x = x0 + delta
-    ok = div < 0
-    guard = lambda v: jnp.where(ok, v, jnp.float32(jnp.nan))  # noqa: E731
-    return {
-        "mean_grad_norm": guard(sum_g / T.astype(jnp.float32)),
-        "final_grad_norm": guard(jnp.sqrt(jnp.sum(grad(x) ** 2))),
-        "final_gap": guard(gap(x)),
-        "final_dist": guard(jnp.sqrt(jnp.sum(delta**2))),
+    out = {
+        "mean_grad_norm": sum_g / T.astype(jnp.float32),
+        "final_grad_norm": jnp.sqrt(jnp.sum(grad(x) ** 2)),
+        "final_gap": gap(x),
+        "final_dist": jnp.sqrt(jnp.sum(delta**2)),
         "max_dist": max_dist,
-        "travel_ratio": guard(max_ratio),
+        "travel_ratio": max_ratio,
+    }
+    return {
+        **mask_diverged(out, div),
+        "max_dist": max_dist,  # up to the last finite step, also when the run diverged
         "iterations": T,
         "oracle_calls": jnp.where(is_storm, b0 + 2 * (T - 1), T),
         "diverged_step": div,

@@ -32,10 +32,21 @@ import jax
 import jax.numpy as jnp
 
 from jaxtheory import oracles
-from jaxtheory.divergence import guarded_scan
+from jaxtheory.divergence import guarded_scan, mask_diverged
 from jaxtheory.optim import pnorm_mirror_map, stochastic_mirror_descent
+from jaxtheory.sims._record import polyak_update
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
-__all__ = ["DEFAULT_PARAMS", "HeavyTailSpec", "ALGORITHMS", "OBJECTIVES", "mirror_exponent", "run"]
+__all__ = [
+    "DEFAULT_PARAMS",
+    "HeavyTailSpec",
+    "ALGORITHMS",
+    "OBJECTIVES",
+    "SIMULATOR",
+    "mirror_exponent",
+    "run",
+]
 
 #: Names of the ``algorithm`` codes: 0 SGD, 1 SMD with the p-norm map.
 ALGORITHMS = ("sgd", "smd")
@@ -141,15 +152,14 @@ def run(spec: HeavyTailSpec, params: dict, key: jax.Array) -> dict:
     opt = stochastic_mirror_descent(lr, pnorm_mirror_map(r))
 
     def step(carry, t):
-        x, state, sum_x, sum_g2, max_n = carry
+        x, state, avg_x, avg_g2, max_n = carry
         n = noise.sample(x, x0, jax.random.fold_in(key, t))
         g = grad(x)
         upd, state = opt.update(g + n, state, x)
         new = (
             x + upd,
             state,
-            sum_x + x,
-            sum_g2 + jnp.sum(g * g),
+            *polyak_update((avg_x, avg_g2), (x, jnp.sum(g * g)), t),  # means over x_0..x_t
             jnp.maximum(max_n, jnp.max(jnp.abs(n))),
         )
         carry = jax.tree.map(lambda a, b: jnp.where(t < T, a, b), new, carry)
@@ -157,13 +167,18 @@ def run(spec: HeavyTailSpec, params: dict, key: jax.Array) -> dict:
 
     zero = jnp.float32(0.0)
     init = (x0, opt.init(x0), jnp.zeros_like(x0), zero, zero)
-    (x, _, sum_x, sum_g2, max_n), _, div = guarded_scan(step, init, jnp.arange(spec.steps))
-    ok = div < 0
-    guard = lambda v: jnp.where(ok, v, jnp.float32(jnp.nan))  # noqa: E731
+    (x, _, avg_x, avg_g2, max_n), _, div = guarded_scan(step, init, jnp.arange(spec.steps))
     return {
-        "avg_gap": guard(gap(sum_x / Tf)),
-        "final_gap": guard(gap(x)),
-        "mean_sq_grad": guard(sum_g2 / Tf),
+        **mask_diverged({"avg_gap": gap(avg_x), "final_gap": gap(x), "mean_sq_grad": avg_g2}, div),
         "max_abs_noise": max_n,
         "diverged_step": div,
     }
+
+
+#: The simulator's declaration: algorithm and objective are categorical parameters (their
+#: labels in code order); every metric is a scalar per lane.
+SIMULATOR = Simulator(
+    run,
+    spec=HeavyTailSpec(),
+    params={**DEFAULT_PARAMS, "algorithm": categorical(*ALGORITHMS), "objective": categorical(*OBJECTIVES)},
+)

@@ -40,7 +40,8 @@ import numpy as np
 import optax
 
 from jaxtheory.optim import cv_zod, guided_es, hint_gd, n_evals, prgf, zo_gd, zo_gradient_estimate
-from jaxtheory.sims.quadratic import log_steps, spectrum
+from jaxtheory.sims._record import log_steps
+from jaxtheory.sims.quadratic import spectrum
 
 __all__ = [
     "ALGORITHMS",
