@@ -6,7 +6,7 @@
 :math:`\\theta` multiplies :math:`\\hat x_k` by :math:`e^{-ik\\theta}` (the Nyquist mode is
 left alone: a continuous rotation of a sampled signal is defined through its band-limited
 interpolant, whose Nyquist term has no well-defined phase). The energy
-(paper 000_11's digest, with every mode up to Nyquist included so that the zero set is a
+(the paper's, with every mode up to Nyquist included so that the zero set is a
 ring, not a ring times the free high modes)
 
 .. math::
@@ -21,7 +21,7 @@ with :math:`u = \\hat x_1/|\\hat x_1|`, :math:`m_k` the multiplicity of mode ``k
 full spectrum (1 for ``k = 0`` and ``N/2``, else 2) and one shared :math:`\\lambda_k =
 \\lambda_{hi}` for ``k > K``. The normalisation makes :math:`\\lambda_k = 1` the energy
 :math:`\\tfrac12\\lVert x - y\\rVert^2` of the nearest ring point ``y`` to second order (the
-digest's :math:`\\lambda_1(|\\hat x_1|^2 - c_1^2)^2` is the same term with
+paper's :math:`\\lambda_1(|\\hat x_1|^2 - c_1^2)^2` is the same term with
 :math:`\\lambda_1` rescaled). Every term is invariant under rotations, so
 :math:`\\langle\\nabla E, T\\rangle = 0` for the tangent field :func:`tangent`
 (:math:`\\hat x_k \\mapsto -ik\\hat x_k`), and the zero set is

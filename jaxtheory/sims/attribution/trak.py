@@ -53,7 +53,7 @@ __all__ = [
 LOSSES = ("logistic", "squared")
 
 #: Defaults of every parameter :func:`run` reads: ridge λ and the signal scale
-#: (θ* ~ N(0, signal² I), x ~ N(0, I/p), so x·θ* has variance signal²; the digest's 4).
+#: (θ* ~ N(0, signal² I), x ~ N(0, I/p), so x·θ* has variance signal², 4 by default).
 DEFAULT_PARAMS = {"lam": 0.1, "signal": 2.0}
 
 

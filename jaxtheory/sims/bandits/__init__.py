@@ -18,7 +18,7 @@ weights for shifting means: uniform sampling and importance-weighted gap estimat
   reference values of the claims (numpy / scipy).
 
 References:
-    Paper digest 000_02 (Shifting Means; no public preprint found).
+    Best-arm identification under Shifting Means (no public preprint found).
     Garivier and Kaufmann (2016), arXiv:1602.04589.
 """
 

@@ -10,7 +10,7 @@ References:
     Clopper, C. J. and Pearson, E. S. (1934). The use of confidence or fiducial limits
     illustrated in the case of the binomial. Biometrika.
     Garivier and Kaufmann (2016), arXiv:1602.04589 (lower bound).
-    Paper digest 000_02, sections 3 and 5.
+    Shifting-Means best-arm identification (lower bound and sample complexity).
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def lower_bound_time(gap: float, n_arms: int, sigma: float, c: float, delta: flo
         253.2
 
     References:
-        Paper digest 000_02, section 3 (lower bound); Garivier and Kaufmann (2016).
+        Shifting-Means best-arm identification (lower bound); Garivier and Kaufmann (2016).
     """
     V = sigma**2 + c**2
     T = 2.0 * V * (1.0 + math.sqrt(n_arms - 1)) ** 2 / gap**2
@@ -178,7 +178,7 @@ def ism_theory_predicted_tau(gap: float, n_arms: int, sigma: float, U: float, de
         15185
 
     References:
-        Paper digest 000_02, section 3 (sample complexity of the rule).
+        Shifting-Means best-arm identification (sample complexity of the rule).
     """
     K = float(n_arms)
 
@@ -222,7 +222,7 @@ def iw_second_moment(mu_a: float, mu_b: float, n_arms: int, sigma: float, shifts
 
 
 def iw_variance(mu_a: float, mu_b: float, n_arms: int, sigma: float, shifts) -> float:
-    """Variance of the importance-weighted gap increment (digest's :math:`V_Z`).
+    """Variance of the importance-weighted gap increment (the paper's :math:`V_Z`).
 
     .. math:: V_Z = \\mathbb E[(Z^{ab})^2] - (\\mu_a - \\mu_b)^2.
 

@@ -14,7 +14,7 @@ the learner's fresh randomness of the round. Every shift is clipped to the feasi
 interval :math:`[-U - \\min_a \\mu_a,\\; U - \\max_a \\mu_a]`.
 
 References:
-    Shifting-Means best-arm identification (paper digest 000_02, no public preprint).
+    Shifting-Means best-arm identification (no public preprint).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def instance_means(instance: str, n_arms: int, gap) -> jax.Array:
         [1.0, 0.5, 0.0]
 
     References:
-        Paper digest 000_02, section 4 (instances).
+        Shifting-Means best-arm identification (its problem instances).
     """
     gap = jnp.asarray(gap, dtype=jnp.result_type(float))
     if instance == "equal":
@@ -156,7 +156,7 @@ def shift(adversary: str, t, probs, mu, params, u) -> jax.Array:
         -1.0
 
     References:
-        Paper digest 000_02, sections 2 and 4 (environments E0-E4).
+        Shifting-Means best-arm identification (its environments E0-E4).
     """
     U = jnp.asarray(params["U"], mu.dtype)
     c = jnp.asarray(params["c"], mu.dtype)

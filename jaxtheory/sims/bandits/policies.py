@@ -54,7 +54,7 @@ References:
     Garivier and Kaufmann (2016), arXiv:1602.04589 (Track-and-Stop, GLRT stopping).
     Kalyanakrishnan, Tewari, Auer and Stone (2012), ICML (LUCB).
     Even-Dar, Mannor and Mansour (2006), JMLR (successive elimination).
-    Paper digest 000_02 (ISM: importance weights for shifting means).
+    Best-arm identification under Shifting Means (ISM: importance weights).
 """
 
 from __future__ import annotations

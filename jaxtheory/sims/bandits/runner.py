@@ -15,7 +15,7 @@ correct.
 
 References:
     JAX issue #2586 (vmap of while_loop runs until the slowest lane stops).
-    Paper digest 000_02, section 5 (d).
+    Shifting-Means best-arm identification (its experiments).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ class BAISpec:
 
 
 def default_params(**overrides) -> dict[str, float]:
-    """The smoke-test environment of paper digest 000_02 as a params dict.
+    """The small test environment of the Shifting-Means experiments as a params dict.
 
     ``gap`` = Δ, ``delta`` = δ, ``sigma`` = σ, ``U`` bounds :math:`|\\mu_a + s_t|`, ``c`` is
     the shift amplitude (negative: the largest feasible one, :math:`U - \\max_a|\\mu_a|`),
@@ -352,7 +352,7 @@ def run(spec: BAISpec, params, key) -> dict[str, jax.Array]:
         (True, 0)
 
     References:
-        Paper digest 000_02, section 5 (d).
+        Shifting-Means best-arm identification (its experiments).
     """
     if _per_delta(spec):
         one = dataclasses.replace(spec, deltas=())

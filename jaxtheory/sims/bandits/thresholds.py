@@ -4,7 +4,7 @@ References:
     Garivier, A. and Kaufmann, E. (2016). Optimal best arm identification with fixed
     confidence. COLT. arXiv:1602.04589 (heuristic GLRT threshold, section 6).
     Freedman, D. A. (1975). On tail probabilities for martingales. Ann. Probab.
-    Shifting-Means best-arm identification (paper digest 000_02, section 3).
+    Shifting-Means best-arm identification (its stopping threshold).
 """
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ def ism_theory_threshold(t, n_ab, delta, n_arms: int, U, sigma):
         580.4
 
     References:
-        Paper digest 000_02, section 3 (derivation re-checked: Freedman with
+        Shifting-Means best-arm identification, the stopping threshold (derivation
+        re-checked: Freedman with
         :math:`v = 2KU^2t`, :math:`R = (K+2)U` gives
         :math:`\\sqrt{2vL} + \\tfrac{2}{3} R L`; the union bound sums to δ).
     """

@@ -21,7 +21,7 @@ Closed forms (used in the tests): the ring :math:`C_n` has eigenvalues
 :math:`\\tfrac23(1 - \\cos(\\pi/8)) = 0.0507`; the :math:`s \\times s` torus has
 :math:`\\tfrac15 + \\tfrac25(\\cos(2\\pi j/s) + \\cos(2\\pi k/s))`, so the 4×4 torus has
 gap 0.4 (:math:`\\lambda_2 = 0.6 = |\\lambda_n|`): ring to torus at 16 nodes multiplies
-the gap by 7.9, it does not double it (CORRECTIONS.md, 000_17). On both graphs
+the gap by 7.9; it does not merely double it. On both graphs
 :math:`1 - \\lambda_2` and :math:`1 - \\max(|\\lambda_2|, |\\lambda_n|)` coincide; they
 differ on bipartite-like graphs with a large negative eigenvalue, where this module's
 definition is the one that bounds gossip's contraction.

@@ -1,6 +1,6 @@
 """Piecewise-constant partitions: quantile bins, per-cell statistics, complete binary trees.
 
-The shared piece of the function-space simulators (issue 22):
+The piece the function-space simulators share:
 
 * **bins**: :func:`quantile_edges` puts ``num_bins - 1`` edges per feature at the
   empirical quantiles, :func:`bin_features` maps values to bin indices in

@@ -19,8 +19,8 @@ The package's one ``run`` is the batch-bandit runner's
 submodules is re-exported here.
 
 References:
-    Paper digest 002_06 (GP-BTS without initial uncertainty sampling; no public preprint
-    found).
+    Parallel GP bandits: GP-BTS regret without initial uncertainty sampling (no public
+    preprint found).
     Desautels, Krause and Burdick (2014), JMLR 15:4053.
     Wilson et al. (2020), arXiv:2002.09309.
 """

@@ -1,7 +1,7 @@
 """Black-box optimisation with one unreliable feedback source: the exact Bayesian stand-in.
 
 A task draws an objective :math:`f` on a pool :math:`X` of :math:`n` candidates and one
-auxiliary source :math:`a` that scores some of them (paper digest 002_04, the
+auxiliary source :math:`a` that scores some of them (the
 *structured feedback prior*, reconstructed from the abstract of arXiv 2605.06187):
 
 .. math::
@@ -37,7 +37,7 @@ decreasing order of :math:`a` (then the rest in random order). Every step is a
 ``lax.scan`` iteration that refactorizes the :math:`T \\times T` buffer (unused slots are
 unit rows), :math:`O(|G|\\, T^2 n)` per step.
 
-The search-policy shape ``init / propose(state, key) / observe(state, x, y)`` of issue 24 is
+The search-policy shape ``init / propose(state, key) / observe(state, x, y)`` of :mod:`jaxtheory.sims.search` is
 kept here as :func:`policy_init`, :func:`policy_propose`, :func:`policy_observe` (the
 loop of :func:`run` is made of them).
 

@@ -54,7 +54,7 @@ References:
     Srinivas, Krause, Kakade and Seeger (2010), arXiv:0912.3995 (GP-UCB, β).
     Desautels, Krause and Burdick (2014), JMLR 15:4053 (GP-BUCB, uncertainty sampling).
     Kandasamy, Krishnamurthy, Schneider and Póczos (2018), arXiv:1705.09236 (parallel TS).
-    Paper digest 002_06 (GP-BTS without initial uncertainty sampling; no public preprint found).
+    Parallel GP bandits: GP-BTS regret without initial uncertainty sampling (no public preprint found).
 """
 
 from __future__ import annotations

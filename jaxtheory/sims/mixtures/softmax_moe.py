@@ -55,7 +55,7 @@ __all__ = [
 #: Names of the expert maps :math:`h` (see the module docstring).
 EXPERTS = ("linear", "gated")
 #: The true mixing measure for ``x ∈ R²``: rows ``(β₁, β₂, b, a₁, a₂, c)``, two experts
-#: with well-separated gates and experts (ours; the digest fixes no numbers).
+#: with well-separated gates and experts (our choice: the paper fixes no numbers).
 TRUE_ATOMS = ((1.0, -0.5, 0.2, 1.0, 0.5, 0.3), (-1.0, 0.5, -0.2, -0.6, 1.2, -0.4))
 #: Default of every parameter :func:`run` reads: the sample size ``n`` (a dynamic axis,
 #: masked: see :mod:`~jaxtheory.sims.mixtures.samples`).

@@ -1,7 +1,7 @@
 """Mixture-of-experts scaling: μP and MSSP across width, experts and sparsity (arXiv 2605.14200).
 
 Vankadara, Haas et al., "How to Scale Mixture-of-Experts: From μP to the Maximally
-Scale-Stable Parameterization" (digest 002_08).
+Scale-Stable Parameterization" (arXiv 2605.14200).
 
 * :mod:`~jaxtheory.sims.moe.model`: the MLP-MoE (flax linen): input layer, sigmoid
   router with :math:`(M_{base}/K)^\\alpha` gate normalisation, M experts, soft or top-K

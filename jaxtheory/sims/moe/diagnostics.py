@@ -1,6 +1,6 @@
 """Diagnostics of MoE training: the refined coordinate check and aggregation observables.
 
-arXiv 2605.14200 (digest 002_08 §4.1). For a layer :math:`\\ell` with weights
+arXiv 2605.14200. For a layer :math:`\\ell` with weights
 :math:`W_\\ell` and input :math:`a_\\ell` (both at step :math:`t` and at init), on the
 same probe inputs,
 
@@ -29,7 +29,7 @@ exactly as
 
 Width exponents of these quantities are fitted in the experiments with
 :func:`jaxtheory.analysis.loglog_slope` (seeds averaged before the logarithm, with a
-bootstrap interval over seeds; single seeds are too noisy, digest §5c).
+bootstrap interval over seeds; single seeds are too noisy).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The MLP-MoE of arXiv 2605.14200 (digest 002_08 §2.1) as a flax linen module.
+"""The MLP-MoE of arXiv 2605.14200 as a flax linen module.
 
 .. math::
     h = \\varphi(x W_{in}),\\quad z = h Q,\\quad

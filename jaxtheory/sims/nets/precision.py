@@ -15,8 +15,8 @@ float32) that happens exactly when the effective gap
 
 (rounding to nearest, ties to even); with equal non-target logits
 :math:`\\Delta_\\text{eff} = \\Delta - \\ln(K - 1)`, so the first plain gap is
-:math:`b\\ln 2 + \\ln(K-1)` (CORRECTIONS.md: the digest's 5.5 / 7.6 / 16.6 are the
-:math:`K = 2` values).
+:math:`b\\ln 2 + \\ln(K-1)` (for :math:`K = 2` it is :math:`b\\ln 2`: 5.5, 7.6 and 16.6 for
+:math:`b` = 8, 11 and 24).
 
 :func:`cross_entropy` is a :func:`jax.custom_vjp` that rounds with
 :func:`jax.lax.reduce_precision` after every primitive (forward and backward), so a

@@ -1,6 +1,6 @@
 r"""False-belief and false-photograph vignettes as token sequences, and a planted solver.
 
-A toy of the theory-of-mind probe sets of digest 000_15 (belief vs photograph ×
+A toy of the theory-of-mind probe sets of arXiv:2505.14685 (belief vs photograph ×
 changed vs unchanged world, in minimal pairs). Every vignette is a sequence of
 :data:`SEQ_LEN` tokens
 
@@ -14,7 +14,7 @@ the token ``BELIEF`` ("thinks the object is in") or ``PHOTO`` ("shows the object
 location, and the answer is ``FALSE`` when the representation is outdated
 (``stored != world``, the world *changed*) and ``TRUE`` otherwise. The answer therefore
 needs exactly the divergence between a stored representation and the current world
-token, in both kinds: the domain-general "divergence detector" of the digest. A
+token, in both kinds: the domain-general "divergence detector" of that paper. A
 minimal pair (:func:`minimal_pairs`) is a changed vignette and the same vignette with
 the world token set back to the stored one.
 
