@@ -12,10 +12,10 @@ illustrates them.
 from __future__ import annotations
 
 import numpy as np
-import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.claims import NotApplicable
+from jaxtheory.results import values_of
 from jaxtheory.sims.discrete import generation as gen
 from jaxtheory.sweep import Space, values
 
@@ -45,7 +45,7 @@ _PAIRED = ("alpha", "lam")
 
 def _per_collection(da):
     """Mean over the seeds: the sample is the collection (seeds share its residues and decoys)."""
-    return da.mean("seed") if "seed" in da.dims else da
+    return da.mean("seed")
 
 
 def _recall(ds, generator, **sel):
@@ -53,7 +53,7 @@ def _recall(ds, generator, **sel):
 
 
 def _needs_strict(ds, spec):
-    if "lam" in ds.dims and 1.0 not in set(ds["lam"].values.tolist()):
+    if 1.0 not in values_of(ds, "lam"):
         return "the preset has no λ = 1 (strict novelty) lanes"
     return None
 
@@ -90,18 +90,14 @@ def _gain(ds, spec):
 def _gain_withheld(ds, spec):
     """The recall gain at the α where the adversary withholds at least half of the target."""
     g = _gain(ds, spec)
-    keep = (
-        [a for a in np.atleast_1d(g["alpha"].values) if a <= LARGE_WITHHELD_ALPHA]
-        if "alpha" in g.dims
-        else []
-    )
+    keep = [a for a in values_of(g, "alpha") if a <= LARGE_WITHHELD_ALPHA]
     if not keep:
         raise NotApplicable(f"the preset has no α ≤ {LARGE_WITHHELD_ALPHA}")
-    return g.sel(alpha=keep)
+    return analysis.select(g, alpha=keep)
 
 
 def _needs_alphas(ds, spec):
-    if "alpha" not in ds.dims or ds.sizes["alpha"] < 2:
+    if values_of(ds, "alpha").size < 2:
         return "the preset sweeps fewer than two α"
     return _needs_strict(ds, spec)
 
@@ -111,109 +107,54 @@ def _lambda_recall(ds, spec):
 
 
 def _needs_lams(ds, spec):
-    if "lam" not in ds.dims or ds.sizes["lam"] < 2:
+    if values_of(ds, "lam").size < 2:
         return "the preset sweeps fewer than two λ"
     return None
 
 
 def _novelty_violations(ds, spec):
     """Lanes whose novel fraction is below the λ it was run with (by more than float32 round-off)."""
-    lam = ds["lam"] if "lam" in ds.dims else 1.0
-    return int((ds["novel_frac"] < lam - 1e-6).sum())
+    return int((ds["novel_frac"] < ds["lam"] - 1e-6).sum())
 
 
-def _lams(ds):
-    return sorted((float(v) for v in np.atleast_1d(ds["lam"].values)), reverse=True)
+def _collection_recall(ds, spec):
+    """Recall per collection (the mean over its seeds)."""
+    return _per_collection(ds["recall"])
 
 
-def _alphas(ds):
-    return sorted(float(v) for v in np.atleast_1d(ds["alpha"].values))
-
-
-_STYLE = {"km": ":", "density": "--", "tolerant": "-"}
-
-
-def _draw_recall(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    rec = analysis.select(ds["recall"], lam=1.0).mean("seed").rename(collection="seed")
-    for i, a in enumerate(_alphas(ds)):
-        for g in gen.GENERATORS:
-            plots.curves(
-                ax,
-                rec.sel(alpha=a, generator=g),
-                "window",
-                band="se",
-                log=(True, False),
-                ls=_STYLE[g],
-                color=f"C{i}",
-                label=f"{g}, α={a:g}" if g != "km" or i == 0 else None,
-            )
-        ax.axhline(a / 2, color=f"C{i}", lw=0.6, alpha=0.5)
-    ax.set_xlabel("window [1, N]")
-    ax.set_ylabel("recall |O ∩ K ∩ [1,N]| / |K ∩ [1,N]|")
-    ax.set_title("λ = 1; thin lines α/2; km dotted, density dashed, tolerant solid", fontsize=9)
-    ax.legend(fontsize=6, ncol=2)
+def _bins_in_rounds(ds, spec):
+    """The invalid fraction per bin, the bin at its middle round."""
+    width = spec.rounds // spec.bins
+    return ds["invalid_bins"].assign_coords(bin=(ds["bin"] + 0.5) * width)
 
 
 def _draw_invalid(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    inv = analysis.select(ds["invalid_bins"], lam=1.0)
-    inv = inv.transpose("generator", "bin", ...)
-    width = spec.rounds // spec.bins
-    inv = xr.DataArray(
-        inv.values.reshape(inv.sizes["generator"], spec.bins, -1),
-        dims=("generator", "bin", "seed"),
-        coords={"generator": inv["generator"].values, "bin": (np.arange(spec.bins) + 0.5) * width},
-    )
-    for g in gen.GENERATORS:
-        plots.curves(ax, inv.sel(generator=g), "bin", band="se", ls=_STYLE[g], marker="o", ms=3, label=g)
+    plots.curves(
+        _bins_in_rounds,
+        x="bin",
+        hue="generator",
+        over=("seed", "alpha", "collection"),
+        band="se",
+        sel={"lam": 1.0},
+        marker="o",
+        ms=3,
+        xlabel="round t",
+        ylabel="invalid fraction per bin (mean ± SE)",
+        title="λ = 1, pooled over α: decoys refuted before T/5; tolerant keeps hallucinating",
+    )(ds, spec, fig)
+    ax = fig.axes[0]
     t = np.arange(1, spec.rounds + 1)
-    c = float(gen.DEFAULT_PARAMS["c"])
-    ax.plot(t, np.minimum(1.0, c / np.sqrt(t)), color="0.5", lw=0.8, label="c/√t")
+    ax.plot(
+        t, np.minimum(1.0, float(gen.DEFAULT_PARAMS["c"]) / np.sqrt(t)), color="0.5", lw=0.8, label="c/√t"
+    )
     ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set_xlabel("round t")
-    ax.set_ylabel("invalid fraction per bin (mean ± SE)")
-    ax.set_title("λ = 1, pooled over α: decoys refuted before T/5; tolerant keeps hallucinating", fontsize=9)
     ax.legend(fontsize=7)
 
 
-def _draw_gain(ds, spec, fig):
-    ax1 = fig.add_subplot(1, 2, 1)
-    g = _gain(ds, spec).rename(collection="seed")
-    a = np.asarray(_alphas(ds))
-    plots.curves(
-        ax1,
-        g.assign_coords(alpha=1 - g["alpha"]).sortby("alpha"),
-        "alpha",
-        band="se",
-        marker="o",
-        label="tolerant − density",
-    )
-    ax1.plot(1 - a, 1 - a, ":", color="0.5", label="limit 1 − α")
-    ax1.set_xlabel("withheld fraction 1 − α")
-    ax1.set_ylabel(f"recall gain on [1, {GAIN_WINDOW}]")
-    ax1.legend(fontsize=7)
-    ax2 = fig.add_subplot(1, 2, 2)
-    if "lam" in ds.dims and ds.sizes["lam"] > 1:
-        r = _lambda_recall(ds, spec).rename(collection="seed")
-        for i, al in enumerate(_alphas(ds)):
-            for gname in ("density", "tolerant"):
-                plots.curves(
-                    ax2,
-                    r.sel(alpha=al, generator=gname),
-                    "lam",
-                    band="se",
-                    marker="o",
-                    ms=3,
-                    ls=_STYLE[gname],
-                    color=f"C{i}",
-                    label=f"{gname}, α={al:g}",
-                )
-        ax2.set_xlabel("required novel fraction λ")
-        ax2.set_ylabel(f"recall on [1, {LAMBDA_WINDOW}]")
-        ax2.legend(fontsize=5, ncol=2)
-    else:
-        ax2.text(0.5, 0.5, "one λ only", ha="center", transform=ax2.transAxes)
+def _withheld_gain(ds, spec):
+    """The recall gain per collection against the withheld fraction 1 − α."""
+    g = _gain(ds, spec)
+    return g.assign_coords(alpha=1 - g["alpha"]).sortby("alpha")
 
 
 DESCRIPTION = r"""
@@ -286,22 +227,7 @@ EXPERIMENT = Experiment(
             "The exact trade-off between recall, precision and λ-novelty characterised in the paper.",
         ),
     ),
-    run=gen.run,
-    spec=gen.GenerationSpec(),
-    params=dict(gen.DEFAULT_PARAMS),
-    metric_dims={
-        "recall": ("generator", "window"),
-        "last_invalid": ("generator",),
-        "invalid_last": ("generator",),
-        "invalid_bins": ("generator", "bin"),
-        "novel_frac": ("generator",),
-        "abstain": ("generator",),
-    },
-    coords=lambda spec: {
-        "generator": list(gen.GENERATORS),
-        "window": list(spec.windows),
-        "bin": np.arange(spec.bins),
-    },
+    simulator=gen.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(
@@ -452,11 +378,26 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "recall_windows",
-            _draw_recall,
-            "Recall on [1, N] against N (λ = 1), mean ± SE over collections: the density generator "
-            "sits on α/2 (thin lines); the Kleinberg–Mullainathan generator (random ranks, else the "
-            "smallest novel element) matches it on small windows and falls below it on large ones; "
-            "the tolerant one reaches 1 − α/2 on the small windows its ≈ 63 broad outputs "
+            plots.curves(
+                _collection_recall,
+                x="window",
+                hue="alpha",
+                facet="generator",
+                over="collection",
+                band="se",
+                sel={"lam": 1.0},
+                theory=lambda c, spec: c["alpha"] / 2,
+                theory_label="α/2",
+                logx=True,
+                label_fmt="α={:g}",
+                xlabel="window [1, N]",
+                ylabel="recall |O ∩ K ∩ [1,N]| / |K ∩ [1,N]|",
+                title="λ = 1",
+            ),
+            "Recall on [1, N] against N (λ = 1), mean ± SE over collections, one panel per generator: "
+            "the density generator sits on α/2 (dotted); the Kleinberg–Mullainathan generator (random "
+            "ranks, else the smallest novel element) matches it on small windows and falls below it on "
+            "large ones; the tolerant one reaches 1 − α/2 on the small windows its ≈ 63 broad outputs "
             "have filled.",
         ),
         Figure(
@@ -467,11 +408,38 @@ EXPERIMENT = Experiment(
             "follows c/√t (grey) times the invalid share of the broad language.",
         ),
         Figure(
-            "gain_and_lambda",
-            _draw_gain,
-            f"Left: recall gain of the tolerant over the density generator on [1, {GAIN_WINDOW}] "
-            f"against the withheld fraction 1 − α, with its limit 1 − α (dotted, under the points). "
-            f"Right: recall on [1, {LAMBDA_WINDOW}] against λ.",
+            "recall_gain",
+            plots.curves(
+                _withheld_gain,
+                x="alpha",
+                over="collection",
+                band="se",
+                theory=lambda c, spec: c["alpha"],
+                theory_label="limit 1 − α",
+                marker="o",
+                xlabel="withheld fraction 1 − α",
+                ylabel=f"recall gain on [1, {GAIN_WINDOW}]",
+            ),
+            f"Recall gain of the tolerant over the density generator on [1, {GAIN_WINDOW}] "
+            f"against the withheld fraction 1 − α, with its limit 1 − α (dotted, under the points).",
+        ),
+        Figure(
+            "lambda_recall",
+            plots.curves(
+                _lambda_recall,
+                x="lam",
+                hue="alpha",
+                facet="generator",
+                over="collection",
+                band="se",
+                marker="o",
+                ms=3,
+                label_fmt="α={:g}",
+                xlabel="required novel fraction λ",
+                ylabel=f"recall on [1, {LAMBDA_WINDOW}]",
+                requires=_needs_lams,
+            ),
+            f"Recall on [1, {LAMBDA_WINDOW}] against λ, per generator and α (mean ± SE over collections).",
         ),
     ],
     description=DESCRIPTION,

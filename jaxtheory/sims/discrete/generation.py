@@ -56,6 +56,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxtheory.simulator import Simulator
+
 __all__ = [
     "GENERATORS",
     "BLOCKS",
@@ -653,3 +655,24 @@ def run(spec: GenerationSpec, params, key):
         "final_critical": critical[-1],
         "last_refutation": jnp.max(jnp.where(decoy_alive, t, 0)).astype(jnp.int32),
     }
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=GenerationSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "recall": ("generator", "window"),
+        "last_invalid": ("generator",),
+        "invalid_last": ("generator",),
+        "invalid_bins": ("generator", "bin"),
+        "novel_frac": ("generator",),
+        "abstain": ("generator",),
+    },
+    coords=lambda spec: {
+        "generator": list(GENERATORS),
+        "window": list(spec.windows),
+        "bin": list(range(spec.bins)),
+    },
+)
