@@ -15,11 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.dc import dca
-from jaxtheory.sweep import Space, categorical, static, values, zipped
+from jaxtheory.sweep import Space, static, values, zipped
 
-#: The ``algo`` parameter: ``dca`` (plain proximal DCA) and ``explore`` (DCA + one step).
-ALGO = categorical(*dca.METHODS)
 #: The toy's global minimum is :math:`-n/2`; every other critical value is a multiple of
 #: :math:`-1/2` above it, so a final value within this of :math:`-n/2` is the global
 #: minimum (float32 rounding of the 50-term sum is below 1e-5).
@@ -70,22 +69,18 @@ QUOTE_RATES = (
 
 
 def _part(ds, problem):
-    """The results of one problem (the ``setting`` cell whose ``problem`` coordinate matches)."""
-    if "setting" not in ds.dims:
-        raise NotApplicable("the results have no setting dimension")
-    idx = [i for i, p in enumerate(np.atleast_1d(ds["problem"].values)) if str(p) == problem]
+    """The results of one problem (the ``setting`` cell whose ``problem`` coordinate matches),
+    on its own iterations (the static groups' longer horizons padded with NaN dropped)."""
+    idx = [i for i, p in enumerate(values_of(ds, "problem")) if str(p) == problem]
     if not idx:
         raise NotApplicable(f"the preset runs no {problem!r} problem")
-    sub = ds.isel(setting=idx[0])
-    if "step" in sub.dims:
-        sub = sub.sel(step=sub["h"].notnull().any([d for d in sub["h"].dims if d != "step"]))
-    return sub
+    return ds.isel(setting=idx[0]).dropna("step", how="all", subset=["h"])
 
 
 def _method(ds, method):
-    if method not in [str(m) for m in ds["algo"].values]:
+    if method not in [str(m) for m in values_of(ds, "algo")]:
         raise NotApplicable(f"the preset runs no {method!r} lanes")
-    return ds.sel(algo=method)
+    return as_dims(ds, "algo").sel(algo=method)
 
 
 def _replicas(da):
@@ -123,7 +118,7 @@ def _psi_ok(ds, spec):
 def _per_cell_max(name):
     def measure(ds, spec):
         out = {}
-        for problem in [str(p) for p in np.atleast_1d(ds["problem"].values)]:
+        for problem in [str(p) for p in values_of(ds, "problem")]:
             sub = _part(ds, problem)
             for m in [str(v) for v in sub["algo"].values]:
                 vals = np.asarray(sub[name].sel(algo=m).values, float)
@@ -176,72 +171,30 @@ def _ls_not_lower(ds, spec):
 def _evals_residual(ds, spec):
     """max over exploration lanes of |n_evals − 2K|: h(x_1/2) and h(z) per iteration."""
     out = {}
-    for problem in [str(p) for p in np.atleast_1d(ds["problem"].values)]:
+    for problem in [str(p) for p in values_of(ds, "problem")]:
         e = _method(_part(ds, problem), "explore")
         K = float(e["steps"])
         out[f"problem={problem}"] = float(np.max(np.abs(np.asarray(e["n_evals"], float) - 2 * K)))
     return out
 
 
-def _draw_toy(ds, spec, fig):
-    try:
-        toy = _part(ds, "toy")
-    except NotApplicable as err:
-        plots.not_applicable(fig, str(err))
-        return
-    ax = fig.add_subplot(1, 1, 1)
-    h = toy["h"].stack(chain=[d for d in toy["h"].dims if d not in ("step", "algo")])
-    plots.curves(ax, h, "step", over="chain", hue="algo", band="iqr", log=(True, False), label_fmt="{}")
-    n = float(toy["dim"])
-    ax.axhline(-n / 2, color="k", lw=0.6, ls=":")
-    ax.set_xlabel("iteration k")
-    ax.set_ylabel("h(x_k): median, IQR over seeds")
-    ax.set_title(f"toy ½‖x‖² − ‖x‖₁ on [−2, 2]^{int(n)}; dotted: −n/2", fontsize=9)
-    ax.legend(fontsize=7)
+def _h_of(problem):
+    """Figure metric: h(x_k) of one problem (NotApplicable where the preset runs none)."""
+    return lambda ds, spec: _part(ds, problem)["h"]
 
 
-def _draw_ls(ds, spec, fig):
-    try:
-        ls = _part(ds, "sparse_ls")
-    except NotApplicable as err:
-        plots.not_applicable(fig, str(err))
-        return
-    lams = list(np.atleast_1d(ls["lam"].values)) if "lam" in ls.dims else [None]
-    for i, lam in enumerate(lams):
-        ax = fig.add_subplot(1, len(lams), i + 1)
-        sub = ls if lam is None else ls.sel(lam=lam)
-        gap = sub["h"] - sub["h"].min(["step", "algo"]) + 1e-9
-        plots.curves(ax, gap, "step", hue="algo", band="iqr", log=(True, True), label_fmt="{}")
-        ax.set_xlabel("iteration k")
-        if i == 0:
-            ax.set_ylabel("h(x_k) − min over both methods + 1e-9")
-        ax.set_title("λ(‖x‖₁ − ‖x‖₂)" + ("" if lam is None else f", λ = {lam:g}"), fontsize=9)
-        ax.legend(fontsize=7)
-
-
-def _draw_pr(ds, spec, fig):
-    try:
-        pr = _part(ds, "phase_retrieval")
-    except NotApplicable as err:
-        plots.not_applicable(fig, f"{err} (the full preset does)")
-        return
-    ax = fig.add_subplot(1, 1, 1)
-    h = pr["h"].stack(chain=[d for d in pr["h"].dims if d not in ("step", "algo")])
-    plots.curves(ax, h, "step", over="chain", hue="algo", band="iqr", log=(True, True), label_fmt="{}")
-    ax.set_xlabel("iteration k")
-    ax.set_ylabel("h(x_k): median, IQR over seeds")
-    ax.set_title("robust phase retrieval, prox-linear base map", fontsize=9)
-    ax.legend(fontsize=7)
+def _ls_gap(ds, spec):
+    """h(x_k) − the smallest value either method reached on that seed, + 1e-9."""
+    h = _part(ds, "sparse_ls")["h"]
+    return h - h.min(["step", "algo"]) + 1e-9
 
 
 def _draw_psi(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     labels, data = [], []
-    for problem in [str(p) for p in np.atleast_1d(ds["problem"].values)]:
-        sub = _part(ds, problem)
-        lams = (
-            list(np.atleast_1d(sub["lam"].values)) if problem == "sparse_ls" and "lam" in sub.dims else [None]
-        )
+    for problem in [str(p) for p in values_of(ds, "problem")]:
+        sub = as_dims(_part(ds, problem), "algo", "lam")
+        lams = list(sub["lam"].values) if problem == "sparse_ls" else [None]
         for lam in lams:
             for m in [str(v) for v in sub["algo"].values]:
                 part = sub["psi_r"].sel(algo=m) if lam is None else sub["psi_r"].sel(algo=m, lam=lam)
@@ -388,11 +341,7 @@ EXPERIMENT = Experiment(
             "Rate preservation for prox-linear-type base maps (no prox-linear problem is built).",
         ),
     ),
-    run=dca.run,
-    spec=dca.DCSpec(),
-    params={**dca.DEFAULT_PARAMS, "algo": ALGO},
-    metric_dims={"h": ("step",), "step_sq": ("step",), "h_final_r": ("replica",), "psi_r": ("replica",)},
-    coords=lambda spec: {"step": np.arange(1, spec.steps + 1), "replica": np.arange(spec.replicas)},
+    simulator=dca.SIMULATOR,
     presets={
         "smoke": Preset(
             _space(50, 200, 200, 500, 64),
@@ -530,19 +479,55 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "toy",
-            _draw_toy,
+            plots.curves(
+                _h_of("toy"),
+                x="step",
+                hue="algo",
+                over=("seed", "lam"),
+                band="iqr",
+                logx=True,
+                theory=lambda c, spec: -float(c["dim"]) / 2,
+                theory_label="−n/2",
+                label_fmt="{}",
+                xlabel="iteration k",
+                ylabel="h(x_k): median, IQR over seeds",
+                title="toy ½‖x‖² − ‖x‖₁ on [−2, 2]ⁿ",
+            ),
             "Toy: h(x_k) against the iteration, median and IQR over seeds; DCA stalls at "
             "−12.5, DCA + exploration reaches −n/2 = −25 (dotted).",
         ),
         Figure(
             "sparse_ls",
-            _draw_ls,
+            plots.curves(
+                _ls_gap,
+                x="step",
+                hue="algo",
+                band="iqr",
+                logx=True,
+                logy=True,
+                label_fmt="{}",
+                xlabel="iteration k",
+                ylabel="h(x_k) − min over both methods + 1e-9",
+                title="λ(‖x‖₁ − ‖x‖₂)",
+            ),
             "DC-sparse least squares: h(x_k) minus the smallest value either method reached on "
             "that seed, median and IQR over seeds, per penalty λ (the two methods coincide).",
         ),
         Figure(
             "phase_retrieval",
-            _draw_pr,
+            plots.curves(
+                _h_of("phase_retrieval"),
+                x="step",
+                hue="algo",
+                over=("seed", "lam"),
+                band="iqr",
+                logx=True,
+                logy=True,
+                label_fmt="{}",
+                xlabel="iteration k",
+                ylabel="h(x_k): median, IQR over seeds",
+                title="robust phase retrieval, prox-linear base map",
+            ),
             "Robust phase retrieval (full preset only): h(x_k) with prox-linear as the base map "
             "('dca' lanes) and with the exploration step, median and IQR over seeds.",
         ),

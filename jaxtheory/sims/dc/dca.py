@@ -32,12 +32,24 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxtheory import oracles
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim import random_feasible_exploration
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
-__all__ = ["DCSpec", "DEFAULT_PARAMS", "METHODS", "PROBLEMS", "chain_instance", "make_problem", "run"]
+__all__ = [
+    "DCSpec",
+    "DEFAULT_PARAMS",
+    "METHODS",
+    "PROBLEMS",
+    "SIMULATOR",
+    "chain_instance",
+    "make_problem",
+    "run",
+]
 
 #: The ``algo`` codes: 0 plain proximal DCA, 1 DCA followed by one exploration step.
 METHODS = ("dca", "explore")
@@ -271,3 +283,14 @@ def run(spec: DCSpec, params: dict, key: jax.Array) -> dict:
     for name in ("max_rise", "descent_slack", "rate_ratio"):  # worst chain
         first[name] = jnp.max(outs[name])
     return first
+
+
+#: The simulator's declaration: ``algo`` is categorical (labels :data:`METHODS`); the
+#: curves run over the iterations 1..steps, the per-chain outputs over the replicas.
+SIMULATOR = Simulator(
+    run,
+    spec=DCSpec(),
+    params={**DEFAULT_PARAMS, "algo": categorical(*METHODS)},
+    metric_dims={"h": ("step",), "step_sq": ("step",), "h_final_r": ("replica",), "psi_r": ("replica",)},
+    coords=lambda spec: {"step": np.arange(1, spec.steps + 1), "replica": np.arange(spec.replicas)},
+)
