@@ -22,6 +22,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims import gp_bandits as gpb
 from jaxtheory.sweep import Space, static, values, zipped
 
@@ -62,68 +63,39 @@ _PAIRED = ("q", "noise_var", "init_evals")
 
 # -- selections on the assembled dataset -------------------------------------------------
 
+#: The axes a GP-BTS configuration is selected by (swept or not, each a coordinate).
+_AXES = ("policy", "q", "noise_var", "init_evals")
 
-def _select(da, spec, policy=None, q=None, noise=None, init=None):
-    """``da`` at one (policy, Q, σ², L); a value that is not a dimension must match the run's."""
-    fixed = {
-        "policy": spec.policy,
-        "q": spec.q,
-        "noise_var": gpb.DEFAULT_PARAMS["noise_var"],
-        "init_evals": 0,
-    }
-    want = {"policy": policy, "q": q, "noise_var": noise, "init_evals": init}
-    for k, v in want.items():
-        if v is None:
-            continue
-        if k in da.dims:
-            da = da.sel({k: v})
-        elif k in da.coords and np.ndim(da.coords[k].values) == 0:
-            if da.coords[k].values.item() != v:
-                raise KeyError(f"{k}={v} is not in this run")
-        elif fixed[k] != v:
-            raise KeyError(f"{k}={v} is not in this run")
-    return da
+
+def _select(da, **sel):
+    """``da`` at the given values of :data:`_AXES`; the others become dimensions."""
+    return as_dims(da, *_AXES).sel({k: v for k, v in sel.items() if v is not None})
 
 
 def _instances(da):
     """The per-instance sample: dimension ``instance``.
 
-    GP prior draws: one instance per function (``fn_seed``; seeds of one function are
-    averaged within it). Test functions: one instance per seed.
+    GP prior draws shared across lanes (``fn_seed >= 0``): one instance per function
+    (seeds of one function are averaged within it). Otherwise (test functions): one
+    instance per seed.
     """
-    if "fn_seed" in da.dims:
-        if "seed" in da.dims:
-            da = da.mean("seed")
-        da = da.rename(fn_seed="instance")
-    elif "seed" in da.dims:
-        da = da.rename(seed="instance")
+    if bool((da["fn_seed"] >= 0).all()):
+        da = as_dims(da, "fn_seed").mean("seed").rename(fn_seed="instance")
     else:
-        raise ValueError(f"no sample dimension (fn_seed or seed) among {tuple(da.dims)}")
-    return da.drop_vars([c for c in da.coords if c not in da.dims])
+        da = da.rename(seed="instance")
+    return da.reset_coords(drop=True)
 
 
-def _axis(ds, name, default):
-    return [v.item() if hasattr(v, "item") else v for v in ds[name].values] if name in ds.dims else [default]
-
-
-def _qs(ds, spec):
-    return [int(q) for q in _axis(ds, "q", spec.q)]
+def _ints(ds, name):
+    return [int(v) for v in values_of(ds, name)]
 
 
 def _noises(ds):
-    return [float(s) for s in _axis(ds, "noise_var", gpb.DEFAULT_PARAMS["noise_var"])]
+    return [float(s) for s in values_of(ds, "noise_var")]
 
 
-def _policies(ds, spec):
-    return [str(p) for p in _axis(ds, "policy", spec.policy)]
-
-
-def _inits(ds):
-    return [int(v) for v in _axis(ds, "init_evals", 0)]
-
-
-def _budget(ds, spec):
-    return int(ds.sizes["eval"]) if "eval" in ds.sizes else spec.budget
+def _policies(ds):
+    return [str(p) for p in values_of(ds, "policy")]
 
 
 def _noisy(ds):
@@ -131,32 +103,36 @@ def _noisy(ds):
     return NOISY if NOISY in noises else max(noises)
 
 
-def _objectives(ds, spec):
+def _objectives(ds):
     """``[(label, dim, dataset)]``: one entry per objective (test function) in the run.
 
-    The ``test-functions`` preset zips spec fields into a ``function`` dimension; other
-    runs hold one objective (``spec.objective``, ``"gp"``: GP prior draws).
+    The ``test-functions`` preset zips spec fields into one axis; other runs hold one
+    objective (``"gp"``: GP prior draws).
     """
-    if "function" not in ds.dims:
-        label = "GP prior draws" if spec.objective == "gp" else spec.objective
-        return [(label, int(spec.dim), ds)]
-    names = [str(v) for v in np.asarray(ds["objective"].values).ravel()]
-    dims = [int(v) for v in np.asarray(ds["dim"].values).ravel()]
-    return [(name, d, ds.isel(function=i)) for i, (name, d) in enumerate(zip(names, dims))]
+    obj = ds["objective"]
+    subsets = [ds.isel(dict(zip(obj.dims, i))) for i in np.ndindex(obj.shape)]
+    return [
+        (
+            "GP prior draws" if str(d["objective"].values) == "gp" else str(d["objective"].values),
+            int(d["dim"]),
+            d,
+        )
+        for d in subsets
+    ]
 
 
-def _is_gp(ds, spec):
-    return "function" not in ds.dims and spec.objective == "gp"
+def _is_gp(ds):
+    return bool((ds["objective"] == "gp").all())
 
 
 def _gp_only(ds, spec):
     """``requires``: a claim about GP prior draws."""
-    return None if _is_gp(ds, spec) else _GP_ONLY
+    return None if _is_gp(ds) else _GP_ONLY
 
 
 def _test_functions_only(ds, spec):
     """``requires``: a claim about the closed-form test functions."""
-    return None if not _is_gp(ds, spec) else "test functions only (the test-functions preset)"
+    return None if not _is_gp(ds) else "test functions only (the test-functions preset)"
 
 
 def _cases(parts):
@@ -185,24 +161,21 @@ def _family_level(m):
     return 1.0 - (1.0 - analysis.DEFAULT_LEVEL) / max(1, m)
 
 
-def _bts(ds, spec, metric="cum_regret", *, noise=None, init=0):
-    """GP-BTS ``metric`` with dims (instance, q[, ...]) at σ² = ``noise`` (if given) and L = ``init``."""
-    return _instances(_select(ds[metric], spec, policy="bts", noise=noise, init=init))
+def _bts(ds, metric="cum_regret", *, noise=None):
+    """GP-BTS ``metric`` (no US) with dims (instance, q[, noise_var], ...) at σ² = ``noise`` if given."""
+    return _instances(_select(ds[metric], policy="bts", noise_var=noise, init_evals=0))
 
 
 def _late_qs(ds, spec):
     """The batch sizes whose late window [N/2, N] satisfies N/2 >= 4Q."""
-    N = _budget(ds, spec)
-    return [q for q in _qs(ds, spec) if N // 2 >= 4 * q]
+    return [q for q in _ints(ds, "q") if spec.budget // 2 >= 4 * q]
 
 
 def _late_increment(ds, spec, noise):
     """Per instance and Q: the late-phase increment R(N) - R(N/2) of GP-BTS (no US)."""
-    N = _budget(ds, spec)
-    cum = _bts(ds, spec, noise=noise)
-    inc = cum.sel(eval=N) - cum.sel(eval=N // 2)
-    qs = _late_qs(ds, spec)
-    return inc.sel(q=qs) if "q" in inc.dims else inc.expand_dims(q=qs)
+    N = spec.budget
+    cum = _bts(ds, noise=noise)
+    return (cum.sel(eval=N) - cum.sel(eval=N // 2)).sel(q=_late_qs(ds, spec))
 
 
 # -- measures -----------------------------------------------------------------------------
@@ -210,18 +183,12 @@ def _late_increment(ds, spec, noise):
 
 def _prototype_regret(ds, spec):
     """R(N) of GP-BTS (no US) at the prototype's (σ², Q, N) present in the run."""
-    cum = _bts(ds, spec)
     noises = [s for s in _noises(ds) if any(np.isclose(s, p) for p in PROTOTYPE)]
-    qs = [q for q in _qs(ds, spec) if q in PROTOTYPE[NOISY]]
-    Ns = [N for N in PROTOTYPE_N if N <= _budget(ds, spec)]
+    qs = [q for q in _ints(ds, "q") if q in PROTOTYPE[NOISY]]
+    Ns = [N for N in PROTOTYPE_N if N <= spec.budget]
     if not (noises and qs and Ns):
         raise ValueError("the run has no (σ², Q, N) of the prototype table")
-    cum = cum.sel(eval=Ns)
-    if "noise_var" in cum.dims:
-        cum = cum.sel(noise_var=noises)
-    if "q" in cum.dims:
-        cum = cum.sel(q=qs)
-    return cum
+    return _bts(ds).sel(eval=Ns, noise_var=noises, q=qs)
 
 
 def _prototype_value(c):
@@ -248,11 +215,11 @@ def _increments_noisy(ds, spec):
 
 def _gap_growth(ds, spec):
     """Growth of R(N;Q) - R(N;1) over [max(N/8, 4Q), N] relative to R(N;1)'s growth (σ² = 0.1)."""
-    N = _budget(ds, spec)
-    cum = _bts(ds, spec, noise=_noisy(ds))
+    N = spec.budget
+    cum = _bts(ds, noise=_noisy(ds))
     r1 = cum.sel(q=1)
     nums, dens = {}, {}
-    for q in _qs(ds, spec):
+    for q in _ints(ds, "q"):
         lo = max(N // 8, 4 * q)
         if q == 1 or lo >= N:
             continue
@@ -269,18 +236,18 @@ def _gap_growth(ds, spec):
 
 def _us_cost(ds, spec, which):
     """Paired R(N; US of length L) - R(N; no US), GP-BTS, per objective, Q, σ² and L."""
-    N = _budget(ds, spec)
     parts = {}
-    objs = _objectives(ds, spec)
+    objs = _objectives(ds)
     for label, _, d in objs:
         pre = f"{label}," if len(objs) > 1 else ""
-        for q in _qs(d, spec):
+        cum = _select(d["cum_regret"], policy="bts").sel(eval=spec.budget)
+        for q in _ints(d, "q"):
             for s2 in _noises(d):
-                base = _select(d["cum_regret"], spec, policy="bts", q=q, noise=s2, init=0).sel(eval=N)
-                for L in _inits(d):
+                base = cum.sel(q=q, noise_var=s2, init_evals=0)
+                for L in _ints(d, "init_evals"):
                     if L == 0 or not which(L, q):
                         continue
-                    w = _select(d["cum_regret"], spec, policy="bts", q=q, noise=s2, init=L).sel(eval=N)
+                    w = cum.sel(q=q, noise_var=s2, init_evals=L)
                     parts[f"{pre}Q={q},σ²={s2:g},L={L}"] = _instances(w - base)
     return _cases(parts)
 
@@ -295,8 +262,8 @@ def _us_one_batch(ds, spec):
 
 def _requires_us(which, what):
     def requires(ds, spec):
-        for q in _qs(ds, spec):
-            if any(L > 0 and which(L, q) for L in _inits(ds)):
+        for q in _ints(ds, "q"):
+            if any(L > 0 and which(L, q) for L in _ints(ds, "init_evals")):
                 return None
         return f"no uncertainty-sampling phase with {what} in this preset"
 
@@ -324,26 +291,24 @@ def _exponent_curve(noise):
     """R(N) of GP-BTS at the smallest Q and σ² = ``noise`` at the powers of two in [N/8, N]."""
 
     def measure(ds, spec):
-        N = _budget(ds, spec)
-        q = min(_qs(ds, spec))
+        N = spec.budget
         Ns = [2**k for k in range(40) if N // 8 <= 2**k <= N]
-        cum = _bts(ds, spec, noise=noise)
-        return (cum.sel(q=q) if "q" in cum.dims else cum).sel(eval=Ns)
+        return _bts(ds, noise=noise).sel(q=min(_ints(ds, "q")), eval=Ns)
 
     return measure
 
 
 def _beats_random_gp(ds, spec):
     """Paired R(N) - N r̄ (r̄: random search's exact expected regret) for every N >= 2Q."""
-    N = _budget(ds, spec)
+    N = spec.budget
     parts = {}
-    for pol in _policies(ds, spec):
+    for pol in _policies(ds):
         if pol == "random":
             continue
-        for q in _qs(ds, spec):
+        for q in _ints(ds, "q"):
             for s2 in _noises(ds):
-                cur = _select(ds["cum_regret"], spec, policy=pol, q=q, noise=s2, init=0)
-                rnd = _select(ds["random_regret"], spec, policy=pol, q=q, noise=s2, init=0)
+                cur = _select(ds["cum_regret"], policy=pol, q=q, noise_var=s2, init_evals=0)
+                rnd = _select(ds["random_regret"], policy=pol, q=q, noise_var=s2, init_evals=0)
                 _per_n(
                     parts, f"{pol},Q={q},σ²={s2:g}", _instances(cur - cur["eval"] * rnd), range(2 * q, N + 1)
                 )
@@ -352,14 +317,14 @@ def _beats_random_gp(ds, spec):
 
 def _beats_random_after_burn_in(ds, spec):
     """Paired [R(N) - R(B)] - (N - B) r̄ for N > B = 2d and N >= 2Q, per function, Q and σ²."""
-    N = _budget(ds, spec)
+    N = spec.budget
     parts = {}
-    for label, dim, d in _objectives(ds, spec):
+    for label, dim, d in _objectives(ds):
         B = 2 * dim
-        for q in _qs(d, spec):
+        for q in _ints(d, "q"):
             for s2 in _noises(d):
-                cur = _select(d["cum_regret"], spec, policy="bts", q=q, noise=s2, init=0)
-                rnd = _select(d["random_regret"], spec, policy="bts", q=q, noise=s2, init=0)
+                cur = _select(d["cum_regret"], policy="bts", q=q, noise_var=s2, init_evals=0)
+                rnd = _select(d["random_regret"], policy="bts", q=q, noise_var=s2, init_evals=0)
                 paid = (cur - cur.sel(eval=B, drop=True)) - (cur["eval"] - B) * rnd
                 _per_n(parts, f"{label},Q={q},σ²={s2:g}", _instances(paid), range(max(B + 1, 2 * q), N + 1))
     return _cases(parts)
@@ -367,45 +332,41 @@ def _beats_random_after_burn_in(ds, spec):
 
 def _simple_vs_random(ds, spec):
     """Paired SR(N) - SR_random(N) at the final N, per objective, policy, Q and σ² (no US)."""
-    N = _budget(ds, spec)
+    N = spec.budget
     parts = {}
-    objs = _objectives(ds, spec)
+    objs = _objectives(ds)
     for label, _, d in objs:
         pre = f"{label}," if len(objs) > 1 else ""
-        for pol in _policies(d, spec):
+        for pol in _policies(d):
             if pol == "random":
                 continue
-            for q in _qs(d, spec):
+            for q in _ints(d, "q"):
                 for s2 in _noises(d):
-                    sr = _select(d["simple_regret"], spec, policy=pol, q=q, noise=s2, init=0)
-                    rs = _select(d["random_simple_regret"], spec, policy=pol, q=q, noise=s2, init=0)
+                    sr = _select(d["simple_regret"], policy=pol, q=q, noise_var=s2, init_evals=0)
+                    rs = _select(d["random_simple_regret"], policy=pol, q=q, noise_var=s2, init_evals=0)
                     parts[f"{pre}{pol},Q={q},σ²={s2:g}"] = _instances(sr.sel(eval=N) - rs.sel(eval=N))
     return _cases(parts)
 
 
 def _final_coverage(ds, spec):
     """Per function: the final-round coverage of μ ± 2σ, averaged over every configuration."""
-    finals = []
-    for q in _qs(ds, spec):
-        da = _select(ds["coverage_round"], spec, q=q)
-        finals.append(_instances(da.isel(round=spec.budget // q - 1)))
-    cov = xr.concat(finals, dim="__q")
-    return cov.mean([d for d in cov.dims if d != "instance"])
+    cov = as_dims(ds["coverage_round"], "q")
+    cov = _instances(cov.isel(round=spec.budget // cov["q"] - 1))
+    return cov.mean(set(cov.dims) - {"instance"})
 
 
 # -- figures ------------------------------------------------------------------------------
 
 
 def _draw_simple(ds, spec, fig):
-    objs = _objectives(ds, spec)
+    objs = _objectives(ds)
     axes = fig.subplots(1, len(objs), squeeze=False)[0]
-    N = _budget(ds, spec)
     for ax, (label, _, d) in zip(axes, objs):
         s2 = max(_noises(d))
-        pols = [p for p in _policies(d, spec) if p != "random"]
-        for j, q in enumerate(_qs(d, spec)):
+        pols = [p for p in _policies(d) if p != "random"]
+        for j, q in enumerate(_ints(d, "q")):
             for pol, ls in zip(pols, ["-", "--"]):
-                sr = _instances(_select(d["simple_regret"], spec, policy=pol, q=q, noise=s2, init=0))
+                sr = _instances(_select(d["simple_regret"], policy=pol, q=q, noise_var=s2, init_evals=0))
                 plots.curves(
                     ax,
                     sr,
@@ -417,10 +378,10 @@ def _draw_simple(ds, spec, fig):
                     ls=ls,
                     label=f"{pol.upper()} Q={q}",
                 )
-            rs = _instances(_select(d["random_simple_regret"], spec, policy=pols[0], q=q, noise=s2, init=0))
+            rs = _select(d["random_simple_regret"], policy=pols[0], q=q, noise_var=s2, init_evals=0)
             plots.curves(
                 ax,
-                rs,
+                _instances(rs),
                 "eval",
                 over="instance",
                 band=None,
@@ -429,7 +390,7 @@ def _draw_simple(ds, spec, fig):
                 ls=":",
                 label=f"random search (Q={q} lanes)",
             )
-        ax.set_xlim(1, N)
+        ax.set_xlim(1, spec.budget)
         ax.set_ylim(bottom=SIMPLE_REGRET_FLOOR)  # mean − SE may be <= 0 on a log axis
         ax.set_xlabel("evaluations N")
         ax.set_title(f"{label}, σ² = {s2:g}", fontsize=9)
@@ -437,36 +398,19 @@ def _draw_simple(ds, spec, fig):
     axes[0].legend(fontsize=6)
 
 
-def _draw_regret(ds, spec, fig):
-    if not _is_gp(ds, spec):
-        plots.not_applicable(fig, _GP_ONLY + "; see simple_regret")
-        return
-    noises = _noises(ds)
-    axes = fig.subplots(1, len(noises), squeeze=False)[0]
-    for ax, s2 in zip(axes, noises):
-        for pol, ls in zip([p for p in _policies(ds, spec) if p != "random"], ["-", "--"]):
-            cum = _instances(_select(ds["cum_regret"], spec, policy=pol, noise=s2, init=0))
-            if "q" not in cum.dims:
-                cum = cum.expand_dims(q=_qs(ds, spec))
-            plots.curves(
-                ax,
-                cum,
-                "eval",
-                over="instance",
-                hue="q",
-                band="se",
-                log=(True, True),
-                ls=ls,
-                label_fmt=lambda q, pol=pol: f"{pol.upper()} Q={q}",
-            )
-        ax.set_xlabel("evaluations N")
-        ax.set_title(f"σ² = {s2:g}")
-    axes[0].set_ylabel("cumulative regret R(N), mean ± SE over functions")
-    axes[0].legend(fontsize=7)
+def _regret_no_us(ds, spec):
+    """Cumulative regret per instance of every policy but random search, no US."""
+    pols = [p for p in _policies(ds) if p != "random"]
+    return _instances(_select(ds["cum_regret"], init_evals=0).sel(policy=pols))
+
+
+def _regret_at_budget(ds, spec):
+    """R(N) of GP-BTS per instance at the largest noise level, by Q and L."""
+    return _instances(_select(ds["cum_regret"], policy="bts", noise_var=_noisy(ds)).sel(eval=spec.budget))
 
 
 def _draw_ratio(ds, spec, fig):
-    if not _is_gp(ds, spec):
+    if not _is_gp(ds):
         plots.not_applicable(fig, _GP_ONLY)
         return
     noises = _noises(ds)
@@ -495,35 +439,6 @@ def _draw_ratio(ds, spec, fig):
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_ylabel("late increment R(N)−R(N/2), relative to Q = 1")
     ax.legend(fontsize=7)
-
-
-def _draw_us(ds, spec, fig):
-    if not _is_gp(ds, spec):
-        plots.not_applicable(fig, _GP_ONLY)
-        return
-    ax = fig.add_subplot(1, 1, 1)
-    N = _budget(ds, spec)
-    s2 = _noisy(ds)
-    cum = _instances(_select(ds["cum_regret"], spec, policy="bts", noise=s2)).sel(eval=N)
-    if "init_evals" not in cum.dims:
-        cum = cum.expand_dims(init_evals=_inits(ds))
-    if "q" not in cum.dims:
-        cum = cum.expand_dims(q=_qs(ds, spec))
-    plots.curves(
-        ax,
-        cum,
-        "q",
-        over="instance",
-        hue="init_evals",
-        band="se",
-        log=(2, False),
-        marker="o",
-        label_fmt=lambda L: f"US phase L={L}" if L else "no US phase",
-    )
-    ax.set_xlabel("batch size Q")
-    ax.set_ylabel(f"R(N = {N}), mean ± SE over functions")
-    ax.set_title(f"GP-BTS, σ² = {s2:g}: equal budget N")
-    ax.legend(fontsize=8)
 
 
 DESCRIPTION = r"""
@@ -610,7 +525,7 @@ EXPERIMENT = Experiment(
         "(abstract only; no public preprint found)",
         authors="unknown (abstract only)",
     ),
-    run=gpb.run,
+    simulator=gpb.SIMULATOR,
     spec=gpb.GPBanditSpec(
         policy="bts",
         q=1,
@@ -623,18 +538,6 @@ EXPERIMENT = Experiment(
         lengthscale=0.2,
         variance=1.0,
     ),
-    params=dict(gpb.DEFAULT_PARAMS),
-    metric_dims={
-        "regret": ("eval",),
-        "cum_regret": ("eval",),
-        "simple_regret": ("eval",),
-        "info_gain": ("eval",),
-        "random_simple_regret": ("eval",),
-        "cum_regret_round": ("round",),
-        "simple_regret_round": ("round",),
-        "coverage_round": ("round",),
-    },
-    coords=lambda spec: {"eval": np.arange(1, spec.budget + 1), "round": np.arange(1, spec.rounds + 1)},
     presets={
         "smoke": Preset(
             Space(
@@ -886,7 +789,20 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "cumulative_regret",
-            _draw_regret,
+            plots.curves(
+                _regret_no_us,
+                x="eval",
+                hue="q",
+                over="instance",
+                band="se",
+                facet="noise_var",
+                logx=True,
+                logy=True,
+                xlabel="evaluations N",
+                ylabel="cumulative regret R(N), mean ± SE over functions",
+                label_fmt="Q={}",
+                requires=lambda ds, spec: _gp_only(ds, spec) and _GP_ONLY + "; see simple_regret",
+            ),
             "Mean cumulative regret R(N) of GP-BTS (solid) and, where run, GP-BUCB "
             "(dashed), without an initial phase, by batch size Q and noise level; bands: "
             "± one standard error over functions.",
@@ -900,7 +816,20 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "us_phase",
-            _draw_us,
+            plots.curves(
+                _regret_at_budget,
+                x="q",
+                hue="init_evals",
+                over="instance",
+                band="se",
+                logx=2,
+                marker="o",
+                xlabel="batch size Q",
+                ylabel=lambda spec: f"R(N = {spec.budget}), mean ± SE over functions",
+                title=f"GP-BTS, σ² = {NOISY:g} (else the largest): equal budget N",
+                label_fmt=lambda L: f"US phase L={L}" if L else "no US phase",
+                requires=_gp_only,
+            ),
             "R(N) at equal budget with and without an initial uncertainty-sampling "
             "phase of L evaluations (mean ± SE over functions).",
         ),

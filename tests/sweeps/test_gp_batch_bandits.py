@@ -72,6 +72,10 @@ def _fake_gp_results(q_factor):
             "seed": [0],
             "eval": n,
             "round": n,
+            # the parameters and spec fields this preset does not sweep: scalar coordinates
+            "policy": "bts",
+            "objective": "gp",
+            "dim": 2,
         },
     )
     return exp, spec, ds
@@ -155,6 +159,8 @@ def _fake_test_function_results(better=True, seeds=10):
             "init_evals": [0, 8],
             "seed": np.arange(seeds),
             "eval": np.arange(1, 17),
+            "policy": "bts",
+            "fn_seed": -1,
         },
     )
     return exp, dataclasses.replace(spec, budget=16), ds

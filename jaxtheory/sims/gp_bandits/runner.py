@@ -80,6 +80,7 @@ from jaxtheory.sims.gp_bandits.pathwise import (
     rff_prior,
 )
 from jaxtheory.sims.gp_bandits.posterior import add_point, add_value, init_state, matheron_sample
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "GPBanditSpec",
@@ -94,6 +95,7 @@ __all__ = [
     "random_search_simple_regret",
     "test_function_moments",
     "run",
+    "SIMULATOR",
 ]
 
 #: Policy names accepted by :class:`GPBanditSpec`.
@@ -596,3 +598,22 @@ def run(spec: GPBanditSpec, params: dict, key) -> dict:
             f_values=f,
         )
     return res
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=GPBanditSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "regret": ("eval",),
+        "cum_regret": ("eval",),
+        "simple_regret": ("eval",),
+        "info_gain": ("eval",),
+        "random_simple_regret": ("eval",),
+        "cum_regret_round": ("round",),
+        "simple_regret_round": ("round",),
+        "coverage_round": ("round",),
+    },
+    coords=lambda spec: {"eval": np.arange(1, spec.budget + 1), "round": np.arange(1, spec.rounds + 1)},
+)
