@@ -15,11 +15,10 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.econ import profit as pm
-from jaxtheory.sweep import Space, categorical, log, values
+from jaxtheory.sweep import Space, log, values
 
-#: The ``family`` parameter: adoption models in the simulator's code order.
-FAMILY = categorical(*pm.FAMILIES)
 #: Tolerance of the first-order identity αA N^−α = βB D_eff^−β at the optimum (ours).
 FOC_TOL = 1e-4
 #: Tokens served at full adoption in the lanes with an inference cost: 10¹³, so that
@@ -59,22 +58,24 @@ C_SLOPE_CONSTANT_DENSITY = 1.0 / (1.0 + pm.GAMMA)
 
 def _det(da):
     """Drop the size-1 seed dimension: the optimisation is deterministic."""
-    return da.isel(seed=0, drop=True) if "seed" in da.dims else da
+    return da.isel(seed=0, drop=True)
+
+
+def _keep(ds, name, keep):
+    """``ds`` at the values of ``name`` (a dimension, swept or not) where ``keep`` is true."""
+    ds = as_dims(ds, name)
+    return ds.isel({name: np.flatnonzero(keep(ds[name].values))})
 
 
 def _base(ds):
-    """The lanes without an inference cost (all of them when ``serve`` is not swept)."""
-    if "serve" in ds.dims:
-        return ds.sel(serve=[v for v in ds["serve"].values if v == 0]).isel(serve=0, drop=True)
-    return ds
+    """The lanes without an inference cost (``serve = 0``)."""
+    return _keep(ds, "serve", lambda v: v == 0).isel(serve=0, drop=True)
 
 
 def _served(ds):
-    """The compute-bound lanes with an inference cost (``serve > 0``)."""
-    if "serve" not in ds.dims or not (ds["serve"].values > 0).any():
-        return None
-    s = ds.sel(serve=[v for v in ds["serve"].values if v > 0])
-    return s.sel(d_max=[v for v in s["d_max"].values if v >= pm.UNCAPPED])
+    """The compute-bound lanes with an inference cost (``serve > 0``), or ``None``."""
+    s = _keep(ds, "serve", lambda v: v > 0)
+    return _keep(s, "d_max", lambda v: v >= pm.UNCAPPED) if s.sizes["serve"] else None
 
 
 def _needs_served(ds, spec):
@@ -82,13 +83,15 @@ def _needs_served(ds, spec):
 
 
 def _free(ds):
-    ds = _base(ds)
-    return ds.sel(d_max=[v for v in ds["d_max"].values if v >= pm.UNCAPPED])
+    return _keep(_base(ds), "d_max", lambda v: v >= pm.UNCAPPED)
 
 
 def _capped(ds):
-    ds = _base(ds)
-    return ds.sel(d_max=[v for v in ds["d_max"].values if v < pm.UNCAPPED])
+    return _keep(_base(ds), "d_max", lambda v: v < pm.UNCAPPED)
+
+
+def _uniform(ds):
+    return as_dims(ds, "family").sel(family=["uniform"])
 
 
 def _squeeze_free(da):
@@ -149,7 +152,7 @@ def _spend_free(ds, spec):
 
 
 def _uniform_sizes(ds, spec):
-    f = _free(ds).sel(family=["uniform"])
+    f = _uniform(_free(ds))
     out = {
         "N*": np.exp(_squeeze_free(_det(f["log_n"])).astype(float)),
         "C*": _squeeze_free(_det(f["compute"])).astype(float),
@@ -158,7 +161,11 @@ def _uniform_sizes(ds, spec):
 
 
 def _needs_uniform(ds, spec):
-    return None if "uniform" in ds["family"].values else "the preset runs no uniform (constant-density) lanes"
+    return (
+        None
+        if "uniform" in values_of(ds, "family")
+        else "the preset runs no uniform (constant-density) lanes"
+    )
 
 
 def _needs_cap(ds, spec):
@@ -175,14 +182,18 @@ def _e_index(ds):
     return sorted({0, n // 3, 2 * n // 3, n - 1})
 
 
+def _kappa_one(ds):
+    """``ds`` at κ_D = 1 (or the first κ_D run)."""
+    ds = as_dims(ds, "kappa")
+    return ds.sel(kappa=1.0) if 1.0 in ds["kappa"].values else ds.isel(kappa=0)
+
+
 def _spend_vs_d(ds, spec):
-    c = _capped(ds).sel(kappa=1.0) if 1.0 in ds["kappa"].values else _capped(ds).isel(kappa=0)
-    return _det(c["spend"]).isel(E=_e_index(ds)).astype(float)
+    return _det(_kappa_one(_capped(ds))["spend"]).isel(E=_e_index(ds)).astype(float)
 
 
 def _spend_vs_e(ds, spec):
-    c = _capped(ds).sel(kappa=1.0) if 1.0 in ds["kappa"].values else _capped(ds).isel(kappa=0)
-    return _det(c["spend"]).isel(d_max=[0, -1]).astype(float)
+    return _det(_kappa_one(_capped(ds))["spend"]).isel(d_max=[0, -1]).astype(float)
 
 
 def _kappa_diffs(metric):
@@ -222,36 +233,26 @@ def _grad(ds, spec):
 
 def _uniform_capped(measure):
     def m(ds, spec):
-        return measure(ds.sel(family=["uniform"]), spec)
+        return measure(_uniform(ds), spec)
 
     return m
 
 
 def _uniform_closed_form(ds, spec):
-    f = _free(ds).sel(family="uniform")
+    f = _uniform(_free(ds)).isel(family=0, drop=True)
     ln = _squeeze_free(_det(f["log_n"])).astype(float)
     ref = xr.apply_ufunc(
         lambda E, k, loc, r: pm.uniform_optimum(float(E), float(k), float(loc), float(r))[0],
-        *xr.broadcast(ln["E"], ln["kappa"], ln["loc"], _coord(ln, "revenue")),
+        *xr.broadcast(ln["E"], ln["kappa"], ln["loc"], ln["revenue"]),
         vectorize=True,
     )
     return np.abs(ln - ref)
 
 
-def _coord(da, name):
-    """A swept parameter's coordinate, or its default as a scalar DataArray."""
-    return da[name] if name in da.coords else xr.DataArray(pm.DEFAULT_PARAMS[name])
-
-
 def _pick(ds):
-    """The figures' slice: κ_D = 1 (or the first), the largest L_c, the largest R0."""
-    sel = {}
-    if "kappa" in ds.dims:
-        sel["kappa"] = 1.0 if 1.0 in ds["kappa"].values else ds["kappa"].values[0]
-    for name in ("loc", "revenue"):
-        if name in ds.dims:
-            sel[name] = ds[name].values[-1]
-    return ds.sel(sel)
+    """The figures' slice: κ_D = 1 (or the first), the largest L_c, the largest R0; every family."""
+    ds = as_dims(_kappa_one(ds), "loc", "revenue", "family")
+    return ds.isel(loc=-1, revenue=-1)
 
 
 def _draw_sizes(ds, spec, fig):
@@ -389,9 +390,7 @@ EXPERIMENT = Experiment(
             "Profit-optimal training is not what firms do if data-bound or if hardware gains stall.",
         ),
     ),
-    run=pm.run,
-    spec=pm.ProfitSpec(),
-    params={**pm.DEFAULT_PARAMS, "family": FAMILY},
+    simulator=pm.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(

@@ -49,6 +49,7 @@ def _made_up(world="constant-density"):
                 v["loss"][idx] = pm.E0 + K * (k * c / 6) ** -pm.GAMMA
     dims = ("seed", "E", "kappa", "family", "loc", "revenue", "d_max")
     coords = dict(seed=[0], E=E, kappa=KAPPA, family=["uniform"], loc=[LOC], revenue=[R0], d_max=DMAX)
+    coords["serve"] = 0.0  # not swept here: a scalar coordinate, as in a run's results
     ds = xr.Dataset({k: (dims, a) for k, a in v.items()}, coords=coords)
     n = np.exp(ds["log_n"])
     d_eff = ds["kappa"] * np.exp(ds["log_d"])

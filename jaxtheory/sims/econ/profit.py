@@ -42,6 +42,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
+
 __all__ = [
     "ALPHA",
     "A_COEF",
@@ -59,6 +62,7 @@ __all__ = [
     "ray_constants",
     "run",
     "uniform_optimum",
+    "SIMULATOR",
 ]
 
 #: Chinchilla irreducible loss :math:`E_0` (Hoffmann et al. 2022, approach 3).
@@ -343,3 +347,12 @@ def run(spec: ProfitSpec, params: dict, key: jax.Array) -> dict:
             k: v.astype(jnp.float32) if k not in ("foc_ratio", "grad_norm", "newton_step") else v
             for k, v in out.items()
         }
+
+
+#: The simulator's declaration: an experiment names it instead of restating it. Every
+#: output is a scalar per lane; ``family`` is categorical (labels :data:`FAMILIES`).
+SIMULATOR = Simulator(
+    run,
+    spec=ProfitSpec(),
+    params={**DEFAULT_PARAMS, "family": categorical(*FAMILIES)},
+)
