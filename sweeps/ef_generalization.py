@@ -16,6 +16,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims import logreg
 from jaxtheory.sweep import Space, static, values
 
@@ -43,8 +44,8 @@ _EF_ONLY = ("dataset", "lr_scale")
 
 
 def _first_of(da, dims):
-    """``da`` at the first value of every dim in ``dims`` that it has."""
-    return da.isel({d: 0 for d in dims if d in da.dims})
+    """``da`` at the first value of every one of ``dims`` (swept or not)."""
+    return as_dims(da, *dims).isel({d: 0 for d in dims})
 
 
 def _gap(ds):
@@ -57,9 +58,8 @@ def _excess(ds):
 
 def _datasets(ds, spec):
     """``(name, sub-results, (n, d))`` per dataset of the preset."""
-    names = [str(v) for v in ds["dataset"].values] if "dataset" in ds.dims else [spec.dataset]
-    for name in names:
-        sub = ds.sel(dataset=name) if "dataset" in ds.dims else ds
+    for name in map(str, values_of(ds, "dataset")):
+        sub = as_dims(ds, "dataset").sel(dataset=name)
         if name == "breast_cancer":
             x, _ = logreg.load_breast_cancer()
             yield name, sub, (spec.n, x.shape[1])
@@ -162,76 +162,12 @@ def _dl_ratio(ds, spec):
 
 
 # -- figures -----------------------------------------------------------------------
-def _first_cell(ds, spec):
-    """The first dataset and first value of every other swept axis: (label, results)."""
-    name, sub, _ = next(_datasets(ds, spec))
-    extra = [d for d in sub["gap"].dims if d not in ("method", "horizon", "seed")]
-    return name, sub.isel({d: 0 for d in extra})
+def _gap_metric(ds, spec):
+    return _gap(ds)
 
 
-def _draw_gap(ds, spec, fig):
-    label, cell = _first_cell(ds, spec)
-    ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, cell["gap"], "horizon", hue="method", band="se", log=(True, False), marker="o", ms=3)
-    ax.set_xlabel("horizon T (steps, η = c/√T)")
-    ax.set_ylabel("generalization gap (test − train)")
-    ax.set_title(f"{label}: SGD and EF-SGD at matched α (mean ± SE over seeds)", fontsize=9)
-    ax.legend(fontsize=8)
-
-
-def _draw_delta(ds, spec, fig):
-    label, cell = _first_cell(ds, spec)
-    ax = fig.add_subplot(1, 1, 1)
-    delta = _compression_gap(cell, spec)
-    plots.curves(ax, delta, "horizon", hue="method", band="se", log=(True, True), marker="o", ms=3)
-    T = cell["horizon"].values.astype(float)
-    ref = float(delta.mean("seed").max()) * (T / T[0]) ** SLOPE_MAX
-    ax.loglog(T, ref, "k--", lw=1, label="slope −1/2")
-    ax.loglog(T, ref * (T / T[0]) ** -0.25, "k:", lw=1, label="slope −3/4")
-    ax.set_xlabel("horizon T")
-    ax.set_ylabel("|gap_EF − gap_SGD| (mean ± SE over seeds)")
-    ax.set_title(f"{label}: compression-induced part of the gap")
-    ax.legend(fontsize=8)
-
-
-def _draw_stability(ds, spec, fig):
-    label, cell = _first_cell(ds, spec)
-    ax = fig.add_subplot(1, 1, 1)
-    plots.curves(
-        ax, cell["stability"], "horizon", hue="method", band="iqr", log=(True, True), marker="o", ms=3
-    )
-    ax.set_xlabel("horizon T")
-    ax.set_ylabel("ℓ2 on-average model stability ε² (median, IQR)")
-    ax.set_title(f"{label}: coupled runs on neighbouring datasets")
-    ax.legend(fontsize=8)
-
-
-def _draw_diloco(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    pts = _dl_points(ds, spec)
-    extra = [d for d in pts.dims if d not in ("seed", "N", "dl_method")]
-    pts = pts.isel({d: 0 for d in extra})
-    N = pts["N"].values
-    for name, mk in zip(logreg.DILOCO_METHODS, ("s", "o")):
-        e = pts.sel(dl_method=name)
-        m = e.mean("seed").values
-        se = (e.std("seed", ddof=1) / np.sqrt(e.sizes["seed"])).values
-        slope = analysis.loglog_slope(e, "N")
-        plots.slope_fit(
-            ax,
-            N,
-            m,
-            slope,
-            label=name,
-            yerr=se,
-            marker=mk,
-            theory=-0.5 if name == "diloco_ef" else None,
-            theory_label="(MHT)^(−1/2)",
-        )
-    ax.set_xlabel("samples N = M·H·T")
-    ax.set_ylabel("excess risk F(w) − F(w*) (mean ± SE)")
-    ax.set_title("DiLoCo(-EF, top-k), η_l = c/(H√T), averaging", fontsize=9)
-    ax.legend(fontsize=7)
+def _stability(ds, spec):
+    return _first_of(ds["stability"], _DILOCO_ONLY)
 
 
 DESCRIPTION = r"""
@@ -302,23 +238,7 @@ EXPERIMENT = Experiment(
         "from the abstract and the literature it names; the paper's convex benchmarks are "
         "unknown, so its experiments run on synthetic logistic regression.",
     ),
-    run=logreg.run,
-    spec=logreg.EFGenSpec(),
-    params=logreg.DEFAULT_PARAMS,
-    metric_dims={
-        "train_loss": ("method", "horizon"),
-        "test_loss": ("method", "horizon"),
-        "gap": ("method", "horizon"),
-        "stability": ("method", "horizon"),
-        "dl_excess": ("dl_method", "dl_config", "rounds"),
-    },
-    coords=lambda spec: {
-        "method": list(logreg.EF_METHODS),
-        "horizon": list(spec.horizons),
-        "dl_method": list(logreg.DILOCO_METHODS),
-        "dl_config": [f"M{M}H{H}" for M, H in logreg.diloco_configs(spec)],
-        "rounds": list(spec.diloco_rounds),
-    },
+    simulator=logreg.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(lr_scale=values(0.5), seeds=32),
@@ -441,24 +361,65 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "gap_curves",
-            _draw_gap,
+            plots.curves(
+                _gap_metric,
+                x="horizon",
+                hue="method",
+                band="se",
+                logx=True,
+                marker="o",
+                ms=3,
+                xlabel="horizon T (steps, η = c/√T)",
+                ylabel="generalization gap (test − train)",
+                title="SGD and EF-SGD at matched α (mean ± SE over seeds)",
+            ),
             "Seed-mean generalization gap (± one standard error) against the horizon "
             "for SGD and EF-SGD with matched-α compressors.",
         ),
         Figure(
             "compression_gap",
-            _draw_delta,
+            plots.slope(
+                _compression_gap,
+                x="horizon",
+                hue="method",
+                theory=SLOPE_MAX,
+                theory_label="slope −1/2",
+                xlabel="horizon T",
+                ylabel="|gap_EF − gap_SGD| (mean ± SE over seeds)",
+                title="compression-induced part of the gap",
+            ),
             "Compression-induced part of the gap, mean over seeds of |gap_EF − gap_SGD|, "
-            "with slope −1/2 and −3/4 guides.",
+            "with its fitted log-log slope per compressor and a slope −1/2 guide.",
         ),
         Figure(
             "stability",
-            _draw_stability,
+            plots.curves(
+                _stability,
+                x="horizon",
+                hue="method",
+                band="iqr",
+                logx=True,
+                logy=True,
+                marker="o",
+                ms=3,
+                xlabel="horizon T",
+                ylabel="ℓ2 on-average model stability ε² (median, IQR)",
+                title="coupled runs on neighbouring datasets",
+            ),
             "ℓ2 on-average model stability from coupled runs on neighbouring datasets.",
         ),
         Figure(
             "diloco_rate",
-            _draw_diloco,
+            plots.slope(
+                _dl_points,
+                x="N",
+                hue="dl_method",
+                theory=lambda c, spec: -0.5 if c["dl_method"] == "diloco_ef" else None,
+                theory_label="(MHT)^(−1/2)",
+                xlabel="samples N = M·H·T",
+                ylabel="excess risk F(w) − F(w*) (mean ± SE)",
+                title="DiLoCo(-EF, top-k), η_l = c/(H√T), averaging",
+            ),
             "Excess risk of DiLoCo and DiLoCo-EF against N = M·H·T; dashed: N^(−1/2).",
         ),
     ],

@@ -52,6 +52,7 @@ from jaxtheory.optim import (
     slow_params,
     top_k,
 )
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "EFGenSpec",
@@ -401,3 +402,25 @@ def run(spec: EFGenSpec, params: dict, key: jax.Array) -> dict:
     """
     k_ef, k_dl = jax.random.split(key)
     return {**run_ef(spec, params, k_ef), **run_diloco(spec, params, k_dl)}
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=EFGenSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "train_loss": ("method", "horizon"),
+        "test_loss": ("method", "horizon"),
+        "gap": ("method", "horizon"),
+        "stability": ("method", "horizon"),
+        "dl_excess": ("dl_method", "dl_config", "rounds"),
+    },
+    coords=lambda spec: {
+        "method": list(EF_METHODS),
+        "horizon": list(spec.horizons),
+        "dl_method": list(DILOCO_METHODS),
+        "dl_config": [f"M{M}H{H}" for M, H in diloco_configs(spec)],
+        "rounds": list(spec.diloco_rounds),
+    },
+)
