@@ -9,9 +9,11 @@ the noise floor, RGD linearly, and the floor scales linearly in σ. The simulato
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.tensor import segre as sg
 from jaxtheory.sweep import Space, static, values
 
@@ -43,10 +45,6 @@ def _floor_sq(spec, r):
     return df / (spec.n - df - 1)
 
 
-def _lanes(da, **sel):
-    return da.sel({k: v for k, v in sel.items() if k in da.dims})
-
-
 def _quadratic_slopes(err):
     """Per lane: slope of log e_{k+1} on log e_k over local, pre-round-off pairs (NaN if < 2 pairs)."""
     e = np.asarray(err, float)
@@ -75,16 +73,16 @@ def _linear_fit(err, asymptotic=False):
 
 
 def _wrap(template, arr):
-    return xr.DataArray(arr, dims=template.dims, coords={d: template[d] for d in template.dims})
+    return template.copy(data=arr).reset_coords(drop=True)
 
 
 def _rgn_quadratic(ds, spec):
-    err = _lanes(ds["rgn_error"], sigma=0.0)
+    err = analysis.select(ds["rgn_error"], sigma=0.0)
     return _wrap(err.isel(rgn_iter=0), _quadratic_slopes(err.transpose(..., "rgn_iter").values))
 
 
 def _rgd_window(ds):
-    return _lanes(ds["rgd_error"], sigma=0.0).transpose(..., "rgd_iter")
+    return analysis.select(ds["rgd_error"], sigma=0.0).transpose(..., "rgd_iter")
 
 
 def _rgd_r2(ds, spec):
@@ -101,22 +99,23 @@ def _rgd_factor_vs_spectrum(ds, spec):
     """Measured RGD factor over max_μ |1 − αμ|, μ the eigenvalues of JᵀJ/n at the truth."""
     err = _rgd_window(ds)
     rate = _wrap(err.isel(rgd_iter=0), _linear_fit(err.values, asymptotic=True)[0])
-    lo, hi = (_lanes(ds[v], sigma=0.0) for v in ("gn_eig_min", "gn_eig_max"))
-    lr = ds["lr"] if "lr" in ds.coords else sg.DEFAULT_PARAMS["lr"]  # a swept lr broadcasts
+    lo, hi = (analysis.select(ds[v], sigma=0.0) for v in ("gn_eig_min", "gn_eig_max"))
+    lr = ds["lr"]  # a swept lr broadcasts
     pred = np.maximum(np.abs(1 - lr * lo), np.abs(1 - lr * hi))
     return rate / pred
 
 
 def _noisy(ds, name):
-    return ds[name].sel(sigma=[s for s in ds["sigma"].values if s > 0])
+    da = as_dims(ds[name], "sigma")
+    return da.sel(sigma=da["sigma"] > 0)
 
 
 def _floor_ratio(ds, spec):
     """Per seed: mean over the σ > 0 and start lanes (independent draws) of ‖T̂ − T*‖²/(σ² df/(n−df−1))."""
     sq = _noisy(ds, "rgn_sq_error")
-    pred = xr.DataArray([_floor_sq(spec, r) for r in sq["r"].values], dims="r", coords={"r": sq["r"]})
+    pred = xr.apply_ufunc(np.vectorize(lambda r: _floor_sq(spec, r)), sq["r"])
     ratio = sq / (sq["sigma"] ** 2 * pred)
-    return ratio.mean([d for d in ("sigma", "init_error") if d in ratio.dims])
+    return as_dims(ratio, "init_error").mean(["sigma", "init_error"])
 
 
 def _floor_vs_sigma(ds, spec):
@@ -131,8 +130,8 @@ def _hits(err, floor):
 
 def _iteration_counts(ds):
     sel = dict(sigma=1e-6, init_error=0.1)
-    rgn = _lanes(ds["rgn_error"], **sel).transpose(..., "rgn_iter")
-    rgd = _lanes(ds["rgd_error"], **sel).transpose(..., "rgd_iter")
+    rgn = analysis.select(ds["rgn_error"], **sel).transpose(..., "rgn_iter")
+    rgd = analysis.select(ds["rgd_error"], **sel).transpose(..., "rgd_iter")
     floor = rgn.isel(rgn_iter=-1).values
     return _wrap(rgn.isel(rgn_iter=0), _hits(rgn.values, floor)), _wrap(
         rgd.isel(rgd_iter=0), _hits(rgd.values, floor)
@@ -140,13 +139,13 @@ def _iteration_counts(ds):
 
 
 def _needs_iter_cells(ds, spec):
-    if not ({1e-6} <= set(ds["sigma"].values.tolist()) and 0.1 in np.atleast_1d(ds["init_error"].values)):
+    if not (1e-6 in values_of(ds, "sigma") and 0.1 in values_of(ds, "init_error")):
         return "the preset has no σ = 1e-6, e_0 = 0.1 lanes"
     return None
 
 
 def _needs_sigma0(ds, spec):
-    return None if 0.0 in ds["sigma"].values else "the preset has no σ = 0 lanes"
+    return None if 0.0 in values_of(ds, "sigma") else "the preset has no σ = 0 lanes"
 
 
 def _rgn_iterations(ds, spec):
@@ -158,58 +157,18 @@ def _rgd_over_rgn(ds, spec):
     return k_rgd / np.maximum(k_rgn, 1.0)
 
 
-def _draw_curves(ds, spec, fig, sigma):
-    rs = list(np.atleast_1d(ds["r"].values))
-    for j, r in enumerate(rs):
-        ax = fig.add_subplot(1, len(rs), j + 1)
-        sub = ds.sel(r=r, sigma=sigma, init_error=0.3)
-        for name, dim, c in (
-            ("rgd_error", "rgd_iter", "C0"),
-            ("rgn_error", "rgn_iter", "C1"),
-            ("als_error", "als_sweep", "C2"),
-        ):
-            plots.curves(
-                ax, sub[name], dim, band="iqr", log=(False, True), color=c, label=name.split("_")[0].upper()
-            )
-        ax.set_xlabel("iteration (ALS: sweep)")
-        ax.set_ylabel("‖T_k − T*‖/‖T*‖ (median, IQR)")
-        ax.set_title(f"r = {r}, σ = {sigma:g}, e₀ = 0.3", fontsize=9)
-        ax.legend(fontsize=7)
-
-
-def _draw_noiseless(ds, spec, fig):
-    _draw_curves(ds, spec, fig, 0.0)
-
-
-def _draw_noisy(ds, spec, fig):
-    _draw_curves(ds, spec, fig, 1e-6)
-
-
-def _draw_floor(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    err = _floor_vs_sigma(ds, spec).sel(init_error=0.3)
-    sig = np.asarray(err["sigma"].values, float)
-    for i, r in enumerate(np.atleast_1d(err["r"].values)):
-        plots.curves(
-            ax,
-            err.sel(r=r),
-            "sigma",
-            band="iqr",
-            log=(True, True),
-            marker="o",
-            color=f"C{i}",
-            label=f"RGN, r={r}",
-        )
-        ax.loglog(
-            sig,
-            sig * np.sqrt(_floor_sq(spec, r)),
-            ":",
-            color=f"C{i}",
-            label=f"σ√(df/(n−df−1)), df={_df(spec, r)}",
-        )
-    ax.set_xlabel("σ")
-    ax.set_ylabel("‖T̂ − T*‖_F (median, IQR)")
-    ax.legend(fontsize=7)
+def _errors(ds, spec):
+    """RGD, RGN and CP-ALS errors along one dimension ``iteration`` (ALS: sweep), NaN past each's end."""
+    parts = [
+        ("RGD", "rgd_error", "rgd_iter"),
+        ("RGN", "rgn_error", "rgn_iter"),
+        ("ALS", "als_error", "als_sweep"),
+    ]
+    return xr.concat(
+        [ds[v].rename({d: "iteration"}) for _, v, d in parts],
+        dim=pd.Index([m for m, _, _ in parts], name="method"),
+        join="outer",
+    )
 
 
 DESCRIPTION = r"""
@@ -274,15 +233,7 @@ EXPERIMENT = Experiment(
             "Guarantees from the spectral initialization (here RGD/RGN start from a perturbed truth).",
         ),
     ),
-    run=sg.run,
-    spec=sg.SegreSpec(),
-    params=dict(sg.DEFAULT_PARAMS),
-    metric_dims={"rgd_error": ("rgd_iter",), "rgn_error": ("rgn_iter",), "als_error": ("als_sweep",)},
-    coords=lambda spec: {
-        "rgd_iter": np.arange(spec.rgd_steps + 1),
-        "rgn_iter": np.arange(spec.rgn_steps + 1),
-        "als_sweep": np.arange(spec.als_sweeps + 1),
-    },
+    simulator=sg.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(
@@ -403,20 +354,57 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "noiseless",
-            _draw_noiseless,
+            plots.curves(
+                _errors,
+                x="iteration",
+                hue="method",
+                facet="r",
+                band="iqr",
+                sel={"sigma": 0.0, "init_error": 0.3},
+                logy=True,
+                xlabel="iteration (ALS: sweep)",
+                ylabel="‖T_k − T*‖/‖T*‖ (median, IQR)",
+                title="σ = 0, e₀ = 0.3",
+            ),
             "Relative error against iteration at σ = 0 from e₀ = 0.3 (median and IQR over seeds): RGN "
             "falls quadratically to float64 round-off, RGD linearly, CP-ALS slower.",
             size=(9, 3.5),
         ),
         Figure(
             "noisy",
-            _draw_noisy,
+            plots.curves(
+                _errors,
+                x="iteration",
+                hue="method",
+                facet="r",
+                band="iqr",
+                sel={"sigma": 1e-6, "init_error": 0.3},
+                logy=True,
+                xlabel="iteration (ALS: sweep)",
+                ylabel="‖T_k − T*‖/‖T*‖ (median, IQR)",
+                title="σ = 1e-6, e₀ = 0.3",
+            ),
             "The same at σ = 1e-6: every method stops at the noise floor.",
             size=(9, 3.5),
         ),
         Figure(
             "floor",
-            _draw_floor,
+            plots.curves(
+                _floor_vs_sigma,
+                x="sigma",
+                hue="r",
+                band="iqr",
+                sel={"init_error": 0.3},
+                theory=lambda c, spec: c["sigma"] * np.sqrt(_floor_sq(spec, c["r"])),
+                theory_label="σ√(df/(n−df−1))",
+                theory_points=None,
+                logx=True,
+                logy=True,
+                marker="o",
+                label_fmt="RGN, r={}",
+                xlabel="σ",
+                ylabel="‖T̂ − T*‖_F (median, IQR)",
+            ),
             "Final RGN error against σ (median, IQR over seeds, e₀ = 0.3) with the inverse-Wishart "
             "prediction σ√(df/(n − df − 1)) dotted.",
         ),

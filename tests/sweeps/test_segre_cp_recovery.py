@@ -50,7 +50,13 @@ def _made_up(*, quadratic=True, rgd_factor=0.65, floor_scale=1.0, sigma_power=1.
         rgd[idx] = np.maximum(e0 * (0.97 if rgd_slow else q) ** k, floor)
         sq[idx] = floor_sq
     dims = ("seed", "r", "sigma", "init_error")
-    coords = {"seed": np.arange(SEEDS), "r": list(RS), "sigma": list(SIGMAS), "init_error": list(INITS)}
+    coords = {
+        "seed": np.arange(SEEDS),
+        "r": list(RS),
+        "sigma": list(SIGMAS),
+        "init_error": list(INITS),
+        "lr": 0.5,  # a parameter the preset does not sweep: a scalar coordinate
+    }
     # the spectrum that predicts the factor: max |1 - 0.5 mu| = 1 - 0.5 mu_min = rgd_factor
     mu_min = np.full(shape, 2 * (1 - rgd_factor))
     return xr.Dataset(

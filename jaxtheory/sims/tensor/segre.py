@@ -35,6 +35,7 @@ import optax
 
 from jaxtheory.optim._segre import segre_retract, segre_rgd, segre_tensor
 from jaxtheory.sims.matrix.linalg import SensingOperator, gaussian_sensing, tangent_lstsq
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "SegreSpec",
@@ -375,3 +376,17 @@ def _simulate(spec, params, lam_s, fac_s, op, noise, dirs):
         "gn_eig_min": eig[0],
         "gn_eig_max": eig[-1],
     }
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=SegreSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={"rgd_error": ("rgd_iter",), "rgn_error": ("rgn_iter",), "als_error": ("als_sweep",)},
+    coords=lambda spec: {
+        "rgd_iter": list(range(spec.rgd_steps + 1)),
+        "rgn_iter": list(range(spec.rgn_steps + 1)),
+        "als_sweep": list(range(spec.als_sweeps + 1)),
+    },
+)
