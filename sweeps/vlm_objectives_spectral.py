@@ -15,6 +15,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.multimodal import linear as mm
 from jaxtheory.sweep import Space, static, values
 
@@ -40,7 +41,8 @@ RIVALS = ("contrastive", "caption")
 
 
 def _spectral(ds, name):
-    return analysis.select(ds[name], loss="spectral")
+    """The closed forms (computed in the ``spectral`` lanes), with ρ_y a dimension."""
+    return as_dims(analysis.select(ds[name], loss="spectral"), "rho_y")
 
 
 def _models(da):
@@ -48,8 +50,7 @@ def _models(da):
     da = da.transpose("seed", "rep", ...)
     rest = da.dims[2:]
     vals = np.asarray(da.values).reshape((-1,) + da.shape[2:])
-    coords = {d: da[d].values for d in rest if d in da.coords}
-    return xr.DataArray(vals, dims=("seed",) + rest, coords=coords)
+    return xr.DataArray(vals, dims=("seed",) + rest, coords={d: da[d].values for d in rest})
 
 
 def _deg(da):
@@ -65,16 +66,15 @@ def _spectral_angle(ds, spec):
 
 
 def _needs_losses(ds, spec):
-    have = set(np.atleast_1d(ds["loss"].values).tolist()) if "loss" in ds.dims else set()
-    if not {"infonce", "siglip", "jepa"} <= have:
+    if not {"infonce", "siglip", "jepa"} <= set(values_of(ds, "loss").tolist()):
         return "the preset trains not all of infonce, siglip and jepa"
-    if 0.0 not in np.atleast_1d(ds["rho_y"].values).tolist():
+    if 0.0 not in values_of(ds, "rho_y").tolist():
         return "the preset has no ρ_y = 0 lanes"
     return None
 
 
 def _trained_angle(ds, spec):
-    return _trained_max_angle(ds).sel(loss=["infonce", "siglip", "jepa"], rho_y=0.0)
+    return as_dims(_trained_max_angle(ds), "loss", "rho_y").sel(loss=["infonce", "siglip", "jepa"], rho_y=0.0)
 
 
 def _white_identity(ds, spec):
@@ -107,10 +107,10 @@ def _crossover(ds, spec):
     """
     rec = _models(_spectral(ds, "cf_recall_spurious"))
     out = {}
-    rys = np.atleast_1d(rec["rho_y"].values) if "rho_y" in rec.dims else [None]
+    rys = rec["rho_y"].values
     level = 1 - (1 - analysis.DEFAULT_LEVEL) / len(rys)
     for ry in rys:
-        sub = rec if ry is None else rec.sel(rho_y=ry)
+        sub = rec.sel(rho_y=ry)
         diff = (sub.sel(objective="caption") - sub.sel(objective="contrastive")).transpose("seed", "rho_c")
 
         def stat(s):
@@ -129,7 +129,7 @@ def _clean_jepa(ds, spec):
 
 
 def _needs_clean(ds, spec):
-    if "rho_y" in ds.dims and 0.0 not in np.atleast_1d(ds["rho_y"].values).tolist():
+    if 0.0 not in values_of(ds, "rho_y").tolist():
         return "the preset has no ρ_y = 0 lanes"
     if float(spec.rho_x_grid[0]) != 0.0:
         return "the closed-form grid does not start at ρ_x = 0"
@@ -139,34 +139,16 @@ def _needs_clean(ds, spec):
 # -- figures ---------------------------------------------------------------------------------
 
 
-def _draw_recall(ds, spec, fig):
-    rec = _recall(ds)
-    rys = np.atleast_1d(rec["rho_y"].values)
-    for i, ry in enumerate(rys):
-        ax = fig.add_subplot(1, len(rys), i + 1)
-        sub = rec.sel(rho_y=ry).sel(objective=["contrastive", "jepa", "caption"])
-        plots.curves(ax, sub, "rho_x", hue="objective", band="se", marker="o", ms=3)
-        ax.set_xlabel("image contamination ρ_x")
-        ax.set_ylabel("closed-form recall@1 (mean ± SE over models)")
-        ax.set_title(f"ρ_y = {ry:g} (SigLIP's closed form = contrastive)", fontsize=9)
-        ax.legend(fontsize=7)
+#: The closed forms the recall figures show (SigLIP's is the contrastive one).
+_SHOWN = {"objective": ["contrastive", "jepa", "caption"]}
 
 
-def _draw_spurious(ds, spec, fig):
-    rec = _models(_spectral(ds, "cf_recall_spurious"))
-    rys = np.atleast_1d(rec["rho_y"].values)
-    for i, ry in enumerate(rys):
-        ax = fig.add_subplot(1, len(rys), i + 1)
-        sub = rec.sel(rho_y=ry).sel(objective=["contrastive", "jepa", "caption"])
-        plots.curves(ax, sub, "rho_c", hue="objective", band="se", marker="o", ms=3)
-        ax.set_xlabel("cross-view nuisance correlation ρ_c (absent from the scored pairs)")
-        ax.set_ylabel("closed-form recall@1 (mean ± SE over models)")
-        ax.set_title(f"ρ_y = {ry:g}", fontsize=9)
-        ax.legend(fontsize=7)
+def _spurious_recall(ds, spec):
+    return _models(_spectral(ds, "cf_recall_spurious"))
 
 
 def _draw_trained(ds, spec, fig):
-    ang = _trained_max_angle(ds)
+    ang = as_dims(_trained_max_angle(ds), "loss", "rho_y")
     ax = fig.add_subplot(1, 1, 1)
     losses = list(np.atleast_1d(ang["loss"].values))
     for j, ry in enumerate(np.atleast_1d(ang["rho_y"].values)):
@@ -276,20 +258,7 @@ EXPERIMENT = Experiment(
             "Frozen-feature experiments on Flickr30k / COCO / CC3M confirm the phase diagram.",
         ),
     ),
-    run=mm.run,
-    spec=mm.MultimodalSpec(),
-    params=dict(mm.DEFAULT_PARAMS),
-    metric_dims={
-        "cf_recall": ("rep", "rho_x", "objective"),
-        "cf_recall_spurious": ("rep", "rho_c", "objective"),
-        **{name: ("rep", "rho_x") for name in mm.CF_SCALARS},
-    },
-    coords=lambda spec: {
-        "rep": np.arange(spec.cf_reps),
-        "rho_x": np.asarray(spec.rho_x_grid, float),
-        "rho_c": np.asarray(spec.rho_c_grid, float),
-        "objective": list(mm.CLOSED_FORMS),
-    },
+    simulator=mm.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(rho_y=values(0.0, 0.5), loss=static(*mm.LOSSES), seeds=8),
@@ -422,14 +391,37 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "closed_form_recall",
-            _draw_recall,
+            plots.curves(
+                lambda ds, spec: _recall(ds),
+                x="rho_x",
+                hue="objective",
+                facet="rho_y",
+                sel=_SHOWN,
+                band="se",
+                marker="o",
+                ms=3,
+                xlabel="image contamination ρ_x",
+                ylabel="closed-form recall@1 (mean ± SE over models)",
+                title="SigLIP's closed form = contrastive",
+            ),
             "Image-to-text recall@1 of the closed-form embeddings against the image "
             "contamination ρ_x, one panel per text contamination ρ_y (mean ± SE over models).",
             size=(10, 4),
         ),
         Figure(
             "spurious_recall",
-            _draw_spurious,
+            plots.curves(
+                _spurious_recall,
+                x="rho_c",
+                hue="objective",
+                facet="rho_y",
+                sel=_SHOWN,
+                band="se",
+                marker="o",
+                ms=3,
+                xlabel="cross-view nuisance correlation ρ_c (absent from the scored pairs)",
+                ylabel="closed-form recall@1 (mean ± SE over models)",
+            ),
             "Image-to-text recall@1 on clean held-out pairs of the closed forms fit under a "
             "cross-view nuisance correlation ρ_c, one panel per ρ_y (mean ± SE over models).",
             size=(10, 4),

@@ -35,9 +35,11 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from jaxtheory.sims.matrix.linalg import principal_angles
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "CF_SCALARS",
@@ -62,6 +64,7 @@ __all__ = [
     "spectral_contrastive_population",
     "white_identity_bound",
     "whiten_text",
+    "SIMULATOR",
 ]
 
 #: The objectives whose closed-form embeddings are scored (the ``objective`` metric dim).
@@ -806,3 +809,22 @@ def run(spec: MultimodalSpec, params: dict, key: jax.Array) -> dict:
             **{n: jnp.full((r, g), nan) for n in CF_SCALARS},
         }
     return {**out, **cf}
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=MultimodalSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "cf_recall": ("rep", "rho_x", "objective"),
+        "cf_recall_spurious": ("rep", "rho_c", "objective"),
+        **{name: ("rep", "rho_x") for name in CF_SCALARS},
+    },
+    coords=lambda spec: {
+        "rep": np.arange(spec.cf_reps),
+        "rho_x": np.asarray(spec.rho_x_grid, float),
+        "rho_c": np.asarray(spec.rho_c_grid, float),
+        "objective": list(CLOSED_FORMS),
+    },
+)
