@@ -73,6 +73,7 @@ import xarray as xr
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.sims.linreg import exact as ex
 from jaxtheory.sims.linreg import montecarlo as mc
+from jaxtheory.results import as_dims
 from jaxtheory.sims.linreg.problems import log_grid
 from jaxtheory.sweep import Space, log
 
@@ -367,13 +368,12 @@ METRIC_DIMS = {
 
 def _first(ds, name):
     """A lane-independent metric (F3): read it from the first lane."""
-    v = ds[name]
-    return v.isel({d: 0 for d in v.dims if d in ("lr", "alpha", "seed")})
+    return as_dims(ds[name], "lr", "alpha").isel(lr=0, alpha=0, seed=0)
 
 
 def _exact_lanes(da):
     """A deterministic metric with the (size-one) seed dimension dropped."""
-    return da.isel(seed=0, drop=True) if "seed" in da.dims else da
+    return da.isel(seed=0, drop=True)
 
 
 # ---- tuning over the (η, α[, μ]) grid ------------------------------------------------------
@@ -386,8 +386,8 @@ def _tuned(da, dims):
     strictly inside the grid along every tuned dimension (else the grid does not bracket it
     and a comparison of tuned values would compare grid edges).
     """
-    dims = [d for d in dims if d in da.dims]
-    best = analysis.best_over(da.stack(hp=dims), "hp", over=None)
+    dims = list(dims)
+    best = analysis.best_over(as_dims(da, *dims).stack(hp=dims), "hp", over=None)
     if best.at is None:
         raise NotApplicable("every point of the tuning grid diverged")
     at = dict(zip(dims, best.at if isinstance(best.at, tuple) else (best.at,)))
@@ -428,8 +428,7 @@ def _mc_ratio(ds, spec):
     # stable runs at light-tailed steps only (MC_LR_MAX): elsewhere the Monte Carlo mean has
     # no usable error bar
     live = (exact.max("mc_step") <= INITIAL_RISK * (1 + RATIO_ROUNDOFF)) & (exact > 0)
-    if "lr" in live.dims:
-        live = live & (live["lr"] <= MC_LR_MAX)
+    live = live & (live["lr"] <= MC_LR_MAX)
     dims = list(mean.dims)
     flat_r, flat_s = (mean / exact).stack(cell=dims), (se / exact).stack(cell=dims)
     # every cell of a stable run; a Monte Carlo blow-up there is a failure
@@ -575,9 +574,8 @@ def _sla_tuned(ds, spec):
 
 
 def _default_lane(da):
-    """``da`` at the default (η, α), the nearest grid point."""
-    da = _exact_lanes(da)
-    return da.sel({d: PARAMS[d] for d in ("lr", "alpha") if d in da.dims}, method="nearest")
+    """``da`` (a deterministic metric, seed dropped) at the default (η, α), the nearest grid point."""
+    return as_dims(da, "lr", "alpha").sel(lr=PARAMS["lr"], alpha=PARAMS["alpha"], method="nearest")
 
 
 def _draw_f2(ds, spec, fig):
@@ -619,7 +617,7 @@ def _draw_f2(ds, spec, fig):
 def _draw_mc(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     t = ds["mc_step"].values
-    mean, se, exact = (_default_lane(ds[v]) for v in ("mc_mean", "mc_se", "mc_exact"))
+    mean, se, exact = (_default_lane(_exact_lanes(ds[v])) for v in ("mc_mean", "mc_se", "mc_exact"))
     for a in MC_ALGOS:
         (ln,) = ax.plot(t, exact.sel(algo=a).values, lw=1, label=a)
         ax.errorbar(
