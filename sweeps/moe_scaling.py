@@ -19,7 +19,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.sims.moe import diagnostics as dg
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.moe import train as tr
 from jaxtheory.sims.moe.param import LAYERS
 from jaxtheory.sweep import Space, static, values
@@ -38,11 +38,11 @@ ZERO_RMS = 1e-12  # an RMS this small at every width and seed is exactly zero (n
 
 
 def _widths(ds):
-    return np.asarray(ds["width"].values, float)
+    return values_of(ds, "width").astype(float)
 
 
 def _labels(ds, dim):
-    return [str(v) for v in np.atleast_1d(ds[dim].values)] if dim in ds.dims else []
+    return [str(v) for v in values_of(ds, dim)]
 
 
 def _groups(ds):
@@ -66,21 +66,17 @@ def _draws(da):
     learning rate start from the same init: identical values across ``lr_scale`` are
     kept once.
     """
-    if "lr_scale" in da.dims:
-        first = da.isel(lr_scale=0)
-        if bool((da == first).all()):
-            da = first
-    pool = [d for d in ("lr_scale", "seed", "draw") if d in da.dims]
-    rest = [d for d in da.dims if d not in pool]
-    da = da.transpose(*rest, *pool)
-    vals = np.asarray(da.values, float).reshape(*[da.sizes[d] for d in rest], -1)
-    return xr.DataArray(vals, dims=(*rest, "sample"), coords={d: da[d].values for d in rest})
+    da = as_dims(da, "lr_scale")
+    if bool((da == da.isel(lr_scale=0)).all()):
+        da = da.isel(lr_scale=[0])
+    pool = ("lr_scale", "seed", "draw")
+    return da.stack(sample=pool).drop_vars(["sample", *pool]).reset_coords(drop=True).astype(float)
 
 
 def _fixed_lr(ds):
     """The LR scale of the coordinate check: the one nearest 1 (the authors' tuned base η)
     on a log scale."""
-    lrs = np.asarray(ds["lr_scale"].values, float)
+    lrs = values_of(ds, "lr_scale").astype(float)
     return float(lrs[np.argmin(np.abs(np.log2(lrs)))])
 
 
@@ -121,7 +117,8 @@ def update_sample(ds, rule, lr_scale=None):
     labels, arrays = [], []
     for r, o in _groups(ds):
         for q, da in parts:
-            v = np.asarray(da.sel(regime=r, optimizer=o).transpose("seed", "width").values, float)
+            one = as_dims(analysis.select(da, regime=r, optimizer=o), "width")
+            v = np.asarray(one.transpose("seed", "width").values, float)
             if np.all(np.abs(v) <= ZERO_RMS):
                 continue
             labels.append(f"{r}/{o}/{q}")
@@ -129,7 +126,7 @@ def update_sample(ds, rule, lr_scale=None):
     return xr.DataArray(
         np.stack(arrays),
         dims=("quantity", "seed", "width"),
-        coords={"quantity": labels, "width": ds["width"].values},
+        coords={"quantity": labels, "width": values_of(ds, "width")},
     )
 
 
@@ -154,8 +151,8 @@ def final_loss(ds, rule):
 def best_lr(ds, rule, regime, optimizer, width):
     """:func:`jaxtheory.analysis.best_over` the LR grid at one width: seed-mean first, ties
     within one standard error of the best."""
-    da = final_loss(ds, rule).sel(regime=regime, optimizer=optimizer, width=width)
-    return analysis.best_over(da, "lr_scale", "seed")
+    da = analysis.select(final_loss(ds, rule), regime=regime, optimizer=optimizer, width=width)
+    return analysis.best_over(as_dims(da, "lr_scale"), "lr_scale", "seed")
 
 
 def tie_distance(grid, a, b) -> float:
@@ -170,8 +167,8 @@ def tie_distance(grid, a, b) -> float:
 def lr_shift(ds, rule, regime, optimizer) -> float:
     """Tie-tolerant shift of the best LR from the smallest to the largest width, in grid
     points (0 when the tie sets overlap)."""
-    w = ds["width"].values
-    grid = [float(v) for v in ds["lr_scale"].values]
+    w = values_of(ds, "width")
+    grid = [float(v) for v in values_of(ds, "lr_scale")]
     return tie_distance(
         grid, best_lr(ds, rule, regime, optimizer, w[0]), best_lr(ds, rule, regime, optimizer, w[-1])
     )
@@ -224,8 +221,11 @@ def shift_estimate(ds, rule, regime, optimizer, level=analysis.DEFAULT_LEVEL):
     The shift is a statistic of the seeds' losses, not of the configuration: below
     :data:`~jaxtheory.analysis.MIN_SAMPLE` seeds it has no interval (inconclusive).
     """
-    w = ds["width"].values
-    loss = final_loss(ds, rule).sel(regime=regime, optimizer=optimizer, width=[w[0], w[-1]])
+    w = values_of(ds, "width")
+    loss = as_dims(
+        analysis.select(final_loss(ds, rule), regime=regime, optimizer=optimizer), "width", "lr_scale"
+    )
+    loss = loss.sel(width=[w[0], w[-1]])
     sample = np.asarray(loss.transpose("seed", "width", "lr_scale").values, float)
     return analysis.bootstrap(sample, shift_statistic, level=level, seed=23)
 
@@ -248,9 +248,9 @@ def _rise_mup_iii(ds, spec):
     opts = _labels(ds, "optimizer")
     out = {}
     for o in opts:
-        lr = best_lr(ds, "mup", "III", o, ds["width"].values[0]).at
+        lr = best_lr(ds, "mup", "III", o, values_of(ds, "width")[0]).at
         da = analysis.select(ds["final_loss"], rule="mup", regime="III", optimizer=o, lr_scale=lr)
-        sample = np.asarray(da.transpose("seed", "width").values, float)
+        sample = np.asarray(as_dims(da, "width").transpose("seed", "width").values, float)
 
         def rise(s):
             return np.max(np.diff(np.nanmean(s, axis=1), axis=-1), axis=-1)
@@ -263,13 +263,13 @@ def _rise_mup_iii(ds, spec):
 
 def _drops_mssp(ds, spec):
     """Per seed: loss drop between neighbouring widths, each width at its own best LR."""
-    w = ds["width"].values
+    w = values_of(ds, "width")
     groups = _groups(ds)
     S = ds.sizes["seed"]
     drops = np.full((len(groups), S, len(w) - 1), np.nan)
     for g, (r, o) in enumerate(groups):
-        loss = final_loss(ds, "mssp").sel(regime=r, optimizer=o)
-        at = [loss.sel(width=n, lr_scale=best_lr(ds, "mssp", r, o, n).at).values for n in w]
+        loss = analysis.select(final_loss(ds, "mssp"), regime=r, optimizer=o)
+        at = [analysis.select(loss, width=n, lr_scale=best_lr(ds, "mssp", r, o, n).at).values for n in w]
         for k in range(len(w) - 1):
             drops[g, :, k] = at[k] - at[k + 1]
     return xr.DataArray(
@@ -297,7 +297,7 @@ def _colors(n):
 
 def _draw_lr_sweep(ds, spec, fig):
     rows, rules = _groups(ds), _rules(ds)
-    grid = [float(v) for v in ds["lr_scale"].values]
+    grid = [float(v) for v in values_of(ds, "lr_scale")]
     axes = fig.subplots(len(rows), len(rules), squeeze=False, sharey="row")
     for i, (r, o) in enumerate(rows):
         for j, rule in enumerate(rules):
@@ -331,7 +331,7 @@ def _draw_opt_lr(ds, spec, fig):
     for r, o in _groups(ds):
         for rule, ls in zip(_rules(ds), ("-", "--", ":")):
             at, lo, hi = [], [], []
-            for n in ds["width"].values:
+            for n in values_of(ds, "width"):
                 b = best_lr(ds, rule, r, o, n)
                 t = np.log2(b.ties) if b.ties else [np.nan]
                 at.append(np.log2(b.at) if b.at is not None else np.nan)
@@ -346,27 +346,9 @@ def _draw_opt_lr(ds, spec, fig):
     ax.legend(fontsize=7)
 
 
-def _draw_loss_width(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    lr = _fixed_lr(ds)
-    for r, o in _groups(ds):
-        for rule, ls in zip(_rules(ds), ("-", "--", ":")):
-            v = analysis.select(ds["final_loss"], rule=rule, regime=r, optimizer=o, lr_scale=lr)
-            v = np.asarray(v.transpose("width", "seed").values, float)
-            ax.errorbar(
-                _widths(ds),
-                np.nanmean(v, 1),
-                yerr=np.nanstd(v, 1),
-                fmt="o" + ls,
-                ms=3,
-                capsize=2,
-                label=f"{rule} {r}/{o}",
-            )
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("width N")
-    ax.set_ylabel(f"final loss at LR scale {lr:g} (mean ± std over seeds)")
-    ax.legend(fontsize=7)
+def _loss_at_fixed_lr(ds, spec):
+    """Final loss at the LR scale nearest 1."""
+    return analysis.select(ds["final_loss"], lr_scale=_fixed_lr(ds))
 
 
 def _exponents(ds, rule):
@@ -406,25 +388,11 @@ def _draw_exponents(ds, spec, fig):
     ax.legend(fontsize=7)
 
 
-def _draw_init_agg(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    for r in _labels(ds, "regime"):
-        for rule, ls in zip(_rules(ds), ("-", "--", ":")):
-            metric = "rms_z0_draws" if r == "I" else "rms_h_agg0_draws"
-            d = _draws(analysis.select(ds[metric], regime=r, rule=rule))
-            v = np.asarray(d.transpose("width", ...).values, float).reshape(d.sizes["width"], -1)
-            if np.all(v > 0):
-                q25, q50, q75 = np.percentile(v, [25, 50, 75], axis=1)
-                (line,) = ax.loglog(
-                    _widths(ds),
-                    q50,
-                    "o" + ls,
-                    label=f"{rule} {r}: " + ("router logits" if r == "I" else "h_agg"),
-                )
-                ax.fill_between(_widths(ds), q25, q75, color=line.get_color(), alpha=0.2, lw=0)
-    ax.set_xlabel("width N")
-    ax.set_ylabel("RMS at init (median and IQR over init draws)")
-    ax.legend(fontsize=7)
+def _init_rms(ds, spec):
+    """RMS at init over the init draws: router logits in regime I, h_agg in II/III; exact
+    zeros (MSSP's router logits) left out."""
+    v = _draws(xr.where(ds["regime"] == "I", ds["rms_z0_draws"], ds["rms_h_agg0_draws"]))
+    return v.where(v > 0)
 
 
 DESCRIPTION = r"""
@@ -503,17 +471,8 @@ EXPERIMENT = Experiment(
         arxiv="2605.14200",
         authors="Vankadara, Haas, Hayward, Bordt, Breccia",
     ),
-    run=tr.run,
+    simulator=tr.SIMULATOR,
     spec=tr.MoESpec(rules=_RULES, tuned=True, init_draws=4),
-    params=tr.DEFAULT_PARAMS,
-    metric_dims=tr.METRIC_DIMS,
-    coords=lambda spec: {
-        "rule": list(spec.rules),
-        "step": tr.log_steps(spec.steps, spec.num_log),
-        "layer": list(LAYERS),
-        "term": list(dg.AGG_TERMS),
-        "draw": np.arange(spec.init_draws),
-    },
     presets={
         "smoke": Preset(
             # CI: learning rates unpaired and no extra init draws, so that every lane is an
@@ -777,8 +736,20 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "loss_vs_width",
-            _draw_loss_width,
-            "Final loss against width at the learning-rate scale nearest 1 (mean ± std over seeds).",
+            plots.curves(
+                _loss_at_fixed_lr,
+                x="width",
+                hue="rule",
+                band="se",
+                logx=2,
+                logy=True,
+                marker="o",
+                ms=3,
+                xlabel="width N",
+                ylabel="final loss at the LR scale nearest 1",
+            ),
+            "Final loss against width at the learning-rate scale nearest 1 (mean ± SE over seeds), "
+            "one panel per regime/optimizer.",
         ),
         Figure(
             "coordinate_check_exponents",
@@ -791,7 +762,18 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "initial_aggregate",
-            _draw_init_agg,
+            plots.curves(
+                _init_rms,
+                x="width",
+                hue="rule",
+                over="sample",
+                band="iqr",
+                logx=2,
+                logy=True,
+                marker="o",
+                xlabel="width N",
+                ylabel="RMS at init: router logits (I), h_agg (II, III)",
+            ),
             "RMS at init against width (median and interquartile range over init draws): "
             "h_agg (regimes II/III) and router logits (regime I; MSSP's are exactly zero "
             "and not drawn).",

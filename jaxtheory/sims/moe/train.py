@@ -20,9 +20,16 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxtheory.sims.moe.diagnostics import aggregate_decomposition, gate_entropy, refined_coord_check, rms
+from jaxtheory.sims.moe.diagnostics import (
+    AGG_TERMS,
+    aggregate_decomposition,
+    gate_entropy,
+    refined_coord_check,
+    rms,
+)
 from jaxtheory.sims.moe.model import MoEMLP, moe_forward
 from jaxtheory.sims.moe.param import (
+    LAYERS,
     Parameterization,
     init_params,
     moe_dims,
@@ -33,6 +40,7 @@ from jaxtheory.sims.moe.param import (
 from jaxtheory.divergence import first_nonfinite
 from jaxtheory.sims import _record
 from jaxtheory.sims.moe.tasks import make_task, sample_batch, task_dims
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -312,3 +320,19 @@ def run(spec: MoESpec, params: dict, key: jax.Array) -> dict:
 
     out, losses = jax.vmap(one_rule)(stack_numbers(pzs))
     return {**out, "diverged_step": first_nonfinite(losses, axis=1)}  # losses: (rule, step)
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=MoESpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims=METRIC_DIMS,
+    coords=lambda spec: {
+        "rule": list(spec.rules),
+        "step": log_steps(spec.steps, spec.num_log),
+        "layer": list(LAYERS),
+        "term": list(AGG_TERMS),
+        "draw": np.arange(spec.init_draws),
+    },
+)
