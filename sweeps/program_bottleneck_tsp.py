@@ -35,20 +35,6 @@ PRUNE_LOSS = 0.10
 _BANK = len(pt.PROGRAMS)
 
 
-def _program_names(spec):
-    return list(pt.PROGRAMS) + [f"boost{r + 1}" for r in range(spec.boost_rounds)]
-
-
-def _coords(spec):
-    return {
-        "instance": np.arange(spec.n_test),
-        "program": _program_names(spec),
-        "round": np.arange(spec.boost_rounds + 1),
-        "stage": np.arange(spec.n_stages),
-        "step": np.arange(1, spec.train_steps + 1),
-    }
-
-
 def _best_single(ds):
     """Per seed, the held-out agreement of the bank program with the best *training* agreement."""
     bank = ds["agree_train_program"].isel(program=slice(0, _BANK))
@@ -79,20 +65,10 @@ def _gap(ds, spec):
     return (_students(ds, "len") - ds["len_teacher"]) / ds["len_teacher"]
 
 
-def _per_seed(ds):
-    return list(np.atleast_1d(ds["seed"].values)) if "seed" in ds.dims else [None]
-
-
-def _sel_seed(da, s):
-    return da if s is None else da.sel(seed=s)
-
-
 def _mi(ds, spec):
     """Per training seed: plug-in MI (bits) of stage bin × the router's argmax program."""
-    c = ds["stage_counts"].sum("instance").transpose(..., "stage", "program")
-    return xr.DataArray(
-        pt.mutual_information_bits(c.values), dims=c.dims[:-2], coords={d: c[d] for d in c.dims[:-2]}
-    )
+    c = ds["stage_counts"].sum("instance")
+    return xr.apply_ufunc(pt.mutual_information_bits, c, input_core_dims=[["stage", "program"]])
 
 
 def _kl_drop(ds, spec):
@@ -110,14 +86,14 @@ def _kl_drop(ds, spec):
 
 def _prune_loss(ds, spec):
     """Per seed: (agree_final − agree_pruned) / (agree_final − agree_best_single), paired bootstrap."""
-    seeds = _per_seed(ds)
+    seeds = ds["seed"].values.tolist()
     level = 1 - (1 - analysis.DEFAULT_LEVEL) / len(seeds)
     best = _best_single(ds)
     out = {}
     for s in seeds:
         arr = np.stack(
-            [np.asarray(_sel_seed(ds[v], s).values) for v in ("agree_final", "agree_pruned")]
-            + [np.asarray(_sel_seed(best, s).values)],
+            [np.asarray(ds[v].sel(seed=s).values) for v in ("agree_final", "agree_pruned")]
+            + [np.asarray(best.sel(seed=s).values)],
             axis=-1,
         )
         if arr[:, 0].mean() - arr[:, 2].mean() <= 0:
@@ -133,7 +109,7 @@ def _prune_loss(ds, spec):
 
 def _draw_agreement(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    names = _program_names(spec)
+    names = pt.program_names(spec)
     agree = ds["agree_program"].mean("instance")
     studs = {
         "student (bank 6)": ds["agree_base"].mean("instance"),
@@ -153,29 +129,15 @@ def _draw_agreement(ds, spec, fig):
     ax.set_ylim(0, 1)
 
 
-def _draw_kl(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    for name, color in (("kl_boost", "C1"), ("kl_control", "C0")):
-        plots.curves(
-            ax,
-            ds[name].mean("instance"),
-            "round",
-            band="se",
-            marker="o",
-            color=color,
-            label="boosting" if name == "kl_boost" else "control (same router steps, no new program)",
-        )
-    ax.set_xticks(np.arange(spec.boost_rounds + 1))
-    ax.set_xlabel("boosting round")
-    ax.set_ylabel("held-out KL(π_T ‖ π_S) (nats)")
-    ax.legend(fontsize=7)
+def _kl_branches(ds, spec):
+    """Mean held-out KL per round, boosting against the control branch."""
+    kl = xr.concat([ds["kl_boost"], ds["kl_control"]], "branch").mean("instance")
+    return kl.assign_coords(branch=["boosting", "control (same router steps, no new program)"])
 
 
 def _draw_stages(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    c = ds["stage_counts"].sum("instance")
-    if "seed" in c.dims:
-        c = c.sum("seed")
+    c = ds["stage_counts"].sum(["instance", "seed"])
     c = c.isel(program=slice(0, _BANK)).transpose("stage", "program").values.astype(float)
     frac = c / np.maximum(c.sum(axis=1, keepdims=True), 1)
     im = ax.imshow(frac, aspect="auto", cmap="viridis", vmin=0, vmax=1)
@@ -283,29 +245,7 @@ EXPERIMENT = Experiment(
             "losing fidelity, for POMO-like teachers on TSP and CVRP.",
         ),
     ),
-    run=pt.run,
-    spec=pt.PortfolioSpec(),
-    params=dict(pt.DEFAULT_PARAMS),
-    metric_dims={
-        "agree_program": ("instance", "program"),
-        "agree_train_program": ("program",),
-        "agree_base": ("instance",),
-        "agree_final": ("instance",),
-        "agree_pruned": ("instance",),
-        "kl_boost": ("instance", "round"),
-        "kl_control": ("instance", "round"),
-        "len_teacher": ("instance",),
-        "len_base": ("instance",),
-        "len_final": ("instance",),
-        "len_pruned": ("instance",),
-        "len_program": ("instance", "program"),
-        "stage_counts": ("instance", "stage", "program"),
-        "valid_tours": ("instance",),
-        "mass": ("program",),
-        "kept": ("program",),
-        "train_loss": ("step",),
-    },
-    coords=_coords,
+    simulator=pt.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(seeds=2),
@@ -434,7 +374,15 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "boosting_kl",
-            _draw_kl,
+            plots.curves(
+                _kl_branches,
+                x="round",
+                hue="branch",
+                band="se",
+                marker="o",
+                xlabel="boosting round",
+                ylabel="held-out KL(π_T ‖ π_S) (nats)",
+            ),
             "Held-out KL after each boosting round against a control that trains the router "
             "for the same steps without new programs; band: ± one standard error over seeds.",
         ),

@@ -27,6 +27,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxtheory.simulator import Simulator
+
 __all__ = [
     "PROGRAMS",
     "DEFAULT_PARAMS",
@@ -48,6 +50,8 @@ __all__ = [
     "mixture_probs",
     "mutual_information_bits",
     "run",
+    "program_names",
+    "SIMULATOR",
 ]
 
 #: Names of the hand-written bank, in code order (the first six program slots).
@@ -693,3 +697,47 @@ def run(spec: PortfolioSpec, params, key) -> dict:
         "train_loss": train_loss,
         "cost": jnp.asarray(cost, jnp.float32),
     }
+
+
+def program_names(spec: PortfolioSpec) -> list[str]:
+    """The ``program`` coordinate: the bank, then one boosted program per round.
+
+    Example:
+        >>> program_names(PortfolioSpec(boost_rounds=1))[-2:]
+        ['regret2', 'boost1']
+    """
+    return list(PROGRAMS) + [f"boost{r + 1}" for r in range(spec.boost_rounds)]
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=PortfolioSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "agree_program": ("instance", "program"),
+        "agree_train_program": ("program",),
+        "agree_base": ("instance",),
+        "agree_final": ("instance",),
+        "agree_pruned": ("instance",),
+        "kl_boost": ("instance", "round"),
+        "kl_control": ("instance", "round"),
+        "len_teacher": ("instance",),
+        "len_base": ("instance",),
+        "len_final": ("instance",),
+        "len_pruned": ("instance",),
+        "len_program": ("instance", "program"),
+        "stage_counts": ("instance", "stage", "program"),
+        "valid_tours": ("instance",),
+        "mass": ("program",),
+        "kept": ("program",),
+        "train_loss": ("step",),
+    },
+    coords=lambda spec: {
+        "instance": np.arange(spec.n_test),
+        "program": program_names(spec),
+        "round": np.arange(spec.boost_rounds + 1),
+        "stage": np.arange(spec.n_stages),
+        "step": np.arange(1, spec.train_steps + 1),
+    },
+)
