@@ -429,6 +429,10 @@ def _scan(eqn, ins_known: list, c: JaxprCost) -> float:
     once, _ = _walk(body, consts + [None] * (ncar + len(xs)))
     unresolved = any("unknown trip count" in x for x in once.notes)
     steppable = any(x is not None for x in xs) or any(x is not None for x in carry)
+    if unresolved and steppable and n <= _PER_ITERATION_MAX:  # does a step's input resolve it?
+        ti = n - 1 if eqn.params.get("reverse", False) else 0
+        first, _ = _walk(body, consts + list(carry) + [None if x is None else np.asarray(x)[ti] for x in xs])
+        steppable = not any("unknown trip count" in x for x in first.notes)
     if not (unresolved and steppable and n <= _PER_ITERATION_MAX):
         c.add(once, n)
         c.iterations += n
