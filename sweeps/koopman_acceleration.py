@@ -15,14 +15,14 @@ import dataclasses
 import functools
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims import koopman as kp
-from jaxtheory.sweep import Space, categorical, static, values
+from jaxtheory.sweep import Space, static, values
 
-#: The ``variant`` parameter (labels in the simulator's code order).
-VARIANT = categorical(*kp.VARIANTS)
 #: The linear check's configurations: τ × window.
 LINEAR_TAUS, LINEAR_WINDOWS = (1, 5), (24, 30)
 #: Random quadratics (rotation, x*, x0) per configuration of the linear check.
@@ -79,7 +79,7 @@ def _linear_gap(ds, spec):
 
 def _has(ds, optimizers=(), variants=(), taus=()):
     for dim, want in (("optimizer", optimizers), ("variant", variants), ("tau", taus)):
-        have = set(np.atleast_1d(ds[dim].values).tolist()) if dim in ds.dims else set()
+        have = set(values_of(ds, dim).tolist())
         missing = [w for w in want if w not in have]
         if missing:
             return f"the preset lacks {dim} = {', '.join(map(str, missing))}"
@@ -92,7 +92,7 @@ def _needs_adam(ds, spec):
 
 def _needs_comparison(ds, spec):
     return _has(ds, (), ("baseline", "augmented"), CLAIM_TAUS) or (
-        None if {"adam", "sgdm"} & set(np.atleast_1d(ds["optimizer"].values).tolist()) else "no Adam or SGD-M"
+        None if {"adam", "sgdm"} & set(values_of(ds, "optimizer").tolist()) else "no Adam or SGD-M"
     )
 
 
@@ -108,14 +108,14 @@ def _needs_claimed(ds, spec):
 
 def _augmentation_ratio_claimed(ds, spec):
     """Per seed: the same ratio, for Adam and SGD-momentum, per τ."""
-    sel = ds.sel(optimizer=list(CLAIMED), variant="augmented")
+    sel = analysis.select(ds, optimizer=list(CLAIMED), variant="augmented")
     return sel["error_augmented"].mean("attempt") / sel["error_params"].mean("attempt")
 
 
 def _safeguard_excess(ds, spec):
     """Largest held-out loss of a kept state above the last backprop iterate's, over all attempts."""
-    jumping = ds.sel(variant=[m for m in ds["variant"].values if m != "baseline"])
-    return float((jumping["value"] - jumping["value_backprop"]).max())
+    excess = as_dims(ds["value"] - ds["value_backprop"], "variant")
+    return float(excess.where(excess["variant"] != "baseline", drop=True).max())
 
 
 def _backprops_to_target(acc):
@@ -123,12 +123,12 @@ def _backprops_to_target(acc):
     x = acc["log"].values
     flat = acc.transpose(..., "log")
     vals = np.apply_along_axis(lambda y: analysis.first_crossing(x, y, TARGET, below=False), -1, flat.values)
-    return xr.DataArray(vals, dims=flat.dims[:-1], coords={d: flat[d] for d in flat.dims[:-1]})
+    return flat.isel(log=0, drop=True).copy(data=vals).reset_coords(drop=True)
 
 
 def _comparison(ds):
-    opts = [o for o in CLAIMED if o in np.atleast_1d(ds["optimizer"].values)]
-    return ds.sel(optimizer=opts, tau=list(CLAIM_TAUS))
+    opts = [o for o in CLAIMED if o in values_of(ds, "optimizer")]
+    return as_dims(ds, "optimizer", "tau").sel(optimizer=opts, tau=list(CLAIM_TAUS))
 
 
 def _speedup(ds, spec):
@@ -186,39 +186,29 @@ def _draw_linear(ds, spec, fig):
 
 
 def _draw_accuracy(ds, spec, fig):
-    opts = list(np.atleast_1d(ds["optimizer"].values))
-    tau = max(np.atleast_1d(ds["tau"].values))
-    for i, o in enumerate(opts):
-        ax = fig.add_subplot(1, len(opts), i + 1)
-        plots.curves(ax, ds["test_acc"].sel(optimizer=o, tau=tau), "log", hue="variant", band="iqr")
-        ax.axhline(TARGET, color="k", ls=":", lw=0.8)
+    plots.curves(
+        "test_acc",
+        x="log",
+        hue="variant",
+        facet="optimizer",
+        band="iqr",
+        sel={"tau": max},
+        theory=lambda c, spec: TARGET,
+        theory_label=f"target {TARGET:g}",
+        xlabel="backprops",
+        ylabel="test accuracy (median, IQR)",
+        title="largest τ",
+    )(ds, spec, fig)
+    for ax in fig.axes:
         ax.set_ylim(0.8, 1.0)
-        ax.set_xlabel("backprops")
-        ax.set_title(f"{o}, τ = {tau}", fontsize=9)
-        if i == 0:
-            ax.set_ylabel("test accuracy (median, IQR)")
-            ax.legend(fontsize=7)
 
 
-def _draw_errors(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    opts = list(np.atleast_1d(ds["optimizer"].values))
-    sel = ds.sel(variant="augmented") if "augmented" in ds["variant"].values else ds.isel(variant=-1)
-    for i, o in enumerate(opts):
-        for key, ls in (("error_augmented", "-"), ("error_params", "--")):
-            e = sel[key].sel(optimizer=o).mean("attempt")
-            ax.plot(
-                e["tau"].values,
-                e.median("seed").values,
-                ls,
-                marker="o",
-                color=f"C{i}",
-                label=f"{o}, {key[6:]}",
-            )
-    ax.set_xlabel("stride τ")
-    ax.set_yscale("log")
-    ax.set_ylabel("one-stride backtest error / stride displacement (median)")
-    ax.legend(fontsize=7)
+def _backtest(ds, spec):
+    """One-stride backtest error per seed (mean over attempts) of both operators, along ``operator``."""
+    err = xr.concat(
+        [ds["error_augmented"], ds["error_params"]], dim=pd.Index(["augmented", "params"], name="operator")
+    )
+    return err.mean("attempt")
 
 
 DESCRIPTION = r"""
@@ -321,21 +311,9 @@ EXPERIMENT = Experiment(
             "final performance, across multiple optimizers (Adam, AdamW, SGD-momentum, Adadelta).",
         ),
     ),
-    run=kp.run,
+    simulator=kp.SIMULATOR,
     spec=kp.MoonsSpec(block_scale=True),
-    params={**kp.DEFAULT_PARAMS, "lr_sgdm": LR_SGDM, "variant": VARIANT},
-    metric_dims={
-        "test_acc": ("log",),
-        "val_loss": ("log",),
-        **{
-            k: ("attempt",)
-            for k in ("horizon", "value_backprop", "value", "error_augmented", "error_params", "skipped")
-        },
-    },
-    coords=lambda spec: {
-        "log": np.arange(1, spec.steps // spec.log_every + 1) * spec.log_every,
-        "attempt": np.arange(1, spec.steps // spec.period + 1) * spec.period,
-    },
+    params={"lr_sgdm": LR_SGDM, "variant": "baseline"},
     presets={
         "smoke": Preset(
             _space(16, ("baseline", "augmented")),
@@ -461,9 +439,20 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "backtest",
-            _draw_errors,
-            "One-stride backtest error of the augmented (solid) and parameters-only (dashed) operators, "
-            "median over seeds of the mean over attempts, in the augmented method's runs.",
+            plots.curves(
+                _backtest,
+                x="tau",
+                hue="operator",
+                facet="optimizer",
+                band="iqr",
+                sel={"variant": "augmented"},
+                logy=True,
+                marker="o",
+                xlabel="stride τ",
+                ylabel="backtest error / displacement",
+            ),
+            "One-stride backtest error of the augmented and parameters-only operators, "
+            "median (and IQR) over seeds of the mean over attempts, in the augmented method's runs.",
         ),
     ],
     description=DESCRIPTION,

@@ -28,6 +28,8 @@ import numpy as np
 import optax
 
 from jaxtheory.optim._koopman import koopman_accelerate
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = ["MoonsSpec", "DEFAULT_PARAMS", "VARIANTS", "OPTIMIZERS", "make_moons", "run"]
 
@@ -227,3 +229,24 @@ def run(spec: MoonsSpec, params, key):
         final_acc=acc.reshape(-1)[-1],
     )
     return out
+
+
+#: The simulator's declaration: ``variant`` a categorical parameter (labels in code order,
+#: the default that of :data:`DEFAULT_PARAMS`).
+SIMULATOR = Simulator(
+    run,
+    spec=MoonsSpec(),
+    params={**DEFAULT_PARAMS, "variant": categorical(*VARIANTS, default=VARIANTS[DEFAULT_PARAMS["variant"]])},
+    metric_dims={
+        "test_acc": ("log",),
+        "val_loss": ("log",),
+        **{
+            k: ("attempt",)
+            for k in ("horizon", "value_backprop", "value", "error_augmented", "error_params", "skipped")
+        },
+    },
+    coords=lambda spec: {
+        "log": np.arange(1, spec.steps // spec.log_every + 1) * spec.log_every,
+        "attempt": np.arange(1, spec.steps // spec.period + 1) * spec.period,
+    },
+)
