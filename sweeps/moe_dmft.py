@@ -10,12 +10,11 @@ so the stored results hold both and the claims and figures only read them.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.moe import dmft
 from jaxtheory.sweep import Space, static, values
 
@@ -31,24 +30,21 @@ EXPONENT_BOUND = -0.25
 FLOOR_FRACTION = 0.2
 
 
-def _params(ds):
-    return {**dmft.DEFAULT_PARAMS, **json.loads(ds.attrs.get("manifest", "{}")).get("params", {})}
-
-
 def _configs(ds):
-    """Slices of ``loss`` over every dynamic config: ``(label, DataArray[width, seed, step])``."""
+    """Slices of ``loss`` per config of the swept parameters: ``(label, DataArray[width, seed,
+    step])``, each with every parameter's value as a scalar coordinate."""
     da = ds["loss"].where(ds["status"] == 0)
-    single = [d for d in da.dims if d not in ("width", "seed", "step") and da.sizes[d] == 1]
-    da = da.squeeze(single, drop=True)
-    other = [d for d in da.dims if d not in ("width", "seed", "step")]
-    if not other:
+    swept = [k for k in dmft.DEFAULT_PARAMS if values_of(ds, k).size > 1]
+    single = [k for k in dmft.DEFAULT_PARAMS if k not in swept]
+    da = as_dims(da, *single).squeeze(single)
+    if not swept:
         return [("", da)]
-    st = da.stack(cfg=other)
+    st = da.stack(cfg=swept)
     out = []
     for i in range(st.sizes["cfg"]):
         cell = st.isel(cfg=i)
-        label = ",".join(f"{d}={cell[d].item():g}" for d in other)
-        out.append((label, cell.drop_vars(["cfg", *other], errors="ignore")))
+        label = ",".join(f"{d}={cell[d].item():g}" for d in swept)
+        out.append((label, cell.drop_vars("cfg")))
     return out
 
 
@@ -127,9 +123,8 @@ def _drops(ds, spec):
 
 def _residual_over_tol(ds, spec):
     """Largest DMFT fixed-point residual in units of the requested tolerance."""
-    tol = float(_params(ds)["tol"])
-    res = ds["residual"].sel(width=dmft.DMFT_WIDTH).values
-    return float(np.max(res)) / tol if np.isfinite(res).all() else float("nan")
+    res = (ds["residual"].sel(width=dmft.DMFT_WIDTH) / ds["tol"]).values
+    return float(np.max(res)) if np.isfinite(res).all() else float("nan")
 
 
 def _floor(ds, spec):
@@ -141,23 +136,19 @@ def _floor(ds, spec):
 
 
 def _first_config(ds):
-    label, da = _configs(ds)[0]
-    for lab, d in _configs(ds):  # prefer gamma0 = 1 when γ₀ is swept
-        if "gamma0=1," in lab + "," or lab == "":
+    configs = _configs(ds)
+    for lab, d in configs:  # prefer gamma0 = 1 when γ₀ is swept
+        if float(d["gamma0"]) == 1.0:
             return lab, d
-    return label, da
+    return configs[0]
 
 
-def _lazy_curve(ds, spec, label, steps):
-    p = _params(ds)
-    for part in filter(None, label.split(",")):
-        k, v = part.split("=")
-        if k in p:  # swept parameters; swept spec fields keep the spec's data
-            p[k] = float(v)
+def _lazy_curve(da, spec, steps):
+    """The lazy (kernel-regression) loss curve at the parameters of the config ``da``."""
     X, y, Kx = dmft.make_data(spec)
-    _, z0 = dmft.router_init(spec, X, p["router_std"])
+    _, z0 = dmft.router_init(spec, X, float(da["router_std"]))
     K0 = dmft.initial_ntk(Kx, z0, spec.activation)
-    return dmft.lazy_loss(Kx, y, K0, p["eta"], steps)
+    return dmft.lazy_loss(Kx, y, K0, float(da["eta"]), steps)
 
 
 def _draw_curves(ds, spec, fig):
@@ -176,7 +167,7 @@ def _draw_curves(ds, spec, fig):
         ax.semilogy(steps, sub.mean("seed"), color=c, lw=1.2, label=f"N={n}")
     ax.semilogy(steps, curve, color="k", lw=2.2, label="DMFT (N=∞)")
     ax.fill_between(steps, curve - 2 * curve_se, curve + 2 * curve_se, color="k", alpha=0.3, lw=0)
-    ax.semilogy(steps, _lazy_curve(ds, spec, label, len(steps) - 1), "k:", lw=1.2, label="lazy (γ₀→0) NTK")
+    ax.semilogy(steps, _lazy_curve(da, spec, len(steps) - 1), "k:", lw=1.2, label="lazy (γ₀→0) NTK")
     ax.set_xlabel("GD step")
     ax.set_ylabel("training loss ½·mean(y − f)²")
     ax.set_title(
@@ -251,13 +242,10 @@ EXPERIMENT = Experiment(
         arxiv="2605.14200",
         authors="L. Chennuru Vankadara, M. Haas, L. Hayward, S. Bordt, A. Breccia",
     ),
-    run=dmft.run,
+    simulator=dmft.SIMULATOR,
     spec=dmft.MoEDMFTSpec(
         num_points=8, dim=8, experts=2, steps=50, sites=512, max_iters=100, activation="tanh"
     ),
-    params=dmft.DEFAULT_PARAMS,
-    metric_dims={"loss": ("step",)},
-    coords=lambda spec: {"step": np.arange(spec.steps + 1)},
     presets={
         "smoke": Preset(
             # widths ×4 apart: the expected gap ratio per step (2) stands well clear of

@@ -37,8 +37,7 @@ def _fake(gap_of_width, seeds=32, steps=21, residual=1e-6, dmft_noise=1e-5):
         },
         coords={"width": WIDTHS, "seed": np.arange(seeds), "step": t},
     )
-    ds.attrs["manifest"] = json.dumps({"params": dict(D.DEFAULT_PARAMS)})
-    return ds
+    return ds.assign_coords(D.DEFAULT_PARAMS)  # the parameters not swept: scalar coordinates
 
 
 def _verdicts(ds):

@@ -116,6 +116,7 @@ import numpy as np
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.sims.nets import ntk as _ntk
 from jaxtheory.sims.nets.ntk import activation, initial_ntk, lazy_loss
+from jaxtheory.simulator import Simulator
 
 #: Nonlinearities φ available by name, those of :data:`jaxtheory.sims.nets.ntk.ACTIVATIONS`
 #: (the DMFT quadrature assumes a smooth φ: ``relu`` runs but its accuracy is not checked).
@@ -618,3 +619,13 @@ def linear_dmft(Kx, y, z0, eta, gamma0, steps: int, cov0=None):
         C = A @ C @ np.swapaxes(A, 1, 2)
         z = z + c * (D[None, :] * g * (1.0 - g) * e) @ Kx
     return np.array(losses)
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=MoEDMFTSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={"loss": ("step",)},
+    coords=lambda spec: {"step": np.arange(spec.steps + 1)},
+)
