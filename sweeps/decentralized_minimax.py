@@ -18,14 +18,13 @@ import functools
 import numpy as np
 import scipy.linalg
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.analysis import Estimate
+from jaxtheory.results import values_of
 from jaxtheory.sims.decentralized import minimax as mm
 from jaxtheory.sims.decentralized.graphs import spectral_gap
-from jaxtheory.sweep import Space, categorical, static, values, zipped
+from jaxtheory.sweep import Space, static, values, zipped
 
-#: The ``algo`` parameter: labels in the simulator's code order.
-ALGO = categorical(*mm.ALGOS)
 #: The accuracy of the same-step and κ-scaling claims: ‖∇Φ(x̄)‖ ≤ 1e-3 (our threshold).
 EPS = 1e-3
 #: The iteration count grows at most like κ^{3/2}: slope ≤ 1.5 + 0.2 (the margin 0.2 is ours).
@@ -45,10 +44,8 @@ _PAIRED = ("setting", "algo", "kappa", "eta")
 
 
 def _setting(ds, sigma):
-    idx = [i for i, s in enumerate(np.atleast_1d(ds["sigma"].values)) if float(s) == sigma]
+    idx = [i for i, s in enumerate(values_of(ds, "sigma")) if float(s) == sigma]
     if not idx:
-        from jaxtheory import NotApplicable
-
         raise NotApplicable(f"the preset has no setting with sigma = {sigma}")
     return ds.isel(setting=idx[0])
 
@@ -79,8 +76,6 @@ def _gda_fails(ds, spec):
     fg = _final(ds, "d-sgda-gt")
     fg = fg.sel(kappa=[k for k in fg["kappa"].values if k >= 100])
     if fg.sizes["kappa"] == 0:
-        from jaxtheory import NotApplicable
-
         raise NotApplicable("the preset has no κ ≥ 100")
     best = fg.max("seed").min("eta")
     return {f"kappa={float(k):g}": float(v) for k, v in zip(best["kappa"].values, best.values)}
@@ -89,8 +84,6 @@ def _gda_fails(ds, spec):
 def _hit(ds, spec, method):
     """Steps to ‖∇Φ(x̄)‖ ≤ EPS, dims (seed, kappa, eta), never reached → NaN."""
     da = analysis.select(_det(ds)["hit_step"], algo=method).reset_coords(drop=True)
-    if "eps" not in da.dims:
-        return da
     i = int(np.argmin(np.abs(np.log(np.asarray(da["eps"].values, float) / EPS))))
     return da.isel(eps=i, drop=True)
 
@@ -124,10 +117,10 @@ def _kappa_slope(ds, spec, method):
 
 
 def _needs_lyap(ds, spec):
-    if "sigma" not in ds.coords or 0.1 not in [float(s) for s in np.atleast_1d(ds["sigma"].values)]:
+    if 0.1 not in [float(s) for s in values_of(ds, "sigma")]:
         return "the preset has no noisy quadratic setting"
     for k, v in LYAP_CELL.items():
-        if v not in [float(x) for x in np.atleast_1d(ds[k].values)]:
+        if v not in [float(x) for x in values_of(ds, k)]:
             return f"the preset has no {k} = {v}"
     return None
 
@@ -237,24 +230,33 @@ def _consensus_ratio(ds, spec):
     """Per seed and method: time-averaged consensus error / its Lyapunov value."""
     sub = _setting(ds, 0.1).sel(LYAP_CELL)
     out = sub["consensus_avg"].copy()
-    p = {**mm.DEFAULT_PARAMS, **{k: float(sub[k]) for k in ("hetero", "r_scale", "beta_scale") if k in sub}}
     for m in np.atleast_1d(sub["algo"].values):
-        th = _lyap_value(
-            spec,
-            str(m),
-            LYAP_CELL["kappa"],
-            LYAP_CELL["eta"],
-            float(p["hetero"]),
-            float(p["r_scale"]),
-            float(p["beta_scale"]),
-            float(sub["sigma"]),
-        )
-        out.loc[{"algo": m}] = sub["consensus_avg"].sel(algo=m) / th
+        cell = sub.sel(algo=m)
+        out.loc[{"algo": m}] = cell["consensus_avg"] / _lyap_at({k: cell[k].item() for k in _LYAP_KEYS}, spec)
     return out
 
 
+#: The coordinates of a cell that fix its Lyapunov value.
+_LYAP_KEYS = ("algo", "kappa", "eta", "hetero", "r_scale", "beta_scale", "sigma")
+
+
+def _lyap_at(c, spec):
+    """The Lyapunov value at the coordinates ``c`` (a cell's, or a figure line's) of the
+    noisy quadratic setting."""
+    return _lyap_value(
+        spec,
+        str(c["algo"]),
+        float(c["kappa"]),
+        float(c["eta"]),
+        float(c["hetero"]),
+        float(c["r_scale"]),
+        float(c["beta_scale"]),
+        float(c["sigma"]),
+    )
+
+
 def _needs_graphs(ds, spec):
-    if "graph" not in ds.dims or ds.sizes["graph"] < 2:
+    if ds["graph"].size < 2:
         return "the preset runs one graph: a slope against the spectral gap needs several (full preset)"
     return _needs_lyap(ds, spec)
 
@@ -262,10 +264,7 @@ def _needs_graphs(ds, spec):
 def _gaps(ds, spec):
     import dataclasses
 
-    return [
-        spectral_gap(dataclasses.replace(spec, graph=str(g)).mixing)
-        for g in np.atleast_1d(ds["graph"].values)
-    ]
+    return [spectral_gap(dataclasses.replace(spec, graph=str(g)).mixing) for g in values_of(ds, "graph")]
 
 
 def _consensus_by_graph(ds, spec):
@@ -310,27 +309,9 @@ def _draw_scaling(ds, spec, fig):
     ax.legend(fontsize=7)
 
 
-def _draw_consensus(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    sub = _setting(ds, 0.1).sel(kappa=LYAP_CELL["kappa"])
-    for i, m in enumerate(("ds-gda", "d-sgda-gt")):
-        c = analysis.select(sub["consensus"], algo=m, eta=LYAP_CELL["eta"])
-        plots.curves(ax, c, "step", band="iqr", log=(False, True), color=f"C{i}", label=m)
-        th = _lyap_value(
-            spec,
-            m,
-            LYAP_CELL["kappa"],
-            LYAP_CELL["eta"],
-            mm.DEFAULT_PARAMS["hetero"],
-            mm.DEFAULT_PARAMS["r_scale"],
-            mm.DEFAULT_PARAMS["beta_scale"],
-            0.1,
-        )
-        ax.axhline(th, color=f"C{i}", ls=":", lw=1.0)
-    ax.set_xlabel("step")
-    ax.set_ylabel("(1/n) Σ‖x_i − x̄‖²: median, IQR over noise seeds")
-    ax.set_title("quadratic g, σ = 0.1, κ = 10, η = 0.05; dotted: Lyapunov", fontsize=9)
-    ax.legend(fontsize=7)
+def _consensus_curves(ds, spec):
+    """Consensus error against the step, noisy quadratic setting, at LYAP_CELL."""
+    return _setting(ds, 0.1).sel(LYAP_CELL)["consensus"]
 
 
 DESCRIPTION = r"""
@@ -412,14 +393,7 @@ EXPERIMENT = Experiment(
             "'Extensive experimental results' (abstract): tasks and data sets unknown.",
         ),
     ),
-    run=mm.run,
-    spec=mm.MinimaxSpec(),
-    params={**mm.DEFAULT_PARAMS, "algo": ALGO},
-    metric_dims={"grad_phi": ("step",), "consensus": ("step",), "hit_step": ("eps",)},
-    coords=lambda spec: {
-        "step": np.arange(1, spec.steps // spec.record_every + 1) * spec.record_every,
-        "eps": np.asarray(spec.eps, float),
-    },
+    simulator=mm.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(
@@ -568,7 +542,20 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "consensus",
-            _draw_consensus,
+            plots.curves(
+                _consensus_curves,
+                x="step",
+                hue="algo",
+                band="iqr",
+                logy=True,
+                theory=_lyap_at,
+                theory_points=None,
+                theory_label="Lyapunov",
+                label_fmt="{}",
+                xlabel="step",
+                ylabel="(1/n) Σ‖x_i − x̄‖²: median, IQR over noise seeds",
+                title="quadratic g, σ = 0.1, κ = 10, η = 0.05; dotted: Lyapunov",
+            ),
             "Consensus error against steps for quadratic g with noise, against its exact stationary "
             "value (dotted) from the Lyapunov equation.",
         ),

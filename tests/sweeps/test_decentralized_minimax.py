@@ -26,7 +26,8 @@ def _claim(name):
 
 
 def _fake(final=None, hit=None, gt_dev=None, ratio=1.0, seed=0):
-    """A results set shaped like the smoke preset's, with the given values."""
+    """A results set shaped like the smoke preset's, with the given values (the parameters and
+    spec fields the preset does not sweep as scalar coordinates, as the engine writes them)."""
     rng = np.random.default_rng(seed)
     shape = (2, 2, len(KAPPAS), len(ETAS), S)
     fg = np.full(shape, 1e-5) if final is None else final
@@ -52,6 +53,8 @@ def _fake(final=None, hit=None, gt_dev=None, ratio=1.0, seed=0):
             "sigma": ("setting", [0.0, 0.1]),
             "cos_amp": ("setting", [2.0, 0.0]),
             "instance": ("setting", [-1, 0]),
+            **{k: mm.DEFAULT_PARAMS[k] for k in ("r_scale", "beta_scale", "storm_rho", "hetero")},
+            "graph": SPEC.graph,
         },
     )
 

@@ -53,8 +53,10 @@ import numpy as np
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim import doubly_smoothed_gda
 from jaxtheory.sims.decentralized.graphs import gossip, mixing_matrix
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
-__all__ = ["ALGOS", "DEFAULT_PARAMS", "CURVATURE", "MinimaxSpec", "instance", "run"]
+__all__ = ["ALGOS", "DEFAULT_PARAMS", "CURVATURE", "MinimaxSpec", "SIMULATOR", "instance", "run"]
 
 #: Names of the ``algo`` codes: 0 DS-GDA with tracking, 1 D-SGDA-GT (r = β = 0).
 ALGOS = ("ds-gda", "d-sgda-gt")
@@ -273,3 +275,17 @@ def run(spec: MinimaxSpec, params: dict, key: jax.Array) -> dict:
         "gt_dev": final[11],
         "diverged_step": div,
     }
+
+
+#: The simulator's declaration: ``algo`` is categorical (labels :data:`ALGOS`); the curves
+#: are recorded every ``record_every`` steps, the hitting times per accuracy ``eps``.
+SIMULATOR = Simulator(
+    run,
+    spec=MinimaxSpec(),
+    params={**DEFAULT_PARAMS, "algo": categorical(*ALGOS)},
+    metric_dims={"grad_phi": ("step",), "consensus": ("step",), "hit_step": ("eps",)},
+    coords=lambda spec: {
+        "step": np.arange(1, spec.steps // spec.record_every + 1) * spec.record_every,
+        "eps": np.asarray(spec.eps, float),
+    },
+)
