@@ -19,8 +19,6 @@ from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
 from jaxtheory.sims.attribution import trak
 from jaxtheory.sweep import Space, static, zipped
 
-#: Metrics with a last axis over the projection widths k/p.
-_K_METRICS = ("trak_rel_err", "trak_spearman", "trak_pearson", "trak_auc", "trak_prec5")
 #: Our ranking thresholds at n/p = 2, k = p (no paper number known).
 SPEARMAN_MIN, AUC_MIN = 0.9, 0.95
 #: Large-sample agreement: relative errors below 5 % at n/p = 50 (ours).
@@ -40,10 +38,7 @@ def _by_p(da, ds, ratio):
     idx = _sizes(ds, ratio)
     if not idx:
         raise ValueError(f"the results have no size with n/p = {ratio}")
-    sub = da.isel(size=idx)
-    keep = [c for c in sub.coords if c not in ("n", "n_loo", "size") and "size" not in sub[c].dims]
-    sub = sub.assign_coords(p=("size", np.atleast_1d(ds["p"].values)[idx])).swap_dims(size="p")
-    sub = sub.reset_coords([c for c in sub.coords if c not in (*keep, "p", *sub.dims)], drop=True)
+    sub = da.isel(size=idx).swap_dims(size="p").drop_vars(["size", "n", "n_loo"], errors="ignore")
     return sub.sortby("p")
 
 
@@ -147,16 +142,11 @@ def _draw_errors(ds, spec, fig):
     ax.legend(fontsize=7)
 
 
-def _draw_ranking(ds, spec, fig):
-    i = _main(ds)
-    ax = fig.add_subplot(1, 1, 1)
-    for name, c in (("trak_spearman", "C3"), ("trak_auc", "C2"), ("trak_prec5", "C1")):
-        da = ds[name].isel(size=i).drop_vars(["n", "p", "n_loo"], errors="ignore")
-        plots.curves(ax, da, "k", band="se", log=(True, False), marker="o", color=c, label=name[5:])
-    ax.set_xlabel("projection width k / p")
-    ax.set_ylabel("agreement with exact LOO: seed mean ± SE")
-    ax.set_title(f"n = {int(ds['n'].values[i])}, p = {int(ds['p'].values[i])}", fontsize=9)
-    ax.legend(fontsize=7)
+def _ranking(ds, spec):
+    """Spearman, AUC and precision@5 of TRAK against exact LOO at the main size, by k/p."""
+    names = ["spearman", "auc", "prec5"]
+    da = xr.concat([ds[f"trak_{m}"].isel(size=_main(ds)) for m in names], "metric")
+    return da.drop_vars(["size", "n", "p", "n_loo"], errors="ignore").assign_coords(metric=names)
 
 
 DESCRIPTION = r"""
@@ -218,11 +208,7 @@ EXPERIMENT = Experiment(
             "The error bounds' constants under sub-Gaussian designs and strongly convex losses.",
         ),
     ),
-    run=trak.run,
-    spec=trak.AttributionSpec(),
-    params=dict(trak.DEFAULT_PARAMS),
-    metric_dims={m: ("k",) for m in _K_METRICS},
-    coords=lambda spec: {"k": list(spec.k_fracs)},
+    simulator=trak.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(size=_SMOKE_SIZES, seeds=8),
@@ -349,7 +335,17 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "ranking_vs_k",
-            _draw_ranking,
+            plots.curves(
+                _ranking,
+                x="k",
+                hue="metric",
+                band="se",
+                logx=True,
+                marker="o",
+                xlabel="projection width k / p",
+                ylabel="agreement with exact LOO: seed mean ± SE",
+                title="the main size: n/p = 2, every training point scored",
+            ),
             "Agreement of TRAK's ranking with exact leave-one-out against the projection width "
             "k/p (main configuration): Spearman, top-decile AUC and top-5 % precision, seed "
             "mean ± one standard error.",

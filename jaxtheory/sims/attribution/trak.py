@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxtheory.sims.matrix.linalg import leverages
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "LOSSES",
@@ -47,6 +48,7 @@ __all__ = [
     "spearman_rows",
     "ranking_metrics",
     "run",
+    "SIMULATOR",
 ]
 
 #: Losses :func:`newton_fit` knows (labels 0/1 for ``logistic``, real for ``squared``).
@@ -363,3 +365,16 @@ def run(spec: AttributionSpec, params, key):
         grad_norm=grad_norm,
     )
     return out
+
+
+#: The simulator's declaration: an experiment names it instead of restating it. The
+#: TRAK metrics have a last axis over the projection widths ``k`` (fractions of p).
+SIMULATOR = Simulator(
+    run,
+    spec=AttributionSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        m: ("k",) for m in ("trak_rel_err", "trak_spearman", "trak_pearson", "trak_auc", "trak_prec5")
+    },
+    coords=lambda spec: {"k": list(spec.k_fracs)},
+)
