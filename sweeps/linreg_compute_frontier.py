@@ -71,8 +71,10 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.linreg import exact as ex
 from jaxtheory.sims.linreg.problems import log_grid
+from jaxtheory.simulator import Simulator
 from jaxtheory.sweep import Space, log, values
 
 ALGOS = ("sgd", "la", "sla_heavy_ball")
@@ -132,6 +134,10 @@ def _coords(spec):
     return {"algo": list(ALGOS), "step": steps}
 
 
+#: The simulator's declaration (its run is this module's wrapper of the exact recursions).
+SIMULATOR = Simulator(run, spec=Spec(), params=PARAMS, metric_dims={"risk": ("algo", "step")}, coords=_coords)
+
+
 # ---- frontier computation (numpy, public) -------------------------------------------------
 
 
@@ -157,10 +163,8 @@ def frontier(risk, axis: int = 0) -> np.ndarray:
 
 
 def _risk(ds):
-    r = ds["risk"]
-    if "seed" in r.dims:
-        r = r.isel(seed=0)
-    return r.transpose("a", "b", "algo", "lr", "step")
+    r = analysis.select(ds["risk"], seed=0)  # deterministic: one seed
+    return as_dims(r, "a", "b", "lr").transpose("a", "b", "algo", "lr", "step")
 
 
 def _compute(ds, spec):
@@ -220,7 +224,7 @@ def _two_phase_vs_sgd(ds, spec):
 
 
 def _pairs(ds, n=4):
-    pairs = [(i, j) for i in range(ds.sizes["a"]) for j in range(ds.sizes["b"])]
+    pairs = [(i, j) for i in range(values_of(ds, "a").size) for j in range(values_of(ds, "b").size)]
     return pairs[:: max(1, len(pairs) // n)][:n]
 
 
@@ -228,7 +232,7 @@ def _draw_curves(ds, spec, fig):
     r = _risk(ds)
     c = _compute(ds, spec)
     pairs = _pairs(ds, n=2)
-    lrs = ds["lr"].values
+    lrs = values_of(ds, "lr")
     for row, (i, j) in enumerate(pairs):
         for col, alg in enumerate(ALGOS):
             ax = fig.add_subplot(len(pairs), len(ALGOS), row * len(ALGOS) + col + 1)
@@ -237,7 +241,7 @@ def _draw_curves(ds, spec, fig):
             ax.plot(c, frontier(r.values[i, j, col], axis=0), "k--", lw=1.2, label="frontier")
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_title(f"{alg}, a={ds['a'].values[i]:.3g}, b={ds['b'].values[j]:.3g}", fontsize=7)
+            ax.set_title(f"{alg}, a={values_of(ds, 'a')[i]:.3g}, b={values_of(ds, 'b')[j]:.3g}", fontsize=7)
             ax.tick_params(labelsize=6)
             if row == len(pairs) - 1:
                 ax.set_xlabel("compute (gradient evaluations)", fontsize=7)
@@ -255,7 +259,7 @@ def _draw_frontier(ds, spec, fig):
         ax = fig.add_subplot(1, len(pairs), n + 1)
         for k, alg in enumerate(ALGOS):
             ax.plot(c, F[i, j, k], marker=".", ms=3, label=alg)
-        a, b = ds["a"].values[i], ds["b"].values[j]
+        a, b = values_of(ds, "a")[i], values_of(ds, "b")[j]
         ref = F[i, j, 0, -1] * (c / c[-1]) ** (-(b - 1) / a)
         ax.plot(c, ref, "k:", lw=1, label="C^-(b-1)/a")
         ax.set_xscale("log")
@@ -273,12 +277,12 @@ def _draw_exponents(ds, spec, fig):
     for k, alg in enumerate(ALGOS):
         pts = [
             (_theory({"a": a, "b": b}), fitted[f"a={a:g},b={b:g},algo={alg}"].value)
-            for a in ds["a"].values
-            for b in ds["b"].values
+            for a in values_of(ds, "a")
+            for b in values_of(ds, "b")
         ]
         th, sl = np.asarray(pts).T
         ax.scatter(th, sl, label=alg, marker="os^"[k], alpha=0.7)
-    th = [_theory({"a": a, "b": b}) for a in ds["a"].values for b in ds["b"].values]
+    th = [_theory({"a": a, "b": b}) for a in values_of(ds, "a") for b in values_of(ds, "b")]
     lo, hi = float(np.nanmin(th)) * 1.2, 0.0
     ax.plot([lo, hi], [lo, hi], "k-", lw=0.8, label="−(b−1)/a")
     ax.set_xlabel("theory −(b−1)/a")
@@ -291,11 +295,7 @@ EXPERIMENT = Experiment(
     paper=Paper(
         title="High dimensional theory of two-phase optimizers", arxiv="2603.26954", authors="Atish Agarwala"
     ),
-    run=run,
-    spec=Spec(),
-    params=PARAMS,
-    metric_dims={"risk": ("algo", "step")},
-    coords=_coords,
+    simulator=SIMULATOR,
     presets={
         "smoke": Preset(
             Space(a=values(1.5, 2.0), b=values(1.5, 2.0), lr=log(0.25, 2.0, num=4), seeds=1),
