@@ -15,13 +15,10 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
+from jaxtheory.results import values_of
 from jaxtheory.sims.stochastic_opt import heavy_tail as ht
-from jaxtheory.sweep import Space, categorical, static, values
+from jaxtheory.sweep import Space, static, values
 
-#: The ``algorithm`` parameter: labels in the simulator's code order (``sgd``, ``smd``).
-ALGORITHM = categorical(*ht.ALGORITHMS)
-#: The ``objective`` parameter: labels in the simulator's code order.
-OBJECTIVE = categorical(*ht.OBJECTIVES)
 #: Our tolerance on the convex slope: at most −(p − 1)/p + 0.08 (finite horizons; 4096
 #: seeds at T ∈ {100, 400, 1600} bring SGD's slopes within it).
 SLOPE_TOL = 0.08
@@ -41,7 +38,7 @@ _PAIRED = ("algorithm", "objective", "p", "step_exp", "steps")
 
 def _horizon_dim(ds):
     for name in ("steps", "horizon"):
-        if name in ds.dims and ds.sizes[name] > 1:
+        if ds[name].size > 1:
             return name
     raise ValueError("the results vary neither steps nor horizon: no rate to fit")
 
@@ -109,7 +106,7 @@ def _tail_ordering(ds, spec):
 
 
 def _needs_gamma_half(ds, spec):
-    if "step_exp" not in ds.dims or not {0.0, 0.5} <= set(ds["step_exp"].values.tolist()):
+    if not {0.0, 0.5} <= set(values_of(ds, "step_exp").tolist()):
         return "the preset has no step_exp = 0.5 lanes beside γ = 1/p (step_exp = 0)"
     return None
 
@@ -174,9 +171,7 @@ EXPERIMENT = Experiment(
         arxiv="2606.00520",
         authors="Zijian Liu",
     ),
-    run=ht.run,
-    spec=ht.HeavyTailSpec(),
-    params={**ht.DEFAULT_PARAMS, "algorithm": ALGORITHM, "objective": OBJECTIVE},
+    simulator=ht.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(
