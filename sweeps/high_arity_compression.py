@@ -61,8 +61,8 @@ def _sizes(ds, spec):
     """Per class, the distinct values over m of the largest kept size across lanes."""
     out = {}
     for c, da in _by_class(ds, "size").items():
-        per_m = da.max([d for d in da.dims if d != "m"])
-        out[c] = sorted({int(v) for v in np.asarray(per_m.values).ravel()})
+        per_m = np.asarray(da.transpose("m", ...).values).reshape(da.sizes["m"], -1).max(axis=1)
+        out[c] = sorted({int(v) for v in per_m})
     return out
 
 
@@ -210,13 +210,8 @@ EXPERIMENT = Experiment(
             "(the theorem; its quality threshold was not retrieved).",
         ),
     ),
-    run=cp.run,
+    simulator=cp.SIMULATOR,
     spec=cp.CompressionSpec(ms=SMOKE_MS),
-    params=dict(cp.DEFAULT_PARAMS),
-    metric_dims={
-        f"{w}_{c}": ("m",) for w in ("error", "disagreements", "size") for c in ("intervals", "half_graph")
-    },
-    coords=lambda spec: {"m": np.asarray(spec.ms)},
     presets={
         "smoke": Preset(
             Space(seeds=1024),
