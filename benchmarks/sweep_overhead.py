@@ -17,13 +17,22 @@ printed and recorded, with the machine, in ``benchmarks/RESULTS.md`` (its sectio
 replaced on a re-run). ``--profile`` adds where a warm engine sweep spends its time
 (cProfile, grouped by stage).
 
+``--growth`` measures how the engine grows with the number of lanes: 10³, 10⁴, 10⁵ and
+10⁶ lanes of the demonstration run at dimension 4 and 100 steps, against a hand-written
+chunked ``jit(vmap(run))`` (the engine's chunk size, each chunk's outputs copied to host
+numpy arrays and concatenated, as the engine assembles them; lane keys from the lane
+index). Every size and side runs in a fresh process, so its peak resident memory
+(``ru_maxrss``) is its own; each process times a cold sweep (compile included) and a warm
+one (other learning rates, the compiled program reused). It records the section
+"sweep_overhead: growth with lanes".
+
 ``--before DIR`` compares engines: it measures (with ``--profile``) the jaxtheory of
 another checkout ``DIR`` (e.g. ``git worktree add /tmp/base <rev>``) and this one, each
 in a fresh process, alternating for ``--rounds`` rounds, and records both in the
 section "sweep_overhead: before/after".
 
 Usage: ``python benchmarks/sweep_overhead.py [--tiny] [--no-record] [--profile]
-[--before DIR [--rounds N]]``.
+[--growth] [--before DIR [--rounds N]]``.
 """
 
 from __future__ import annotations
@@ -103,8 +112,17 @@ def main(argv=None) -> dict:
     ap.add_argument("--profile", action="store_true", help="profile a warm engine sweep by stage")
     ap.add_argument("--before", metavar="DIR", help="compare with the jaxtheory checked out in DIR")
     ap.add_argument("--rounds", type=int, default=2, help="alternating rounds of --before (default 2)")
+    ap.add_argument("--growth", action="store_true", help="engine vs chunked jit(vmap) at 1e3..1e6 lanes")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # for --before
+    ap.add_argument("--growth-one", nargs=3, metavar=("SIDE", "LANES", "CHUNK"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.growth_one:
+        side, lanes, chunk = args.growth_one
+        out = growth_one(side, int(lanes), int(chunk))
+        print("JSON " + json.dumps(out))
+        return out
+    if args.growth:
+        return growth(args)
     if args.before:
         return compare(args)
     out = measure(args.tiny, profile=args.profile)
@@ -387,6 +405,178 @@ def compare(args) -> dict:
             script="sweep_overhead.py",
         )
     return {"runs": runs, "median": med}
+
+
+#: Lane counts of ``--growth`` (``--tiny``: the first two of :data:`GROWTH_TINY`).
+GROWTH_LANES = (10**3, 10**4, 10**5, 10**6)
+GROWTH_TINY = (100, 400)
+#: The run of ``--growth``: the demonstration run at dimension 4, 100 steps.
+GROWTH_SPEC = {"dim": 4, "steps": 100}
+
+
+def _growth_space(n: int, warm: bool) -> tuple[np.ndarray, int]:
+    """The learning rates (one per config) and seeds per config of an ``n``-lane sweep."""
+    seeds = min(100, n)
+    lo, hi = (0.02, 1.5) if warm else (0.01, 1.0)
+    return np.geomspace(lo, hi, n // seeds), seeds
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def growth_one(side: str, n: int, chunk: int) -> dict:
+    """One side of ``--growth`` at ``n`` lanes in this process: cold and warm seconds, peak RSS.
+
+    ``side`` is ``"engine"`` (``sweep`` into a temporary run directory, store included;
+    ``chunk`` 0 lets it choose) or ``"bare"`` (chunks of ``chunk`` lanes of one
+    ``jit(vmap(run))``, the last one padded, outputs gathered into numpy arrays).
+    """
+    import time
+
+    spec = quad.QuadraticSpec(**GROWTH_SPEC)
+    params = dict(quad.DEFAULT_PARAMS, momentum=0.9)
+    rss_start = _peak_rss_mb()
+    out: dict = {"side": side, "lanes": n}
+    if side == "engine":
+        with tempfile.TemporaryDirectory() as tmp:
+            for phase in ("cold", "warm"):
+                lrs, seeds = _growth_space(n, phase == "warm")
+                space = Space(lr=values(*lrs.tolist()), momentum=values(0.9), seeds=seeds)
+                t0 = time.perf_counter()
+                res = sweep(
+                    quad.run,
+                    spec,
+                    space,
+                    params,
+                    quiet=True,
+                    run_dir=Path(tmp) / phase,
+                    chunk=chunk or None,
+                    metric_dims={"risk": ("step",)},
+                )
+                out[phase] = time.perf_counter() - t0
+                out[f"{phase}_timings"] = dict(res.manifest.get("timings") or {})
+                out["chunk"] = int(res.manifest.get("chunk_size") or 0)
+                out["results_mb"] = (Path(tmp) / phase / "results.nc").stat().st_size / 2**20
+                del res
+    elif side == "bare":
+
+        def lane(p, kd):
+            return quad.run(spec, p, make_key(kd))
+
+        vfn = jax.jit(jax.vmap(lane))
+        idx = np.arange(chunk * -(-n // chunk), dtype=np.uint32)
+        keys = np.stack([idx, idx * np.uint32(2654435761)], axis=1)  # distinct words per lane
+        for phase in ("cold", "warm"):
+            lrs, seeds = _growth_space(n, phase == "warm")
+            lr = np.repeat(lrs, seeds).astype(np.float32)
+            lr = np.concatenate([lr, np.full(len(idx) - n, lr[-1], np.float32)])  # pad the last chunk
+            batch = {k: np.full(len(idx), v, np.float32) for k, v in params.items()}
+            batch["lr"] = lr
+            t0 = time.perf_counter()
+            parts = []
+            for s in range(0, len(idx), chunk):
+                sl = slice(s, s + chunk)
+                res = vfn({k: v[sl] for k, v in batch.items()}, keys[sl])
+                parts.append(jax.tree.map(np.asarray, res))
+            outs = {k: np.concatenate([p[k] for p in parts])[:n] for k in parts[0]}
+            out[phase] = time.perf_counter() - t0
+            assert len(outs["final_risk"]) == n
+            del parts, outs
+        out["chunk"] = chunk
+    else:
+        raise ValueError(f"side is 'engine' or 'bare', got {side!r}")
+    out["rss_start_mb"] = rss_start
+    out["peak_rss_mb"] = _peak_rss_mb()
+    return out
+
+
+def _growth_in_process(side: str, n: int, chunk: int) -> dict:
+    """:func:`growth_one` in a fresh process (its own peak RSS)."""
+    cmd = [sys.executable, __file__, "--growth-one", side, str(n), str(chunk)]
+    env = dict(os.environ, JAXTHEORY_CACHE="0")  # every cold call compiles
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    line = next((ln for ln in reversed(r.stdout.splitlines()) if ln.startswith("JSON ")), None)
+    if r.returncode != 0 or line is None:
+        raise RuntimeError(f"--growth-one {side} {n} failed:\n{r.stderr[-4000:]}")
+    out = json.loads(line[5:])
+    out["load"] = os.getloadavg()[0]
+    return out
+
+
+def growth(args) -> dict:
+    """Engine vs chunked bare ``jit(vmap)`` at each of :data:`GROWTH_LANES`; records a section."""
+    sizes = GROWTH_TINY if args.tiny else GROWTH_LANES
+    rows = []
+    for n in sizes:
+        eng = _growth_in_process("engine", n, 0)
+        bare = _growth_in_process("bare", n, eng["chunk"] or n)
+        rows.append((n, eng, bare))
+        print(
+            f"{n:>9,} lanes: engine warm {eng['warm']:.2f} s, bare warm {bare['warm']:.2f} s; "
+            f"peak RSS {eng['peak_rss_mb']:.0f} / {bare['peak_rss_mb']:.0f} MB; load {eng['load']:.1f}",
+            flush=True,
+        )
+    lines = [
+        f"demonstration run (jaxtheory.sims.quadratic.run), dim {GROWTH_SPEC['dim']}, "
+        f"steps {GROWTH_SPEC['steps']}; engine = sweep into a run directory (store included), "
+        "bare = chunked jit(vmap(run)) at the engine's chunk size, outputs gathered on the host",
+        "each size and side in a fresh process; cold = compile included; warm = other learning "
+        "rates, the compiled program reused; lanes/s from warm; peak RSS = ru_maxrss of that process",
+        "",
+        f"{'lanes':>9}  {'chunk':>6}  {'engine cold':>11}  {'warm':>7}  {'lanes/s':>9}  "
+        f"{'bare cold':>9}  {'warm':>7}  {'lanes/s':>9}  {'bare/engine':>11}  "
+        f"{'peak RSS engine':>15}  {'bare':>6}  {'results.nc':>10}  {'load':>4}",
+    ]
+    for n, eng, bare in rows:
+        lines.append(
+            f"{n:>9,}  {eng['chunk']:>6}  {eng['cold']:>9.2f} s  {eng['warm']:>5.2f} s  "
+            f"{n / eng['warm']:>9,.0f}  {bare['cold']:>7.2f} s  {bare['warm']:>5.2f} s  "
+            f"{n / bare['warm']:>9,.0f}  {C.ratio(bare['warm'], eng['warm']):>10.2f}x  "
+            f"{eng['peak_rss_mb']:>12.0f} MB  {bare['peak_rss_mb']:>3.0f} MB  "
+            f"{eng['results_mb']:>7.1f} MB  {eng['load']:>4.1f}"
+        )
+    lines.append("engine warm, manifest timings (s): run_s = waiting on the device, total_s = the whole call")
+    for n, eng, _ in rows:
+        tim = eng.get("warm_timings") or {}
+        lines.append(
+            f"  {n:>9,} lanes: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in tim.items() if isinstance(v, (int, float)))
+        )
+    first, last = rows[0], rows[-1]
+    scale = last[0] / first[0]
+    lines.append(
+        f"{first[0]:,} -> {last[0]:,} lanes ({scale:,.0f}x): engine warm time x"
+        f"{last[1]['warm'] / first[1]['warm']:,.0f}, bare x{last[2]['warm'] / first[2]['warm']:,.0f}; "
+        f"peak RSS at start of the process (after imports): engine {last[1]['rss_start_mb']:.0f} MB, "
+        f"bare {last[2]['rss_start_mb']:.0f} MB"
+    )
+    print("\n".join([C.machine(), *lines]))
+    if C.should_record(args):
+        C.record(
+            "sweep_overhead: growth with lanes",
+            lines,
+            intro=INTRO_GROWTH,
+            notes=GROWTH_NOTES,
+            script="sweep_overhead.py",
+        )
+    return {"rows": rows, "lines": lines}
+
+
+INTRO_GROWTH = (
+    "Peer measured in the same run: a hand-written chunked `jit(vmap(run))` at the engine's "
+    "chunk size, its outputs gathered into numpy arrays; the engine also hashes a key per "
+    "lane and writes chunk files, `results.nc` and the manifest."
+)
+
+GROWTH_NOTES = (
+    "Measured on the project's shared 2-core machine under the load on each line: absolute "
+    "times (and lanes/s) are inflated by other work, by up to several times; the bare/engine "
+    "ratio compares two processes run one after the other at each size, so it is less "
+    "affected, and peak RSS does not depend on the load."
+)
 
 
 COMPARE_NOTES = (
