@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.functional import boosting as gb
-from jaxtheory.sweep import Space, categorical, values
+from jaxtheory.sweep import Space, values
 
 #: The ``algo`` parameter (the method): labels in the simulator's code order.
-METHOD = categorical(*gb.METHODS)
+METHOD = gb.SIMULATOR.params["algo"]
 #: float32 unit roundoff 2⁻²⁴.
 F32_U = 2.0**-24
 #: The one-round closed form on one categorical feature holds to this many worst-case
@@ -53,15 +54,15 @@ STAND_IN = (
 
 
 def _lane(ds, method, lr):
-    return ds.sel(algo=method, lr=lr)
+    return as_dims(ds, "algo", "lr").sel(algo=method, lr=lr)
 
 
 def _needs(*methods, lrs=()):
     def check(ds, spec):
-        have = set(np.atleast_1d(ds["algo"].values).tolist()) if "algo" in ds.dims else set()
+        have = set(values_of(ds, "algo").tolist())
         if not set(methods) <= have:
             return f"the preset lacks the methods {sorted(set(methods) - have)}"
-        if lrs and ("lr" not in ds.dims or not set(lrs) <= set(ds["lr"].values.tolist())):
+        if not set(lrs) <= set(values_of(ds, "lr").tolist()):
             return f"the preset lacks the learning rates {list(lrs)}"
         return None
 
@@ -143,42 +144,45 @@ def _diag_violations(ds, spec):
     where Θ and γ are 0/0) are left out; any other NaN counts as outside.
     """
     out = {}
-    for m in np.atleast_1d(ds["algo"].values):
-        th, ga = ds["theta"].sel(algo=m), ds["gamma"].sel(algo=m)
-        pre = ds["train_loss"].sel(algo=m).isel(round=slice(None, -1))
+    for m in values_of(ds, "algo"):
+        sub = as_dims(ds, "algo").sel(algo=m)
+        th, ga = sub["theta"], sub["gamma"]
+        pre = sub["train_loss"].isel(round=slice(None, -1))
         pre = xr.DataArray(pre.values, dims=th.dims, coords=th.coords)
         bad = ~((th > 0) & (th <= 1 + DIAG_ATOL) & (ga > 0) & (ga <= 1 + DIAG_ATOL)) & (pre > 0)
         out[str(m)] = int(bad.sum())
-    if not out:
-        raise NotApplicable("the preset has no algo axis")
     return out
 
 
+def _runs_lr(lr):
+    def requires(ds, spec):
+        return None if lr in values_of(ds, "lr") else f"this preset runs no η = {lr}"
+
+    return requires
+
+
 def _draw_loss(lr):
-    def draw(ds, spec, fig):
-        if lr not in ds["lr"].values:
-            plots.not_applicable(fig, f"this preset runs no η = {lr}")
-            return
-        ax = fig.add_subplot(1, 1, 1)
-        plots.curves(ax, ds["train_loss"].sel(lr=lr), "round", hue="algo", band="iqr", log=(False, True))
-        ax.set_xlabel("boosting round")
-        ax.set_ylabel("train Charbonnier loss (median, IQR over seeds)")
-        ax.set_title(f"η = {lr:g}", fontsize=9)
-        ax.legend(fontsize=7)
+    return plots.curves(
+        "train_loss",
+        x="round",
+        hue="algo",
+        band="iqr",
+        sel={"lr": lr},
+        logy=True,
+        label_fmt="{}",
+        xlabel="boosting round",
+        ylabel="train Charbonnier loss (median, IQR over seeds)",
+        title=f"η = {lr:g}",
+        requires=_runs_lr(lr),
+    )
 
-    return draw
 
-
-def _draw_diag(ds, spec, fig):
-    lr = 0.1 if 0.1 in ds["lr"].values else float(ds["lr"].values[0])
-    for i, (name, label) in enumerate((("theta", "cosine Θ"), ("gamma", "edge γ"))):
-        ax = fig.add_subplot(1, 2, i + 1)
-        da = ds[name].sel(lr=lr).rolling(tree=10, min_periods=1).mean()
-        plots.curves(ax, da, "tree", hue="algo", band="iqr")
-        ax.set_xlabel("tree")
-        ax.set_ylabel(f"{label}, rolling mean over 10 (median, IQR)")
-        ax.set_title(f"η = {lr:g}", fontsize=9)
-        ax.legend(fontsize=6)
+def _diagnostics(ds, spec):
+    """Θ and γ per tree (rolling mean over 10) at η = 0.1 (the first η where the preset has none)."""
+    lrs = values_of(ds, "lr")
+    lr = 0.1 if 0.1 in lrs else float(lrs[0])
+    da = xr.concat([ds["theta"], ds["gamma"]], "diagnostic").assign_coords(diagnostic=["cosine Θ", "edge γ"])
+    return as_dims(da, "lr").sel(lr=lr).rolling(tree=10, min_periods=1).mean()
 
 
 DESCRIPTION = r"""
@@ -232,17 +236,7 @@ EXPERIMENT = Experiment(
             "O(1/k²) global rate of GRN for convex losses with Lipschitz Hessian.",
         ),
     ),
-    run=gb.run,
-    spec=gb.BoostSpec(),
-    params={**gb.DEFAULT_PARAMS, "algo": METHOD},
-    metric_dims={
-        "train_loss": ("round",),
-        "test_loss": ("round",),
-        "theta": ("tree",),
-        "gamma": ("tree",),
-        "lam": ("tree",),
-    },
-    coords=lambda spec: {"round": np.arange(spec.rounds + 1), "tree": np.arange(1, spec.rounds + 1)},
+    simulator=gb.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(algo=values(*gb.METHODS), lr=values(1.0, 0.1), seeds=8, paired=_PAIRED),
@@ -401,7 +395,17 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "diagnostics",
-            _draw_diag,
+            plots.curves(
+                _diagnostics,
+                x="tree",
+                hue="algo",
+                facet="diagnostic",
+                band="iqr",
+                label_fmt="{}",
+                sharey=False,
+                xlabel="tree",
+                ylabel="rolling mean over 10 (median, IQR)",
+            ),
             "Cosine Θ and edge γ per tree (rolling mean over 10), η = 0.1: median over "
             "seeds, band the interquartile range.",
         ),

@@ -30,8 +30,11 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxtheory.sims.functional import partition as P
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -39,6 +42,7 @@ __all__ = [
     "HESS_FLOOR",
     "LOSSES",
     "METHODS",
+    "SIMULATOR",
     "BoostSpec",
     "Tree",
     "edge",
@@ -453,3 +457,20 @@ def run(spec: BoostSpec, params: dict, key: jax.Array) -> dict:
         "cost": jnp.float32(fits),
         "hist_updates": jnp.float32(fits * P.tree_fit_cost(spec.n_train, spec.features, spec.depth)),
     }
+
+
+#: The simulator's declaration: the method ``algo`` is categorical (labels :data:`METHODS`);
+#: losses are recorded at rounds 0..rounds, the per-tree diagnostics at trees 1..rounds.
+SIMULATOR = Simulator(
+    run,
+    spec=BoostSpec(),
+    params={**DEFAULT_PARAMS, "algo": categorical(*METHODS)},
+    metric_dims={
+        "train_loss": ("round",),
+        "test_loss": ("round",),
+        "theta": ("tree",),
+        "gamma": ("tree",),
+        "lam": ("tree",),
+    },
+    coords=lambda spec: {"round": np.arange(spec.rounds + 1), "tree": np.arange(1, spec.rounds + 1)},
+)
