@@ -16,10 +16,8 @@ import numpy as np
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
 from jaxtheory.analysis import Cells, Estimate
 from jaxtheory.sims.discrete import fairdiv as fd
-from jaxtheory.sweep import Space, categorical, static, values, zipped
+from jaxtheory.sweep import Space, static, values, zipped
 
-#: The ``family`` parameter: value families in the simulator's code order.
-FAMILY = categorical(*fd.FAMILIES)
 #: The k for which the (k+1)/(k+2) guarantee is checked (k = 0, EF, has none): k = 1 is the
 #: known 2/3-EFX (up to 7 agents), k = 2 the paper's corollary 3/4-EF2X, k = 3 its main result.
 GUARANTEE_KS = (1, 2, 3)
@@ -129,10 +127,9 @@ def _draw_alpha(ds, spec, fig):
             ("round-robin", "rr_alpha", "s", 0.0),
             ("envy-cycle elimination", "ece_alpha", "^", 0.15),
         ):
-            da = ds[metric].sel(size=s)
-            other = [d for d in da.dims if d != "k"]
-            lo = da.min(other).values
-            med = da.median(other).values
+            da = ds[metric].sel(size=s).transpose("k", ...)
+            per_k = np.asarray(da.values, float).reshape(len(ks), -1)  # every lane, per k
+            lo, med = np.nanmin(per_k, axis=1), np.nanmedian(per_k, axis=1)
             x = np.asarray(ks, float) + dx
             ax.plot(x, med, marker, label=f"{name} (median)")
             ax.vlines(x, lo, med, lw=1, color=ax.lines[-1].get_color())
@@ -263,20 +260,7 @@ EXPERIMENT = Experiment(
             "Deciding whether an EFkX orientation exists is NP-complete.",
         ),
     ),
-    run=fd.run,
-    spec=fd.FairDivSpec(),
-    params={**fd.DEFAULT_PARAMS, "family": FAMILY},
-    metric_dims={
-        "best_alpha": ("k",),
-        "rr_alpha": ("k",),
-        "ece_alpha": ("k",),
-        "n_efkx": ("k",),
-        "orient_best": ("graph", "k"),
-        "orient_n_efkx": ("graph", "k"),
-        "graph_ends": ("graph", "edge", "end"),
-        "graph_weights": ("graph", "edge", "end"),
-    },
-    coords=lambda spec: {"k": list(spec.ks)},
+    simulator=fd.SIMULATOR,
     presets={
         "smoke": Preset(
             _SMOKE,

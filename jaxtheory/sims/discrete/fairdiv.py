@@ -44,6 +44,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxtheory.sims.discrete import enumeration as denum
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "FAMILIES",
@@ -572,3 +574,22 @@ def run(spec: FairDivSpec, params, key: jax.Array) -> dict[str, jax.Array]:
         "graph_ends": ends,
         "graph_weights": w,
     }
+
+
+#: The simulator's declaration: ``family`` a categorical parameter (labels in code order).
+SIMULATOR = Simulator(
+    run,
+    spec=FairDivSpec(),
+    params={**DEFAULT_PARAMS, "family": categorical(*FAMILIES, default=FAMILIES[DEFAULT_PARAMS["family"]])},
+    metric_dims={
+        "best_alpha": ("k",),
+        "rr_alpha": ("k",),
+        "ece_alpha": ("k",),
+        "n_efkx": ("k",),
+        "orient_best": ("graph", "k"),
+        "orient_n_efkx": ("graph", "k"),
+        "graph_ends": ("graph", "edge", "end"),
+        "graph_weights": ("graph", "edge", "end"),
+    },
+    coords=lambda spec: {"k": list(spec.ks)},
+)
