@@ -16,10 +16,8 @@ import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.sims.nets import precision as pr
-from jaxtheory.sweep import Space, categorical, zipped
+from jaxtheory.sweep import Space, zipped
 
-#: The ``fmt`` parameter: format labels in the simulator's code order.
-FORMAT = categorical(*pr.FORMAT_NAMES)
 #: Our bracket around the absorption threshold :math:`b\ln 2` (nats).
 GAP_TOL = 0.5
 #: Growth window: it opens at the first logged step where at least this fraction of the
@@ -65,7 +63,7 @@ def _arm_label(fmt, fix) -> str:
 def _by_arm(da):
     """``da`` with its ``arm`` dimension labelled ``bf16``, ``bf16+fix``, ..."""
     labels = [_arm_label(f, x) for f, x in zip(da["fmt"].values, da["fix"].values)]
-    return da.drop_vars([c for c in ("fmt", "fix") if c in da.coords]).assign_coords(arm=labels)
+    return da.drop_vars(["fmt", "fix"]).assign_coords(arm=labels)
 
 
 def _arms(ds, name, labels):
@@ -219,9 +217,9 @@ def _needs_modadd(ds, spec):
 def _spikes(ds):
     da = _by_arm(ds["loss"])
     step = np.asarray(ds["step"].values, float)
-    vals = np.apply_along_axis(_spike_step, da.get_axis_num("step"), da.values, step)
-    dims = [d for d in da.dims if d != "step"]
-    return xr.DataArray(vals, dims=dims, coords={d: da[d].values for d in dims})
+    return xr.apply_ufunc(
+        lambda v: np.apply_along_axis(_spike_step, -1, v, step), da, input_core_dims=[["step"]]
+    )
 
 
 def _fix_delay(ds, spec):
@@ -269,12 +267,6 @@ def _draw_norms(ds, spec, fig):
 def _draw_absorption(ds, spec, fig):
     _arm_panel(fig.add_subplot(1, 2, 1), ds["absorbed"], "fraction of samples with g_y = 0", legend=True)
     _arm_panel(fig.add_subplot(1, 2, 2), ds["drift"], "‖w̄(t) − w̄(0)‖", log=True)
-
-
-def _draw_loss(ds, spec, fig):
-    _arm_panel(
-        fig.add_subplot(1, 1, 1), ds["loss"], "training loss in the arm's format", log=True, legend=True
-    )
 
 
 DESCRIPTION = r"""
@@ -372,25 +364,7 @@ EXPERIMENT = Experiment(
             "A small CIFAR-10 ResNet: partial absorption inflates norms without a visible spike.",
         ),
     ),
-    run=pr.run,
-    spec=pr.PrecisionSpec(),
-    params={**pr.DEFAULT_PARAMS, "fmt": FORMAT},
-    metric_dims={
-        k: ("step",)
-        for k in (
-            "loss",
-            "absorbed",
-            "s_mean",
-            "wbar_norm",
-            "hbar_norm",
-            "cos_wh",
-            "drift",
-            "rate",
-            "max_logit",
-            "cos_drift_h",
-        )
-    },
-    coords=lambda spec: {"step": np.arange(1, spec.steps // spec.log_every + 1) * spec.log_every},
+    simulator=pr.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(arm=_ARMS, seeds=8, paired=_PAIRED),
@@ -537,7 +511,19 @@ EXPERIMENT = Experiment(
             "Left: fraction of samples whose target gradient is exactly 0. Right: drift "
             "‖w̄(t) − w̄(0)‖ (the fix arms sit at float32 rounding).",
         ),
-        Figure("loss", _draw_loss, "Training loss computed in each arm's format (median, IQR)."),
+        Figure(
+            "loss",
+            plots.curves(
+                lambda ds, spec: _by_arm(ds["loss"]),
+                x="step",
+                hue="arm",
+                band="iqr",
+                logy=True,
+                xlabel="SGD step",
+                ylabel="training loss in the arm's format",
+            ),
+            "Training loss computed in each arm's format (median, IQR).",
+        ),
     ],
     description=DESCRIPTION,
 )

@@ -38,10 +38,13 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax import lax
 
 from jaxtheory.optim import center_classifier_rows
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "FORMATS",
@@ -62,6 +65,7 @@ __all__ = [
     "make_data",
     "CLASSIFIER_MASK",
     "run",
+    "SIMULATOR",
 ]
 
 #: The emulated formats: name -> (exponent bits, explicit mantissa bits), as
@@ -578,3 +582,28 @@ def run(spec: PrecisionSpec, params: dict, key: jax.Array) -> dict:
         jnp.mean(jnp.abs(theta["W"]), -1)
     )
     return {**logs, **acc}
+
+
+#: The simulator's declaration: an experiment names it instead of restating it. ``fmt``
+#: is categorical over :data:`FORMAT_NAMES`; the curves are logged every ``log_every`` steps.
+SIMULATOR = Simulator(
+    run,
+    spec=PrecisionSpec(),
+    params={**DEFAULT_PARAMS, "fmt": categorical(*FORMAT_NAMES)},
+    metric_dims={
+        k: ("step",)
+        for k in (
+            "loss",
+            "absorbed",
+            "s_mean",
+            "wbar_norm",
+            "hbar_norm",
+            "cos_wh",
+            "drift",
+            "rate",
+            "max_logit",
+            "cos_drift_h",
+        )
+    },
+    coords=lambda spec: {"step": np.arange(1, spec.steps // spec.log_every + 1) * spec.log_every},
+)
