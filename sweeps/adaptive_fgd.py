@@ -12,12 +12,11 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
+from jaxtheory.results import values_of
 from jaxtheory.sims.functional import fgd
-from jaxtheory.sweep import Space, categorical, values
+from jaxtheory.sweep import Space, values
 
-#: The ``scheme`` parameter: labels of :data:`jaxtheory.sims.functional.fgd.METHODS`.
-SCHEME = categorical(*fgd.METHODS)
 #: The fixed-grid plateau must match its closed form within 10 % (ours).
 PLATEAU_RTOL = 0.10
 #: The exact-mean contraction factor must match (1 − LR)² within 1 % (ours).
@@ -38,17 +37,14 @@ _PAIRED = ("scheme",)
 
 
 def _labels(ds, prefix):
-    return [str(m) for m in np.atleast_1d(ds["scheme"].values) if str(m).startswith(prefix)]
+    return [str(m) for m in values_of(ds, "scheme") if str(m).startswith(prefix)]
 
 
 def _one(ds, label):
-    """The results of one scheme, with every other length-one dimension dropped."""
+    """The results of one scheme, with every other (length-one) dimension dropped; another
+    dimension longer than one is an error (the comparison expects one value of it)."""
     sub = analysis.select(ds, scheme=label)
-    extra = [d for d in sub.dims if d not in ("seed", "epoch")]
-    for d in extra:
-        if sub.sizes[d] != 1:
-            raise ValueError(f"the comparison expects one value of {d!r}, got {sub.sizes[d]}")
-    return sub.isel({d: 0 for d in extra}, drop=True)
+    return sub.squeeze([d for d in sub.sizes if d not in ("seed", "epoch")], drop=True)
 
 
 def _size(label):
@@ -98,7 +94,7 @@ def _needs_fixed(ds, spec):
 def _needs_plateau(ds, spec):
     if _needs_fixed(ds, spec):
         return _needs_fixed(ds, spec)
-    lr = float(np.max(np.atleast_1d(ds["lr"].values)))
+    lr = float(np.max(values_of(ds, "lr")))
     if (1 - lr) ** ds.sizes["epoch"] > 1e-3:
         return "the run is too short for the transient (1 − lr)^(2k) to die out in the first half"
     return None
@@ -108,7 +104,7 @@ def _plateau_ratio(ds, spec):
     """Per seed: mean loss over the second half of the epochs / the plateau formula."""
     out = []
     labs = _labels(ds, "fixed")
-    lr = float(np.atleast_1d(ds["lr"].values)[0])
+    lr = float(values_of(ds, "lr")[0])
     for lab in labs:
         total, _, _ = plateau_formula(_size(lab), lr, spec)
         out.append(analysis.select(_tail(ds), scheme=lab) / total)
@@ -123,7 +119,7 @@ def _contraction(ds, spec):
     res = {}
     for lab in _labels(ds, "fixed"):
         sub = analysis.select(ds, scheme=lab)
-        lr = float(np.atleast_1d(sub["lr"].values)[0])
+        lr = float(values_of(sub, "lr")[0])
         le = np.asarray(sub["loss_exact"].values, np.float64)
         le = le.reshape(-1, le.shape[-1])[:, :CONTRACTION_EPOCHS]
         l0 = np.asarray(sub["loss0"].values, np.float64).reshape(-1, 1)
@@ -233,7 +229,7 @@ def _med(da):
 def _draw_cost_curves(ds, fig, loss, xlabel, ylabel, ncol=1):
     """Seed-median ``loss`` against cumulative cost, one line per scheme (adaptive solid)."""
     ax = fig.add_subplot(1, 1, 1)
-    for i, lab in enumerate(np.atleast_1d(ds["scheme"].values)):
+    for i, lab in enumerate(values_of(ds, "scheme")):
         sub = _one(ds, str(lab))
         ls = "-" if str(lab).startswith("eps") else "--"
         ax.loglog(_med(sub["cost"]), _med(sub[loss]), ls, color=f"C{i}", label=str(lab))
@@ -253,16 +249,12 @@ def _draw_cost(ds, spec, fig):
     )
 
 
-def _draw_levels(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
+def _grid_size(ds, spec):
+    """Grid size (cells per side) of the adaptive methods per epoch."""
     labs = _labels(ds, "eps")
     if not labs:
-        plots.not_applicable(fig, "this preset runs no adaptive method")
-        return
-    lev = 2.0 ** ds["level"].sel(scheme=labs)
-    plots.curves(ax, lev, "epoch", hue="scheme", band="iqr", log=(False, 2))
-    ax.set_ylabel("grid size (cells per side): median, IQR over seeds")
-    ax.legend(fontsize=7)
+        raise NotApplicable("this preset runs no adaptive method")
+    return 2.0 ** ds["level"].sel(scheme=labs)
 
 
 def _draw_plateau(ds, spec, fig):
@@ -271,7 +263,7 @@ def _draw_plateau(ds, spec, fig):
     if not labs:
         plots.not_applicable(fig, "this preset runs no fixed grid")
         return
-    lr = float(np.atleast_1d(ds["lr"].values)[0])
+    lr = float(values_of(ds, "lr")[0])
     s = np.array([_size(lab) for lab in labs], float)
     pred = np.array([plateau_formula(int(x), lr, spec)[0] for x in s])
     meas = np.array([float(analysis.select(_tail(ds), scheme=lab).mean()) for lab in labs])
@@ -354,11 +346,7 @@ EXPERIMENT = Experiment(
             "Adaptive FGD beats neural-network baselines per unit of wall-clock time.",
         ),
     ),
-    run=fgd.run,
-    spec=fgd.FGDSpec(),
-    params={**fgd.DEFAULT_PARAMS, "scheme": SCHEME},
-    metric_dims={m: ("epoch",) for m in ("loss", "loss_exact", "level", "cost", "rel_err")},
-    coords=lambda spec: {"epoch": np.arange(1, spec.epochs + 1)},
+    simulator=fgd.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(scheme=values(*_SMOKE_METHODS), lr=values(0.05), seeds=8, paired=_PAIRED),
@@ -462,7 +450,15 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "grid_size",
-            _draw_levels,
+            plots.curves(
+                _grid_size,
+                x="epoch",
+                hue="scheme",
+                band="iqr",
+                logy=2,
+                label_fmt="{}",
+                ylabel="grid size (cells per side): median, IQR over seeds",
+            ),
             "Grid size of the adaptive methods against the epoch (median and IQR over seeds).",
         ),
         Figure(

@@ -36,11 +36,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtheory.sims.functional import grid
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "FGDSpec",
     "DEFAULT_PARAMS",
     "METHODS",
+    "SIMULATOR",
     "method_table",
     "f_star",
     "f_star_np",
@@ -255,3 +258,14 @@ def run(spec: FGDSpec, params, key):
         "final_level": level,
         "total_cost": cost,
     }
+
+
+#: The simulator's declaration: ``scheme`` is categorical (labels :data:`METHODS`); the
+#: curves are recorded at epochs 1..epochs.
+SIMULATOR = Simulator(
+    run,
+    spec=FGDSpec(),
+    params={**DEFAULT_PARAMS, "scheme": categorical(*METHODS)},
+    metric_dims={m: ("epoch",) for m in ("loss", "loss_exact", "level", "cost", "rel_err")},
+    coords=lambda spec: {"epoch": np.arange(1, spec.epochs + 1)},
+)
