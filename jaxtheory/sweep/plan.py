@@ -782,8 +782,9 @@ def plan_experiment(
                 "projected_host_s": sum(g.measured["projected_lanes_s"] for g in out if g.measured),
             }
     else:
-        for g in sk.groups:
-            if g.index in chosen or g.index == 0:
+        quick = not compile and not measure
+        for g in sk.groups:  # one lane traced: group 0 for the chunk size, the rest when needed
+            if g.index == 0 or (g.index in chosen and (quick or measure)):
                 _lane_trace(sk, g)
         g0 = sk.groups[0]
         if want is None:  # the engine's default on the target device (one device)
@@ -793,23 +794,23 @@ def plan_experiment(
             cs = min(want, n)
         chunks = int(math.ceil(n / cs))
         cpu = _cpu_spec() if measure else None
-        quick = not compile and not measure
         for g in sk.groups:
             gp = GroupPlan(g.index, g.values, n, cs, chunks, None)
             if g.index not in chosen:  # left out: not traced
                 outs.append(None)
                 out.append(gp)
                 continue
-            outs.append(g.out_shape)
-            gp.out_bytes_per_lane = int(
-                sum(np.prod(s.shape) * np.dtype(s.dtype).itemsize for s in g.out_shape.values())
-            )
             xla = mem = None
             if quick:
                 ops = g.lane_cost.scaled(cs)
             else:
                 traced = _chunk_trace(sk, g, cs)
                 ops = jaxpr_cost(traced.jaxpr)
+                if g.out_shape is None:  # a lane's shapes: the chunk's without its lane axis
+                    g.out_shape = {
+                        k: jax.ShapeDtypeStruct(tuple(v.shape[1:]), v.dtype)
+                        for k, v in dict(traced.out_info).items()
+                    }
                 if compile:
                     t0 = time.perf_counter()
                     compiled = traced.lower().compile()
@@ -818,6 +819,10 @@ def plan_experiment(
                     xla, mem = _xla_cost(compiled), _xla_memory(compiled)
                     gp.xla, gp.memory = xla, mem
                     del compiled
+            outs.append(g.out_shape)
+            gp.out_bytes_per_lane = int(
+                sum(np.prod(s.shape) * np.dtype(s.dtype).itemsize for s in g.out_shape.values())
+            )
             gp.ops = ops.to_json()
             if mem is not None and mem["total"] > 0:
                 gp.memory_per_chunk, gp.memory_source = mem["total"], "XLA memory analysis"
