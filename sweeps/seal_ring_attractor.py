@@ -38,13 +38,6 @@ DRIFT_MAX = 1e-4
 DIVERGED_DIST = 1.0
 
 
-def _param(ds, name):
-    """A parameter's value: the swept coordinate when the preset varies it, else the default."""
-    if name in ds.coords or name in ds.data_vars:
-        return ds[name]
-    return seal.DEFAULT_PARAMS[name]
-
-
 def _n_neurons(model, spec):
     return spec.n if model == "ring" else spec.side**2
 
@@ -65,7 +58,7 @@ def _orthogonality(ds, spec):
 
 
 def _below_bound(ds, spec):
-    eta = float(np.max(np.asarray(_param(ds, "dt") / _param(ds, "tau"))))
+    eta = float(np.max(np.asarray(ds["dt"] / ds["tau"])))
     top = float(ds["top_curvature"].max())
     if not eta * top < 2.0:
         return f"η·L* = {eta * top:.3g} is not below 2: the preset runs above the stability bound"
@@ -110,7 +103,7 @@ def _shape_kept(ds, spec):
 def _velocity_ratio(ds, spec):
     """Per seed: measured phase velocity / (v/τ), cells (model, v ≠ 0)."""
     vel = ds["velocity"].sel(v=[v for v in ds["v"].values if v != 0.0])
-    return vel * _param(ds, "tau") / vel["v"]
+    return vel * ds["tau"] / vel["v"]
 
 
 def _r2(ds, spec):
@@ -132,9 +125,7 @@ def _hat_score(w, n):
 
 
 def _mexican_hat(ds, spec):
-    w = ds["w_kernel"].transpose(..., "lag")
-    score = _hat_score(w.values, spec.n)
-    return xr.DataArray(score, dims=w.dims[:-1], coords={d: w[d] for d in w.dims[:-1] if d in w.coords})
+    return xr.apply_ufunc(_hat_score, ds["w_kernel"], spec.n, input_core_dims=[["lag"], []])
 
 
 def _euler_mismatch(ds, spec):
@@ -164,7 +155,7 @@ def _draw_attraction(ds, spec, fig):
 
 def _draw_transport(ds, spec, fig):
     axes = [fig.add_subplot(1, 2, i + 1) for i in range(2)]
-    dt = float(np.max(np.asarray(_param(ds, "dt") / _param(ds, "tau"))))
+    dt = float(np.max(np.asarray(ds["dt"] / ds["tau"])))
     for ax, model in zip(axes, seal.MODELS):
         disp = ds["displacement"].sel(model=model)
         plots.curves(ax, disp, "step", hue="v", band="iqr", label_fmt="v={:g}")
@@ -277,11 +268,7 @@ EXPERIMENT = Experiment(
             "Comparison with hand-built continuous-attractor networks.",
         ),
     ),
-    run=seal.run,
-    spec=seal.SealSpec(),
-    params=dict(seal.DEFAULT_PARAMS),
-    metric_dims=seal.METRIC_DIMS,
-    coords=seal.coords,
+    simulator=seal.SIMULATOR,
     presets={
         "smoke": Preset(Space(seeds=8), description=_SMOKE_DESC),
         "full": Preset(

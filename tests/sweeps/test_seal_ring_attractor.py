@@ -46,7 +46,9 @@ def _ds(**over):
         ),
     }
     base.update(over)
-    return xr.Dataset(base, coords={"model": list(seal.MODELS), "v": v, "lag": np.arange(33)}), spec
+    # dt and tau are not swept: scalar coordinates, as in a run's results
+    coords = {"model": list(seal.MODELS), "v": v, "lag": np.arange(33), "dt": 0.05, "tau": 1.0}
+    return xr.Dataset(base, coords=coords), spec
 
 
 def _verdict(name, ds, spec):

@@ -22,8 +22,9 @@ import optax
 from jaxtheory.sims.attractors import ring as R
 from jaxtheory.sims.attractors import torus as TO
 from jaxtheory.sims.attractors.dynamics import euler_step, train_energy
+from jaxtheory.simulator import Simulator
 
-__all__ = ["SealSpec", "DEFAULT_PARAMS", "MODELS", "METRIC_DIMS", "coords", "run"]
+__all__ = ["SealSpec", "DEFAULT_PARAMS", "MODELS", "METRIC_DIMS", "coords", "run", "SIMULATOR"]
 
 #: The two attractor models, in the order of the ``model`` dimension.
 MODELS = ("ring", "torus")
@@ -356,3 +357,7 @@ def run(spec: SealSpec, params, key):
     out["target_error"] = jnp.stack([ring_err, torus_err])
     out["w_kernel"] = w
     return out
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(run, spec=SealSpec(), params=DEFAULT_PARAMS, metric_dims=METRIC_DIMS, coords=coords)
