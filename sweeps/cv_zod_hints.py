@@ -19,10 +19,8 @@ import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.sims.zeroth_order import hints as zh
-from jaxtheory.sweep import Space, categorical, values
+from jaxtheory.sweep import Space, values
 
-#: The ``hint`` parameter: labels of :data:`jaxtheory.sims.zeroth_order.hints.HINTS`.
-HINT = categorical(*zh.HINTS)
 #: The rate grid: hint quality α of the ``a<α>`` schedules.
 ALPHA_GRID = (1.0, 0.999, 0.99, 0.9, 0.5, 0.0)
 #: Their hint labels, in the same order.
@@ -321,19 +319,7 @@ EXPERIMENT = Experiment(
             "degrade (the tasks and numbers are unknown).",
         ),
     ),
-    run=zh.run,
-    spec=zh.HintSpec(),
-    params={**zh.DEFAULT_PARAMS, "hint": HINT},
-    metric_dims={
-        "loss": ("algo", "step"),
-        "grad_sq": ("algo", "step"),
-        "cost": ("algo", "step"),
-        "final_loss": ("algo",),
-        "n_evals": ("algo",),
-        "iters_to_tol": ("algo",),
-        "evals_to_zo_final": ("algo",),
-    },
-    coords=lambda spec: {"algo": list(zh.ALGORITHMS), "step": zh.log_steps(spec.steps, spec.num_log)},
+    simulator=zh.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(hint=values(*zh.HINTS), seeds=16, paired=_PAIRED),

@@ -42,6 +42,8 @@ import optax
 from jaxtheory.optim import cv_zod, guided_es, hint_gd, n_evals, prgf, zo_gd, zo_gradient_estimate
 from jaxtheory.sims._record import log_steps
 from jaxtheory.sims.quadratic import spectrum
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "ALGORITHMS",
@@ -58,6 +60,7 @@ __all__ = [
     "coarse_hint",
     "PROGRESS_HINTS",
     "run",
+    "SIMULATOR",
     "estimator_moments",
     "identity_residuals",
 ]
@@ -467,3 +470,22 @@ def identity_residuals(dim: int = 50, steps: int = 50, key=None, x0: float = 0.5
     init = (x, oracle.init(x), x, x, cv0.init(x), x, zo.init(x))
     _, (r_gd, r_zo) = jax.lax.scan(body, init, jnp.arange(steps))
     return {"oracle_alpha1_vs_gd": jnp.max(r_gd), "zero_reference_vs_zo_gd": jnp.max(r_zo)}
+
+
+#: The simulator's declaration: the hint schedule is categorical (labels :data:`HINTS`);
+#: every method runs inside a lane (dimension ``algo``), its curves at ``log_steps``.
+SIMULATOR = Simulator(
+    run,
+    spec=HintSpec(),
+    params={**DEFAULT_PARAMS, "hint": categorical(*HINTS)},
+    metric_dims={
+        "loss": ("algo", "step"),
+        "grad_sq": ("algo", "step"),
+        "cost": ("algo", "step"),
+        "final_loss": ("algo",),
+        "n_evals": ("algo",),
+        "iters_to_tol": ("algo",),
+        "evals_to_zo_final": ("algo",),
+    },
+    coords=lambda spec: {"algo": list(ALGORITHMS), "step": log_steps(spec.steps, spec.num_log)},
+)
