@@ -136,47 +136,6 @@ def _euler_mismatch(ds, spec):
     return int((diverged != predicted).sum())
 
 
-def _draw_training(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, ds["train_loss"], "train_step", hue="model", band="iqr", log=(False, True))
-    ax.set_xlabel("Adam step")
-    ax.set_ylabel("restoring-field matching loss (median, IQR)")
-    ax.legend(fontsize=7)
-
-
-def _draw_attraction(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, ds["distance_curve"], "step", hue="model", band="iqr", log=(False, True))
-    ax.axhline(ATTRACT_DIST, color="k", ls=":", lw=0.8)
-    ax.set_xlabel("Euler step")
-    ax.set_ylabel("trial-mean distance to the manifold, v = 0")
-    ax.legend(fontsize=7)
-
-
-def _draw_transport(ds, spec, fig):
-    axes = [fig.add_subplot(1, 2, i + 1) for i in range(2)]
-    dt = float(np.max(np.asarray(ds["dt"] / ds["tau"])))
-    for ax, model in zip(axes, seal.MODELS):
-        disp = ds["displacement"].sel(model=model)
-        plots.curves(ax, disp, "step", hue="v", band="iqr", label_fmt="v={:g}")
-        t = np.asarray(disp["step"].values, float)
-        for v in disp["v"].values:
-            ax.plot(t, v * t * dt, "k:", lw=0.6)
-        ax.set_title(f"{model}: decoded phase (dotted: v·t/τ)", fontsize=9)
-        ax.set_xlabel("Euler step")
-        ax.legend(fontsize=6)
-    axes[0].set_ylabel("unwrapped phase displacement (rad)")
-
-
-def _draw_kernel(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    w = ds["w_kernel"].isel(lag=slice(1, None))
-    plots.curves(ax, w, "lag", band="iqr", marker="o", ms=2)
-    ax.axhline(0.0, color="k", lw=0.6)
-    ax.set_xlabel(f"distance Δ between neurons (of N = {spec.n})")
-    ax.set_ylabel("w(Δ), Δ ≥ 1 (median, IQR over seeds)")
-
-
 DESCRIPTION = r"""
 **A reconstruction.** The paper (SEAL, "Spatial Energy Attractor Learning") was not found;
 this experiment builds a formulation derived from the abstract and from the literature on
@@ -397,25 +356,62 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "training",
-            _draw_training,
+            plots.curves(
+                "train_loss",
+                x="train_step",
+                hue="model",
+                band="iqr",
+                logy=True,
+                xlabel="Adam step",
+                ylabel="restoring-field matching loss (median, IQR)",
+            ),
             "Restoring-field matching loss during Adam training, median and IQR over seeds.",
         ),
         Figure(
             "attraction",
-            _draw_attraction,
+            plots.curves(
+                "distance_curve",
+                x="step",
+                hue="model",
+                band="iqr",
+                logy=True,
+                theory=lambda c, spec: ATTRACT_DIST,
+                theory_label="threshold",
+                xlabel="Euler step",
+                ylabel="trial-mean distance to the manifold, v = 0",
+            ),
             "Trial-mean distance to the learned manifold along the autonomous Euler dynamics (v = 0), "
             "median and IQR over seeds; dotted: the 1e-3 threshold.",
         ),
         Figure(
             "transport",
-            _draw_transport,
+            plots.curves(
+                "displacement",
+                x="step",
+                hue="v",
+                facet="model",
+                band="iqr",
+                label_fmt="v={:g}",
+                theory=lambda c, spec: c["v"] * c["step"] * c["dt"] / c["tau"],
+                theory_label="v·t/τ",
+                xlabel="Euler step",
+                ylabel="unwrapped phase displacement (rad)",
+            ),
             "Trial-mean unwrapped phase displacement per drive v (median, IQR over seeds), with the "
             "prediction v·t/τ dotted.",
             size=(9.0, 3.6),
         ),
         Figure(
             "connectivity",
-            _draw_kernel,
+            plots.curves(
+                lambda ds, spec: ds["w_kernel"].isel(lag=slice(1, None)),
+                x="lag",
+                band="iqr",
+                marker="o",
+                ms=2,
+                xlabel=lambda spec: f"distance Δ between neurons (of N = {spec.n})",
+                ylabel="w(Δ), Δ ≥ 1 (median, IQR over seeds)",
+            ),
             "The ring's learned Hopfield connectivity w(Δ) (circulant part of 1 − Hessian), median "
             "and IQR over seeds.",
         ),
