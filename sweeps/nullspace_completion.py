@@ -13,6 +13,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import values_of
 from jaxtheory.sims.matrix import nullspace as ns
 from jaxtheory.sweep import Space, values
 
@@ -38,7 +39,7 @@ def _final(ds):
 
 
 def _needs_eps0(ds, spec):
-    if "eps" not in ds.dims or 0.0 not in set(ds["eps"].values.tolist()):
+    if 0.0 not in values_of(ds, "eps").tolist():
         return "the preset has no ε = 0 lanes"
     return None
 
@@ -242,23 +243,7 @@ EXPERIMENT = Experiment(
         url="https://openreview.net/forum?id=ejR5lXhZTT",
         found=False,
     ),
-    run=ns.run,
-    spec=ns.NullspaceSpec(),
-    params=ns.DEFAULT_PARAMS,
-    metric_dims={
-        "rel_error": ("rank", "checkpoint"),
-        "final_error": ("rank",),
-        "plain_error": ("rank",),
-        "final_loss": ("rank",),
-        "delta_hat": (),
-        "delta_random": (),
-        "unit_min": (),
-        "observed": (),
-    },
-    coords=lambda spec: {
-        "rank": list(spec.ranks),
-        "checkpoint": np.arange(1, spec.steps // spec.record_every + 1) * spec.record_every,
-    },
+    simulator=ns.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(**_SPACE, seeds=8, paired=("p", "eps")),

@@ -39,11 +39,21 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxtheory.sims.matrix._linalg_rip import rip_ratios
 from jaxtheory.sims.matrix.completion import _rel_error
+from jaxtheory.simulator import Simulator
 
-__all__ = ["DEFAULT_PARAMS", "NullspaceSpec", "problem", "surrogate_loss", "completion_loss", "run"]
+__all__ = [
+    "DEFAULT_PARAMS",
+    "NullspaceSpec",
+    "problem",
+    "surrogate_loss",
+    "completion_loss",
+    "run",
+    "SIMULATOR",
+]
 
 #: Default parameters of :func:`run`: observation probability ``p``, surrogate weight
 #: ``eps``, step size ``lr`` (of the 1/p-normalised loss) and initial scale ``init``.
@@ -234,3 +244,25 @@ def run(spec: NullspaceSpec, params: dict, key: jax.Array) -> dict:
     out["unit_min"] = jnp.min(jnp.where(mask > 0, jnp.inf, col))
     out["observed"] = jnp.sum(mask)
     return out
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=NullspaceSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "rel_error": ("rank", "checkpoint"),
+        "final_error": ("rank",),
+        "plain_error": ("rank",),
+        "final_loss": ("rank",),
+        "delta_hat": (),
+        "delta_random": (),
+        "unit_min": (),
+        "observed": (),
+    },
+    coords=lambda spec: {
+        "rank": list(spec.ranks),
+        "checkpoint": np.arange(1, spec.steps // spec.record_every + 1) * spec.record_every,
+    },
+)
