@@ -23,13 +23,12 @@ import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.optim import line_average
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.irl import bandit as B
 from jaxtheory.sims.irl import mdp as M
 from jaxtheory.sims.irl import runner as R
-from jaxtheory.sweep import Space, categorical, static, values
+from jaxtheory.sweep import Space, static, values
 
-#: The ``reward`` parameter: labels in the simulator's code order (tabular, features).
-REWARD = categorical(*R.REWARDS)
 #: Our convergence threshold on ‖d_k − d_E‖₁ (the metric "iterations to 1e-3").
 HIT_LEVEL = 1e-3
 #: "Beats on ≥ 90 % of MDPs": our threshold.
@@ -106,22 +105,23 @@ QUOTE_CONVERGENCE = "we conclude with convergence results of such geometry-aware
 
 def _etas(ds, method):
     """The step grid of ``method`` in the results (the ``eta`` metric along ``eta_index``)."""
-    e = ds["eta"].sel(algo=method)
-    e = e.isel({d: 0 for d in e.dims if d != "eta_index"})
-    return [float(round(v, 6)) for v in np.asarray(e.values, float)]
+    e = as_dims(analysis.select(ds["eta"], algo=method), "eta_index").transpose("eta_index", ...)
+    first = np.asarray(e.values, float).reshape(e.sizes["eta_index"], -1)[:, 0]  # the same in every lane
+    return [float(round(v, 6)) for v in first]
 
 
 def _by_eta(ds, var, method):
     """``ds[var]`` at ``method``, its ``eta_index`` relabelled by the step value ``eta``."""
-    da = ds[var].sel(algo=method)
+    da = as_dims(analysis.select(ds[var], algo=method), "eta_index")
     return da.assign_coords(eta_index=_etas(ds, method)).rename(eta_index="eta")
 
 
 def _hit_times(l1):
     """First iteration with ‖d_k − d_E‖₁ < HIT_LEVEL; ``inf`` when none within the run."""
+    l1 = l1.transpose(..., "iter")
     below = l1.values < HIT_LEVEL
     first = np.where(below.any(-1), np.argmax(below, axis=-1).astype(float), np.inf)
-    return xr.DataArray(first, dims=l1.dims[:-1], coords={d: l1[d] for d in l1.dims[:-1]})
+    return l1.isel(iter=0, drop=True).copy(data=first).reset_coords(drop=True)
 
 
 def _censored(t, steps):
@@ -131,9 +131,10 @@ def _censored(t, steps):
 
 def _needs(method, *rewards):
     def check(ds, spec):
-        if "algo" not in ds.dims or method not in ds["algo"].values or "dual" not in ds["algo"].values:
+        algos = set(values_of(ds, "algo"))
+        if method not in algos or "dual" not in algos:
             return f"the preset runs no {method!r} and 'dual' lanes"
-        if not set(rewards) <= set(ds["reward"].values):
+        if not set(rewards) <= set(values_of(ds, "reward")):
             return f"the preset lacks the reward(s) {rewards}"
         return None
 
@@ -296,7 +297,7 @@ def _gamma_zero(ds, spec):
 def _one_step(ds, spec):
     """Largest first-hit iteration of the tabular interpolation at η = 1 over the MDPs
     (a lane that never hits counts as ``steps + 1``, which fails the claim)."""
-    l1 = _by_eta(ds, "l1", "interp").sel(reward="tabular", eta=1.0)
+    l1 = analysis.select(_by_eta(ds, "l1", "interp"), reward="tabular", eta=1.0)
     return float(_censored(_hit_times(l1), ds.sizes["iter"] - 1).max())
 
 
@@ -305,7 +306,7 @@ def _tuned_hit_times(ds, method):
     censored hit time over MDPs (censored lanes count as ``steps + 1``), chosen before any
     per-MDP comparison."""
     steps = ds.sizes["iter"] - 1
-    t = _censored(_hit_times(_by_eta(ds, "l1", method).sel(reward="tabular")), steps)
+    t = _censored(_hit_times(analysis.select(_by_eta(ds, "l1", method), reward="tabular")), steps)
     return analysis.tuned(t, "eta")
 
 
@@ -326,7 +327,7 @@ def _wins_features(ds, spec):
     tuned step; both tuned on the mean final dual over MDPs."""
     finals = {}
     for method in ("interp", "dual"):
-        final = _by_eta(ds, "dual", method).sel(reward="features").isel(iter=-1)
+        final = analysis.select(_by_eta(ds, "dual", method), reward="features").isel(iter=-1)
         finals[method] = analysis.tuned(final, "eta", minimize=False)
     (interp, bi), (dual, bd) = finals["interp"], finals["dual"]
     win = interp.values >= dual.values - DUAL_TOL
@@ -353,9 +354,9 @@ def _no_divergence(ds, spec):
 def _tuned_dual_eta(ds, reward):
     steps = ds.sizes["iter"] - 1
     if reward == "tabular":
-        crit = _censored(_hit_times(_by_eta(ds, "l1", "dual").sel(reward=reward)), steps)
+        crit = _censored(_hit_times(analysis.select(_by_eta(ds, "l1", "dual"), reward=reward)), steps)
         return analysis.best_over(crit, "eta").at
-    crit = _by_eta(ds, "dual", "dual").sel(reward=reward).isel(iter=-1)
+    crit = analysis.select(_by_eta(ds, "dual", "dual"), reward=reward).isel(iter=-1)
     return analysis.best_over(crit, "eta", minimize=False).at
 
 
@@ -365,9 +366,9 @@ def _draw_methods(ax, ds, var, reward, ylabel):
     lines += [("interp", e, c) for e, c in zip((0.1, 0.3, 1.0), ("C1", "C2", "C3"))]
     lines += [("natural", e, c) for e, c in zip((0.3, 1.0), ("C4", "C5"))]
     for method, eta, color in lines:
-        if method not in ds["algo"].values:
+        if method not in values_of(ds, "algo"):
             continue
-        da = _by_eta(ds, var, method).sel(reward=reward)
+        da = analysis.select(_by_eta(ds, var, method), reward=reward)
         if eta not in da["eta"].values:
             continue
         y = da.sel(eta=eta)
@@ -492,15 +493,12 @@ EXPERIMENT = Experiment(
             "(not built).",
         ),
     ),
-    run=R.run,
+    simulator=R.SIMULATOR,
     spec=R.IRLSpec(
         dual_etas=(10.0, 20.0, 40.0, 60.0, 80.0),
         interp_etas=(0.1, 0.3, 0.5, 1.0, 1.5),
         natural_etas=(0.1, 0.3, 0.5, 0.7, 1.0),
     ),
-    params={**R.DEFAULT_PARAMS, "reward": REWARD},
-    metric_dims={"l1": ("iter",), "kl": ("iter",), "dual": ("iter",)},
-    coords=lambda spec: {"iter": np.arange(spec.steps + 1)},
     presets={
         "smoke": Preset(
             Space(

@@ -6,6 +6,6 @@ the dual, the Fisher), :mod:`~jaxtheory.sims.irl.runner` the sweepable ``run``, 
 """
 
 from jaxtheory.sims.irl import bandit, mdp, runner
-from jaxtheory.sims.irl.runner import DEFAULT_PARAMS, METHODS, REWARDS, IRLSpec, run
+from jaxtheory.sims.irl.runner import DEFAULT_PARAMS, METHODS, REWARDS, SIMULATOR, IRLSpec, run
 
-__all__ = ["DEFAULT_PARAMS", "IRLSpec", "METHODS", "REWARDS", "bandit", "mdp", "run", "runner"]
+__all__ = ["DEFAULT_PARAMS", "IRLSpec", "METHODS", "REWARDS", "SIMULATOR", "bandit", "mdp", "run", "runner"]

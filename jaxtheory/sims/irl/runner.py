@@ -40,6 +40,8 @@ import optax
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim import averaged_fisher_precondition, occupancy_interp
 from jaxtheory.sims.irl import mdp as M
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -248,3 +250,13 @@ def run(spec: IRLSpec, params, key: jax.Array) -> dict:
         diverged_step=div,
     )
     return out
+
+
+#: The simulator's declaration: ``reward`` a categorical parameter (labels in code order).
+SIMULATOR = Simulator(
+    run,
+    spec=IRLSpec(),
+    params={**DEFAULT_PARAMS, "reward": categorical(*REWARDS, default=REWARDS[DEFAULT_PARAMS["reward"]])},
+    metric_dims={"l1": ("iter",), "kl": ("iter",), "dual": ("iter",)},
+    coords=lambda spec: {"iter": list(range(spec.steps + 1))},
+)
