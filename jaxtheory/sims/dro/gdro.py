@@ -48,6 +48,8 @@ import numpy as np
 from jaxtheory.optim import dual_averaging, ftrl_entropic, implicit_exploration_loss, importance_weighted_loss
 from jaxtheory.sims._record import log_steps
 from jaxtheory.sims.dro.hull import min_norm_point
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
 __all__ = [
     "SCHEDULES",
@@ -62,6 +64,7 @@ __all__ = [
     "schedule_distribution",
     "epsilon_phi",
     "run",
+    "SIMULATOR",
 ]
 
 #: Names of the ``schedule`` codes: fixed :math:`r_t \in \{1, 2, \lfloor m/2\rfloor, m\}`,
@@ -451,3 +454,20 @@ def run(spec: GDROSpec, params: dict, key: jax.Array) -> dict:
     }
     out.update(_estimator_check(spec, params, k_check, mu, w_ref))
     return out
+
+
+#: The simulator's declaration: the query schedule is categorical (labels
+#: :data:`SCHEDULES`); curves at the checkpoints ``t``, per-group checks over ``group``.
+SIMULATOR = Simulator(
+    run,
+    spec=GDROSpec(),
+    params={**DEFAULT_PARAMS, "schedule": categorical(*SCHEDULES)},
+    metric_dims={
+        **{k: ("t",) for k in ("eps", "primal_gap", "dual_gap", "bound", "samples")},
+        **{
+            k: ("group",)
+            for k in ("q_final", "incl_freq", "incl_prob", "est_mean", "est_target", "loss_mean", "check_q")
+        },
+    },
+    coords=lambda spec: {"t": checkpoints(spec), "group": np.arange(spec.groups)},
+)
