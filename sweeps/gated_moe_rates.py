@@ -11,9 +11,9 @@ four compiles are the expert type × the number of fitted experts.
 
 from __future__ import annotations
 
-import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
+from jaxtheory.results import values_of
 from jaxtheory.sims.mixtures import softmax_moe as sm
 from jaxtheory.sweep import Space, static, values
 
@@ -31,28 +31,28 @@ GRAD_TOL = 1e-6
 
 def _voronoi(expert, fitted):
     def measure(ds, spec):
-        if expert not in ds["expert"].values or fitted not in ds["fitted"].values:
+        if expert not in values_of(ds, "expert") or fitted not in values_of(ds, "fitted"):
             raise NotApplicable(f"the preset runs no {expert} experts fitted with {fitted}")
-        return ds["voronoi"].sel(expert=expert, fitted=fitted, drop=True)
+        return analysis.select(ds["voronoi"], expert=expert, fitted=fitted)
 
     return measure
 
 
 def _top_decade(ds):
-    n = np.asarray(ds["n"].values, float)
+    n = values_of(ds, "n").astype(float)
     return n[n >= n.max() / 10.0]
 
 
 def _needs_converged(ds, spec):
     """The linear claim counts only where both over-specified fits converged."""
     for expert in ("linear", "gated"):
-        if expert not in ds["expert"].values or 3 not in ds["fitted"].values:
+        if expert not in values_of(ds, "expert") or 3 not in values_of(ds, "fitted"):
             return f"the preset runs no over-specified {expert} fit"
     top = _top_decade(ds)
     if len(top) < 2:
         return "fewer than two sample sizes in the top decade"
-    g = ds["grad_norm"].sel(fitted=3, n=top)
-    worst = {e: float(g.sel(expert=e).max()) for e in ("linear", "gated")}
+    g = analysis.select(ds["grad_norm"], fitted=3, n=top)
+    worst = {e: float(analysis.select(g, expert=e).max()) for e in ("linear", "gated")}
     bad = {e: v for e, v in worst.items() if not v <= GRAD_TOL}
     if bad:
         said = ", ".join(f"{e} {v:.1e}" for e, v in bad.items())
@@ -61,39 +61,6 @@ def _needs_converged(ds, spec):
             f"{GRAD_TOL:g}): optimisation error would fake a flat curve"
         )
     return None
-
-
-def _draw(ds, spec, fig, name, ylabel, title):
-    ax = fig.add_subplot(1, 1, 1)
-    for i, expert in enumerate(ds["expert"].values):
-        for fitted, ls in ((2, "-"), (3, "--")):
-            if fitted not in ds["fitted"].values:
-                continue
-            c = ds[name].sel(expert=expert, fitted=fitted)
-            lab = f"{expert}, {'exact' if fitted == 2 else 'over-specified'} ({fitted})"
-            if name == "voronoi":
-                m = c.mean("seed")
-                last = analysis.local_slopes(m["n"].values, m.values)[-1]
-                lab += f", last local slope {last:.2f}"
-            plots.curves(
-                ax, c, "n", band="se", log=(True, True), ls=ls, marker="o", ms=3, color=f"C{i}", label=lab
-            )
-    n = np.asarray(ds["n"].values, float)
-    if name == "voronoi":
-        m0 = float(ds["voronoi"].isel(n=0).mean())
-        ax.loglog(n, m0 * (n / n[0]) ** -0.5, ":", color="k", lw=0.8, label="n^(−1/2)")
-    ax.set_xlabel("sample size n")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=6)
-
-
-def _draw_voronoi(ds, spec, fig):
-    _draw(ds, spec, fig, "voronoi", "Voronoi loss: seed mean ± SE", "D(Ĝ_n, G*) against n")
-
-
-def _draw_grad(ds, spec, fig):
-    _draw(ds, spec, fig, "grad_norm", "‖∇ loss‖ at the fit: seed mean ± SE", "convergence of the fits")
 
 
 DESCRIPTION = r"""
@@ -158,9 +125,7 @@ EXPERIMENT = Experiment(
             "Reaching error ε needs exp(ε^(−1/λ)) samples with linear experts and poly(1/ε) with gated ones.",
         ),
     ),
-    run=sm.run,
-    spec=sm.MixtureSpec(),
-    params=dict(sm.DEFAULT_PARAMS),
+    simulator=sm.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(
@@ -239,13 +204,39 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "voronoi",
-            _draw_voronoi,
-            "Seed-mean Voronoi loss against the sample size, band ± one standard error "
-            "(solid exact, dashed over-specified), with n^(−1/2) dotted.",
+            plots.slope(
+                "voronoi",
+                x="n",
+                hue="fitted",
+                facet="expert",
+                theory=-0.5,
+                theory_label="n^(−1/2)",
+                label_fmt="{} fitted",
+                xlabel="sample size n",
+                ylabel="Voronoi loss: seed mean ± SE",
+                title="D(Ĝ_n, G*) against n",
+            ),
+            "Seed-mean Voronoi loss against the sample size (± one standard error), one panel per "
+            "expert type, exactly specified (2 fitted) and over-specified (3), with the fitted "
+            "log-log slope and n^(−1/2) dashed.",
         ),
         Figure(
             "convergence",
-            _draw_grad,
+            plots.curves(
+                "grad_norm",
+                x="n",
+                hue="fitted",
+                facet="expert",
+                band="se",
+                logx=True,
+                logy=True,
+                marker="o",
+                ms=3,
+                label_fmt="{} fitted",
+                xlabel="sample size n",
+                ylabel="‖∇ loss‖ at the fit: seed mean ± SE",
+                title="convergence of the fits",
+            ),
             "Gradient norm of the least-squares objective at the returned fit: the linear "
             "claim needs ≤ 1e-6.",
         ),

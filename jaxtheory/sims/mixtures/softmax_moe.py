@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxtheory.sims.mixtures import samples
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -354,3 +355,7 @@ def run(spec: MixtureSpec, params: dict, key: jax.Array) -> dict:
         out = {k: v.astype(jnp.float32) for k, v in out.items()}
         out["grad_norm"] = gn
         return out
+
+
+#: The simulator's declaration: every metric is a scalar per lane (``n`` is a parameter).
+SIMULATOR = Simulator(run, spec=MixtureSpec(), params=DEFAULT_PARAMS)
