@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.matrix import manifolds as mf
 from jaxtheory.sweep import Space, static, values
 
@@ -49,13 +50,12 @@ def _not_positive(manifold):
 
 
 def _draw(ds, spec, fig):
-    mans = [str(m) for m in np.atleast_1d(ds["manifold"].values)]
+    mans = [str(m) for m in values_of(ds, "manifold")]
     axes = fig.subplots(1, len(mans), squeeze=False)[0]
+    at = as_dims(ds, "manifold", "kappa").isel(kappa=-1)
     for ax, man in zip(axes, mans):
-        sub = ds["gap"].sel(manifold=man)
-        fin = ds["final_gap"].sel(manifold=man)
-        if "kappa" in sub.dims:
-            sub, fin = sub.isel(kappa=-1), fin.isel(kappa=-1)
+        sub = at["gap"].sel(manifold=man)
+        fin = at["final_gap"].sel(manifold=man)
         gap, _ = analysis.tuned(sub, "lr", by=fin)
         lrs = {str(m): float(gap["lr"].sel({"method": m})) for m in gap["method"].values}
         plots.curves(
@@ -92,11 +92,7 @@ EXPERIMENT = Experiment(
         arxiv="2605.09238",
         authors="Li, Pandey, Sah, Han, Mostajeran, Jawanpuria, Mishra",
     ),
-    run=mf.run,
-    spec=mf.ManifoldSpec(),
-    params=mf.DEFAULT_PARAMS,
-    metric_dims={"gap": ("method", "step"), "final_gap": ("method",), "feasibility": ("method",)},
-    coords=lambda spec: {"method": list(spec.methods), "step": np.arange(1, spec.steps + 1)},
+    simulator=mf.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(

@@ -25,6 +25,7 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxtheory.optim._imuon import (
     grassmann_direction,
@@ -32,8 +33,9 @@ from jaxtheory.optim._imuon import (
     stiefel_direction,
     stiefel_retraction,
 )
+from jaxtheory.simulator import Simulator
 
-__all__ = ["ManifoldSpec", "DEFAULT_PARAMS", "METHOD_NORMS", "run"]
+__all__ = ["ManifoldSpec", "DEFAULT_PARAMS", "METHOD_NORMS", "run", "SIMULATOR"]
 
 #: method name -> norm of the LMO (``'muon'`` is Euclidean Muon on Grassmann).
 #: The norm each method's LMO step uses.
@@ -158,3 +160,13 @@ def _run_one(spec, params, key, method):
 
     (x, fe), gaps = jax.lax.scan(step, (x0, feas0), jnp.arange(spec.steps))
     return {"gap": gaps, "final_gap": gaps[-1], "feasibility": fe}
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=ManifoldSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={"gap": ("method", "step"), "final_gap": ("method",), "feasibility": ("method",)},
+    coords=lambda spec: {"method": list(spec.methods), "step": np.arange(1, spec.steps + 1)},
+)
