@@ -21,10 +21,12 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxtheory.optim._imuon import fixed_rank_direction
+from jaxtheory.simulator import Simulator
 
-__all__ = ["CompletionSpec", "DEFAULT_PARAMS", "METHODS", "run"]
+__all__ = ["CompletionSpec", "DEFAULT_PARAMS", "METHODS", "run", "SIMULATOR"]
 
 #: method name -> (norm, metric) of :func:`jaxtheory.optim.fixed_rank_direction`.
 METHODS = {
@@ -169,3 +171,24 @@ def run(spec: CompletionSpec, params: dict, key: jax.Array) -> dict:
     alphas = jnp.asarray(spec.gauges, dtype)
     outs = [jax.vmap(lambda al, nm=METHODS[meth]: one(*nm, al))(alphas) for meth in spec.methods]
     return {k: jnp.stack([o[k] for o in outs]) for k in outs[0]}
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=CompletionSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "rel_error": ("method", "gauge", "step"),
+        "train_mse": ("method", "gauge", "step"),
+        "dual_norm": ("method", "gauge", "step"),
+        "final_error": ("method", "gauge"),
+        "min_sigma": ("method", "gauge"),
+        "halvings": ("method", "gauge"),
+    },
+    coords=lambda spec: {
+        "method": list(spec.methods),
+        "gauge": list(spec.gauges),
+        "step": np.arange(1, spec.steps + 1),
+    },
+)
