@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.nets import langevin_ntk as sim
 from jaxtheory.sims.nets import ntk
 from jaxtheory.sweep import Space, values
@@ -55,14 +56,15 @@ def _late(da, dim="t"):
 
 
 def _hot(da):
-    return da.sel(temperature=[t for t in da["temperature"].values if t > 0])
+    da = as_dims(da, "temperature")
+    return da.sel(temperature=da["temperature"] > 0)
 
 
 def _equipartition(ds, spec):
     """Per seed: [E L_T − E L_{T=0}] / Σ_i (T/2)/(1 − hκ_i/2) over the late records (paired seeds)."""
     h = _h(ds)
     L = ds["ntk_loss"]
-    excess = _late(L - L.sel(temperature=0.0)).mean("t")
+    excess = _late(L - analysis.select(L, temperature=0.0)).mean("t")
     T = ds["temperature"]
     pred = _late((T / 2) / (1 - h * ds["kappa"] / 2)).sum("i").mean("t")
     return _hot(excess / pred)
@@ -97,8 +99,8 @@ def _ou(ds, spec):
     T = ds["temperature"]
     lam = T * spec.dim
     ratio = ds["disp_W1"].isel(t=-1) / ou_expected(lam, h, k)
-    keep = [t for t in T.values if t * spec.dim * h * k >= OU_MIN_LAMT]
-    return ratio.sel(temperature=keep)
+    keep = [t for t in values_of(ds, "temperature") if t * spec.dim * h * k >= OU_MIN_LAMT]
+    return analysis.select(ratio, temperature=keep)
 
 
 def _needs_ou(ds, spec):
@@ -110,8 +112,8 @@ def _needs_ou(ds, spec):
 
 def _ntk_stable(ds, spec):
     """One boolean per lane with 0 < T ≤ 1e-3: min_t λ_min(K_t)/λ_min(K_0) ≥ 1/2."""
-    r = ds["lam_ratio"].min("t")
-    r = r.sel(temperature=[t for t in r["temperature"].values if 0 < t <= SMALL_T])
+    r = as_dims(ds["lam_ratio"].min("t"), "temperature")
+    r = r.sel(temperature=(r["temperature"] > 0) & (r["temperature"] <= SMALL_T))
     return r >= 0.5
 
 
@@ -128,7 +130,7 @@ def _jac_hot(ds, spec):
 
 
 def _jac_cold(ds, spec):
-    return _jac_width(ds, spec).sel(temperature=[0.0])
+    return as_dims(_jac_width(ds, spec), "temperature").sel(temperature=[0.0])
 
 
 def _needs_widths(ds, spec):
@@ -150,7 +152,7 @@ def lazy_ratio(ds, spec):
         DataArray over ``seed``.
     """
     h = _h(ds)
-    sub = ds.sel(temperature=0.0, width=ds["width"].values.max())
+    sub = analysis.select(ds, temperature=0.0, width=values_of(ds, "width").max())
     steps = int(ds["tl"].values[-1])
     tl = np.asarray(ds["tl"].values, int)
     out = []
@@ -166,18 +168,18 @@ def lazy_ratio(ds, spec):
 
 
 def _needs_cold(ds, spec):
-    return None if 0.0 in ds["temperature"].values else "the preset runs no T = 0 lanes"
+    return None if 0.0 in values_of(ds, "temperature") else "the preset runs no T = 0 lanes"
 
 
 def _draw_kernel(ds, spec, fig):
     ax = fig.add_subplot(1, 2, 1)
     ax2 = fig.add_subplot(1, 2, 2)
     t = _physical_time(ds)
-    for i, T in enumerate(ds["temperature"].values):
-        for m, ls in zip(ds["width"].values, ("--", "-")):
-            r = ds["lam_ratio"].sel(temperature=T, width=m)
+    for i, T in enumerate(values_of(ds, "temperature")):
+        for m, ls in zip(values_of(ds, "width"), ("--", "-")):
+            r = analysis.select(ds["lam_ratio"], temperature=T, width=m)
             ax.plot(t, r.min("seed"), ls, color=f"C{i}", label=f"T={T:g}, m={m}")
-            d = ds["jac_drift"].sel(temperature=T, width=m)
+            d = analysis.select(ds["jac_drift"], temperature=T, width=m)
             ax2.plot(t, d.mean("seed"), ls, color=f"C{i}")
     ax.axhline(0.5, color="k", lw=0.7, ls=":")
     ax.set_xlabel("physical time t = h·steps")
@@ -188,43 +190,15 @@ def _draw_kernel(ds, spec, fig):
     ax2.set_yscale("log")
 
 
-def _draw_displacement(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    h = _h(ds)
-    k = np.asarray(ds["t"].values, float)
-    for i, T in enumerate(ds["temperature"].values):
-        if T <= 0:
-            continue
-        d = ds["disp_W1"].sel(temperature=T)
-        for m, ls in zip(ds["width"].values, ("--", "-")):
-            ax.plot(k * h, d.sel(width=m).mean("seed"), ls, color=f"C{i}", label=f"T={T:g}, m={m}")
-        ax.plot(k * h, ou_expected(T * spec.dim, h, k), ":", color="k", lw=0.8)
-    ax.set_xlabel("physical time t")
-    ax.set_ylabel("‖W1_t − W1_0‖²/‖W1_0‖² (seed mean); dotted: OU")
-    ax.set_yscale("log")
-    ax.legend(fontsize=6)
+def _displacement(ds, spec):
+    """Squared relative displacement of W1 at T > 0, against physical time (the step ``h`` a coordinate)."""
+    d = _hot(ds["disp_W1"])
+    return d.assign_coords(t=_physical_time(ds), h=_h(ds))
 
 
-def _draw_loss(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    t = _physical_time(ds, "tl")
-    for i, T in enumerate(ds["temperature"].values):
-        for m, ls in zip(ds["width"].values, ("--", "-")):
-            plots.curves(
-                ax,
-                ds["loss"].sel(temperature=T, width=m).rename(tl="t").assign_coords(t=t),
-                "t",
-                band="se",
-                log=(False, True),
-                ls=ls,
-                color=f"C{i}",
-                label=f"T={T:g}, m={m}",
-            )
-            if T > 0:
-                ax.axhline(spec.num_points * T / 2, color=f"C{i}", lw=0.6, ls=":")
-    ax.set_xlabel("physical time t")
-    ax.set_ylabel("L_t (seed mean ± SE); dotted: nT/2")
-    ax.legend(fontsize=6, ncol=2)
+def _loss(ds, spec):
+    """Training loss against physical time."""
+    return ds["loss"].rename(tl="t").assign_coords(t=_physical_time(ds, "tl"))
 
 
 DESCRIPTION = r"""
@@ -292,11 +266,7 @@ EXPERIMENT = Experiment(
             "loss floor.",
         ),
     ),
-    run=sim.run,
-    spec=sim.LangevinNTKSpec(),
-    params=dict(sim.DEFAULT_PARAMS),
-    metric_dims=sim.METRIC_DIMS,
-    coords=sim.coords,
+    simulator=sim.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(
@@ -410,14 +380,39 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "displacement",
-            _draw_displacement,
-            "Seed-mean squared relative displacement of W1 against physical time, with the OU "
-            "formula dotted (dashed m = 64, solid m = 256).",
+            plots.curves(
+                _displacement,
+                x="t",
+                hue="temperature",
+                facet="width",
+                band="se",
+                theory=lambda c, spec: ou_expected(c["temperature"] * spec.dim, c["h"], c["t"] / c["h"]),
+                theory_label="OU",
+                logy=True,
+                label_fmt="T={:g}",
+                xlabel="physical time t",
+                ylabel="‖W1_t − W1_0‖²/‖W1_0‖²",
+            ),
+            "Seed-mean squared relative displacement of W1 (± SE) against physical time, one panel "
+            "per width, with the OU formula dotted.",
         ),
         Figure(
             "loss",
-            _draw_loss,
-            "Seed-mean training loss ± SE against physical time; dotted: the equipartition level nT/2.",
+            plots.curves(
+                _loss,
+                x="t",
+                hue="temperature",
+                facet="width",
+                band="se",
+                theory=lambda c, spec: spec.num_points * c["temperature"] / 2,
+                theory_label="nT/2",
+                logy=True,
+                label_fmt="T={:g}",
+                xlabel="physical time t",
+                ylabel="L_t (seed mean ± SE)",
+            ),
+            "Seed-mean training loss ± SE against physical time, one panel per width; dotted: the "
+            "equipartition level nT/2.",
         ),
     ],
     description=DESCRIPTION,

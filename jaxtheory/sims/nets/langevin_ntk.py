@@ -31,6 +31,7 @@ import optax
 from jaxtheory.divergence import guarded_scan
 from jaxtheory.optim import langevin
 from jaxtheory.sims.nets import mlp
+from jaxtheory.simulator import Simulator
 
 __all__ = ["LangevinNTKSpec", "DEFAULT_PARAMS", "make_data", "step_size", "run"]
 
@@ -238,3 +239,9 @@ def coords(spec: LangevinNTKSpec) -> dict:
 
 
 __all__ += ["METRIC_DIMS", "coords"]
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run, spec=LangevinNTKSpec(), params=DEFAULT_PARAMS, metric_dims=METRIC_DIMS, coords=coords
+)
