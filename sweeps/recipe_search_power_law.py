@@ -47,13 +47,11 @@ _PAIRED = ("sigma",)
 
 
 def _hdiag(ds, d):
-    return search.hessian_diag(
-        int(d), float(search.DEFAULT_PARAMS["h_lo"]), float(search.DEFAULT_PARAMS["h_hi"])
-    )
+    return search.hessian_diag(int(d), float(ds["h_lo"]), float(ds["h_hi"]))
 
 
 def _formula(ds, d):
-    """Closed-form E[gap_K] at the checkpoints for dimension ``d`` (H from the defaults)."""
+    """Closed-form E[gap_K] at the checkpoints for dimension ``d`` (H from the run's h_lo, h_hi)."""
     K = np.asarray(ds["K"].values, float)
     return search.expected_best_gap(K, int(d), search.sublevel_constant(_hdiag(ds, d)))
 
@@ -264,26 +262,10 @@ def _moves_right(ds, spec):
     return out
 
 
-def _draw_law(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    K = np.asarray(ds["K"].values, float)
-    for i, d in enumerate(ds["dim"].values):
-        plots.curves(
-            ax,
-            _noise_free(ds).sel(dim=d),
-            "K",
-            band="se",
-            log=(True, True),
-            marker="o",
-            ms=3,
-            color=f"C{i}",
-            label=f"d={int(d)}",
-        )
-        ax.loglog(K, _formula(ds, d), ":", color=f"C{i}", lw=1.0)
-    ax.set_xlabel("ablation runs K")
-    ax.set_ylabel("E gap of the best recipe (σ = 0)")
-    ax.set_title("dotted: closed form c^(−2/d) Γ(1+2/d) Γ(K+1)/Γ(K+1+2/d)", fontsize=9)
-    ax.legend(fontsize=7)
+def _law_theory(c, spec):
+    """The closed form at a figure line's coordinates (dimension, Hessian range, K)."""
+    hdiag = search.hessian_diag(int(c["dim"]), float(c["h_lo"]), float(c["h_hi"]))
+    return search.expected_best_gap(np.asarray(c["K"], float), int(c["dim"]), search.sublevel_constant(hdiag))
 
 
 def _draw_noise(ds, spec, fig):
@@ -395,11 +377,7 @@ EXPERIMENT = Experiment(
             "The quality–quantity Pareto frontier dominates heuristic pipelines such as DCLM.",
         ),
     ),
-    run=search.run,
-    spec=search.SearchSpec(),
-    params=dict(search.DEFAULT_PARAMS),
-    metric_dims={"gap": ("K",), "observed": ("K",), "oracle_gap": ("K",)},
-    coords=lambda spec: {"K": search.checkpoints(spec.budget)},
+    simulator=search.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(dim=static(2, 4, 8), sigma=values(0.0, 0.01, 0.05), seeds=2000, paired=_PAIRED),
@@ -503,7 +481,23 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "power_law",
-            _draw_law,
+            plots.curves(
+                lambda ds, spec: _noise_free(ds),
+                x="K",
+                hue="dim",
+                band="se",
+                logx=True,
+                logy=True,
+                marker="o",
+                ms=3,
+                theory=_law_theory,
+                theory_points=None,
+                theory_label="closed form",
+                label_fmt="d={}",
+                xlabel="ablation runs K",
+                ylabel="E gap of the best recipe (σ = 0)",
+                title="dotted: closed form c^(−2/d) Γ(1+2/d) Γ(K+1)/Γ(K+1+2/d)",
+            ),
             "Seed-mean best gap of noise-free random search against K (band ± one standard error), "
             "with the closed form dotted.",
         ),

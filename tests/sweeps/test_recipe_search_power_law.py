@@ -22,7 +22,8 @@ SIGMAS = [0.0, 0.01, 0.05]
 
 
 def _ds(curve, oracle=None, seeds=64, jitter=0.02, dims=DIMS, sigmas=SIGMAS):
-    """A results-like Dataset: gap = curve(d, σ) × (1 + jitter·N(0,1)), per seed."""
+    """A results-like Dataset: gap = curve(d, σ) × (1 + jitter·N(0,1)), per seed (the
+    parameters not swept as scalar coordinates, as the engine writes them)."""
     rng = np.random.default_rng(0)
     shape = (len(dims), len(sigmas), seeds, len(K))
     gap = np.empty(shape)
@@ -33,7 +34,12 @@ def _ds(curve, oracle=None, seeds=64, jitter=0.02, dims=DIMS, sigmas=SIGMAS):
             gap[i, j] = curve(d, s) * noise
             orc[i, j] = (curve(d, 0.0) if oracle is None else oracle(d, s)) * noise
     dims_ = ("dim", "sigma", "seed", "K")
-    coords = {"dim": dims, "sigma": sigmas, "K": K}
+    coords = {
+        "dim": dims,
+        "sigma": sigmas,
+        "K": K,
+        **{k: search.DEFAULT_PARAMS[k] for k in ("h_lo", "h_hi", "center")},
+    }
     return xr.Dataset(
         {"gap": (dims_, gap), "oracle_gap": (dims_, orc), "observed": (dims_, gap)}, coords=coords
     )

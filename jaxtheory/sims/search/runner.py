@@ -18,8 +18,9 @@ import numpy as np
 
 from jaxtheory.sims.search import landscapes
 from jaxtheory.sims.search.policies import gp_ucb, random_search
+from jaxtheory.simulator import Simulator
 
-__all__ = ["POLICIES", "DEFAULT_PARAMS", "SearchSpec", "checkpoints", "run"]
+__all__ = ["POLICIES", "DEFAULT_PARAMS", "SIMULATOR", "SearchSpec", "checkpoints", "run"]
 
 #: Names of the search policies :func:`run` knows (a spec field: static): uniform random
 #: search and GP-UCB on a pool of ``spec.pool`` uniform candidates.
@@ -123,3 +124,13 @@ def run(spec: SearchSpec, params: dict, key: jax.Array) -> dict:
     _, (gaps, ys, oracles) = jax.lax.scan(step, init, jnp.arange(spec.budget))
     idx = jnp.asarray(checkpoints(spec.budget) - 1)
     return {"gap": gaps[idx], "observed": ys[idx], "oracle_gap": oracles[idx]}
+
+
+#: The simulator's declaration: curves at the budget checkpoints ``K``.
+SIMULATOR = Simulator(
+    run,
+    spec=SearchSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={"gap": ("K",), "observed": ("K",), "oracle_gap": ("K",)},
+    coords=lambda spec: {"K": checkpoints(spec.budget)},
+)
