@@ -34,18 +34,6 @@ DIGEST_CV_MAX = 0.30
 LEVEL_TOL = 1e-5
 
 
-def _coords(spec):
-    return {
-        "function": list(bo.FUNCTIONS),
-        "criterion": list(bo.CRITERIA),
-        "sigma": list(spec.sigmas),
-        "eps": list(spec.epsilons),
-        "level": np.arange(spec.n + 1),
-        "degree": np.arange(spec.n + 1),
-        "ldegree": list(spec.learn_degrees),
-    }
-
-
 def _majority(da):
     """Majority's values (identical in every seed: it draws nothing), from seed 0."""
     return da.sel(function="majority").isel(seed=0)
@@ -107,7 +95,7 @@ def _tuned_drops(ds, spec):
 
 
 def _needs_two_degrees(ds, spec):
-    if ds.sizes.get("ldegree", 0) < 2:
+    if ds.sizes["ldegree"] < 2:
         return "the preset runs fewer than two regression degrees"
     return None
 
@@ -214,16 +202,10 @@ def _draw_degrees(ds, spec, fig):
     ax.legend(fontsize=7)
 
 
-def _draw_learning(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, ds["excess"], "ldegree", band="se", marker="o", label="random threshold (KKMS)")
-    plots.curves(ax, ds["excess_tuned"], "ldegree", band="se", marker="s", ls="--", label="tuned threshold")
-    ax.axhline(0.0, color="0.5", lw=0.8)
-    ax.set_xticks(list(spec.learn_degrees))
-    ax.set_xlabel("regression degree d (odd characters)")
-    ax.set_ylabel("error − Pr[h*(z) ≠ y]: seed mean ± SE")
-    ax.set_title(f"L1 regression on the whole cube {{±1}}^{spec.learn_n}", fontsize=9)
-    ax.legend(fontsize=7)
+def _excess_by_threshold(ds, spec):
+    """The excess error with the random (KKMS) and the tuned threshold, along ``threshold``."""
+    both = xr.concat([ds["excess"], ds["excess_tuned"]], "threshold")
+    return both.assign_coords(threshold=["random threshold (KKMS)", "tuned threshold"])
 
 
 DESCRIPTION = r"""
@@ -302,20 +284,7 @@ EXPERIMENT = Experiment(
             "complexity n^Ω(log(1 + σ/ε²)/σ).",
         ),
     ),
-    run=bo.run,
-    spec=bo.BooleanSpec(),
-    params=dict(bo.DEFAULT_PARAMS),
-    metric_dims={
-        "level_weight": ("function", "level"),
-        "tail": ("function", "sigma", "degree"),
-        "dstar": ("function", "criterion", "sigma", "eps"),
-        "lr_error": ("ldegree",),
-        "lr_round_error": ("ldegree",),
-        "lr_l1": ("ldegree",),
-        "excess": ("ldegree",),
-        "excess_tuned": ("ldegree",),
-    },
-    coords=_coords,
+    simulator=bo.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(seeds=8),
@@ -436,7 +405,17 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "learning",
-            _draw_learning,
+            plots.curves(
+                _excess_by_threshold,
+                x="ldegree",
+                hue="threshold",
+                band="se",
+                marker="o",
+                label_fmt="{}",
+                xlabel="regression degree d (odd characters)",
+                ylabel="error − Pr[h*(z) ≠ y]: seed mean ± SE",
+                title=lambda spec: f"L1 regression on the whole cube {{±1}}^{spec.learn_n}",
+            ),
             "Excess error of L1 regression over the planted halfspace's smoothed error against "
             "the degree, random (Kalai et al.) and tuned thresholds, seed mean ± one standard error.",
         ),

@@ -32,10 +32,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtheory.simulator import Simulator
+
 __all__ = [
     "CRITERIA",
     "DEFAULT_PARAMS",
     "FUNCTIONS",
+    "SIMULATOR",
     "BooleanSpec",
     "best_threshold",
     "characters",
@@ -619,3 +622,35 @@ def run(spec: BooleanSpec, params, key: jax.Array) -> dict:
         "planted_error": planted,
         "flipped": jnp.mean(flip),
     }
+
+
+def _coords(spec: BooleanSpec) -> dict:
+    return {
+        "function": list(FUNCTIONS),
+        "criterion": list(CRITERIA),
+        "sigma": list(spec.sigmas),
+        "eps": list(spec.epsilons),
+        "level": np.arange(spec.n + 1),
+        "degree": np.arange(spec.n + 1),
+        "ldegree": list(spec.learn_degrees),
+    }
+
+
+#: The simulator's declaration: both functions, the (σ, ε) grid and the regression degrees
+#: are computed inside a lane (dimensions of the outputs).
+SIMULATOR = Simulator(
+    run,
+    spec=BooleanSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "level_weight": ("function", "level"),
+        "tail": ("function", "sigma", "degree"),
+        "dstar": ("function", "criterion", "sigma", "eps"),
+        "lr_error": ("ldegree",),
+        "lr_round_error": ("ldegree",),
+        "lr_l1": ("ldegree",),
+        "excess": ("ldegree",),
+        "excess_tuned": ("ldegree",),
+    },
+    coords=_coords,
+)
