@@ -63,15 +63,6 @@ def _draw_curves(ds, spec, fig):
     ax.legend(fontsize=8)
 
 
-def _draw_lr(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, ds["final_test_acc"], "lr", hue="optimizer", band="se", log=(True, False), marker="o")
-    ax.set_xlabel("learning rate η")
-    ax.set_ylabel("final test accuracy (mean ± SE over seeds)")
-    ax.set_ylim(0.0, 1.0)
-    ax.legend(fontsize=8)
-
-
 DESCRIPTION = r"""
 scikit-learn's digits (1797 images $8\times8$, ten classes), a fixed 80/20 train/test
 split, pixels scaled to $[0,1]$ and centred on the training mean. Model
@@ -97,18 +88,7 @@ EXPERIMENT = Experiment(
         arxiv="2605.19781",
         authors="Massena, Friedrich, Serrurier",
     ),
-    run=dg.run,
-    spec=dg.DigitsSpec(),
-    params=dg.DEFAULT_PARAMS,
-    metric_dims={
-        "train_loss": ("step",),
-        "test_acc": ("step",),
-        "init_loss": (),
-        "final_train_loss": (),
-        "final_test_acc": (),
-        "diverged_step": (),
-    },
-    coords=lambda spec: {"step": dg.log_steps(spec.steps, spec.num_log)},
+    simulator=dg.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(
@@ -176,7 +156,16 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "final_acc_vs_lr",
-            _draw_lr,
+            plots.curves(
+                "final_test_acc",
+                x="lr",
+                hue="optimizer",
+                band="se",
+                logx=True,
+                marker="o",
+                xlabel="learning rate η",
+                ylabel="final test accuracy (mean ± SE over seeds)",
+            ),
             "Final test accuracy against the step size (mean ± standard error over seeds).",
         ),
     ],

@@ -39,6 +39,7 @@ import optax
 from jaxtheory.optim._lmo import muon
 from jaxtheory.optim._schatten import muadam, schatten_p
 from jaxtheory.sims._record import log_steps, scan_record
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "N_FEATURES",
@@ -258,3 +259,20 @@ def run(spec: DigitsSpec, params: dict, key: jax.Array) -> dict:
         "final_test_acc": accs[-1],
         "diverged_step": div,
     }
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+SIMULATOR = Simulator(
+    run,
+    spec=DigitsSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "train_loss": ("step",),
+        "test_acc": ("step",),
+        "init_loss": (),
+        "final_train_loss": (),
+        "final_test_acc": (),
+        "diverged_step": (),
+    },
+    coords=lambda spec: {"step": log_steps(spec.steps, spec.num_log)},
+)
