@@ -62,7 +62,7 @@ def _final(da):
 
 def _ratio(ds, num, rho, warp=0.0):
     sub = _cells(ds, rho, warp).squeeze("task", drop=True)
-    cells = int(np.prod([sub.sizes[d] for d in sub.dims if d not in ("seed", "step")]) or 1)
+    cells = _final(sub[num]).isel(seed=0).size
     level = 1 - (1 - analysis.DEFAULT_LEVEL) / cells
     return analysis.ratio_of_means(_final(sub[num]), _final(sub["regret_nofb"]), level=level)
 
@@ -95,8 +95,7 @@ def _spearman(ds, spec):
     sub = sub.isel(task=np.flatnonzero(np.isin(np.round(sub["rho"].values, 6), [0.9, 0.3, -0.8])))
     rhos = np.asarray(sub["rho"].values, float)
     out = {}
-    other = [d for d in sub["rho_hat_probe"].dims if d not in ("seed", "task")]
-    groups = analysis.cells(sub["rho_hat_probe"], ["seed", "task"]) if other else [({}, sub["rho_hat_probe"])]
+    groups = analysis.cells(sub["rho_hat_probe"], ["seed", "task"])
     level = 1 - (1 - analysis.DEFAULT_LEVEL) / len(groups)
     for coords, da in groups:
         arr = np.asarray(da.transpose("seed", "task").values, float)  # (seeds, 3)
@@ -112,10 +111,9 @@ def _spearman(ds, spec):
 
 
 def _draw_regret(ds, spec, fig):
-    dims = [d for d in ds["regret_fb"].dims if d not in ("seed", "step", "task")]
-    groups = analysis.cells(ds["regret_fb"], ["seed", "step", "task"]) if dims else [({}, None)]
+    groups = analysis.cells(ds["regret_fb"], ["seed", "step", "task"])
     for j, (coords, _) in enumerate(groups):
-        sub = ds.sel(coords) if coords else ds
+        sub = ds.sel(coords)
         for k, rho in enumerate((0.9, 0.3, -0.8)):
             ax = fig.add_subplot(len(groups), 3, 3 * j + k + 1)
             c = _cells(sub, rho).squeeze("task", drop=True)
@@ -131,11 +129,10 @@ def _draw_regret(ds, spec, fig):
 
 def _draw_rho(ds, spec, fig):
     sub_all = _cells(ds)
-    dims = [d for d in sub_all["rho_hat"].dims if d not in ("seed", "step", "task")]
-    groups = analysis.cells(sub_all["rho_hat"], ["seed", "step", "task"]) if dims else [({}, None)]
+    groups = analysis.cells(sub_all["rho_hat"], ["seed", "step", "task"])
     for i, (coords, _) in enumerate(groups):  # one panel per pool (task family)
         ax = fig.add_subplot(1, len(groups), i + 1)
-        sub = sub_all.sel(coords) if coords else sub_all
+        sub = sub_all.sel(coords)
         for j in range(sub.sizes["task"]):
             c = sub.isel(task=j)
             plots.curves(ax, c["rho_hat"], "step", band="se", color=f"C{j}", label=f"ρ={float(c['rho']):g}")
@@ -192,9 +189,8 @@ EXPERIMENT = Experiment(
             "A linear probe on attention outputs recovers the sources' reliabilities in context.",
         ),
     ),
-    run=fb.run,
-    spec=fb.FeedbackSpec(),
-    params={**fb.FEEDBACK_PARAMS, "access": 0.75},
+    simulator=fb.SIMULATOR,
+    params={"access": 0.75},
     presets={
         "smoke": Preset(
             Space(
@@ -305,18 +301,5 @@ EXPERIMENT = Experiment(
             size=(9.0, 3.6),
         ),
     ],
-    metric_dims={
-        m: ("step",)
-        for m in (
-            "regret_fb",
-            "regret_nofb",
-            "regret_greedy",
-            "pit_fb",
-            "pit_nofb",
-            "covered_fb",
-            "covered_nofb",
-            "rho_hat",
-        )
-    },
     description=DESCRIPTION,
 )

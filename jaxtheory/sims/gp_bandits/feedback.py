@@ -58,6 +58,7 @@ import numpy as np
 
 from jaxtheory.sims.gp_bandits.kernels import KERNELS, kernel_matrix
 from jaxtheory.sims.gp_bandits.objectives import TEST_FUNCTIONS, candidates
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "FeedbackSpec",
@@ -553,3 +554,26 @@ def run(spec: FeedbackSpec, params: dict, key) -> dict:
         "f_max": f_max,
         "rho_true": task["rho"],
     }
+
+
+#: The simulator's declaration: an experiment names it instead of restating it. It is
+#: not in ``__all__``: ``gp_bandits.SIMULATOR`` is the batch-bandit runner's, this one is
+#: ``gp_bandits.feedback.SIMULATOR``.
+SIMULATOR = Simulator(
+    run,
+    spec=FeedbackSpec(),
+    params=FEEDBACK_PARAMS,
+    metric_dims={
+        m: ("step",)
+        for m in (
+            "regret_fb",
+            "regret_nofb",
+            "regret_greedy",
+            "pit_fb",
+            "pit_nofb",
+            "covered_fb",
+            "covered_nofb",
+            "rho_hat",
+        )
+    },
+)
