@@ -15,7 +15,7 @@ import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset
 from jaxtheory.sims.functional import kdtree as kd
-from jaxtheory.sweep import Space, categorical, values
+from jaxtheory.sweep import Space, values
 from sweeps.adaptive_fgd import (
     _cost_ratios,
     _draw_cost_curves,
@@ -24,8 +24,6 @@ from sweeps.adaptive_fgd import (
     _one,
 )  # same paper, same scheme labels
 
-#: The ``scheme`` parameter: labels of :data:`jaxtheory.sims.functional.kdtree.SCHEMES`.
-SCHEME = categorical(*kd.SCHEMES)
 #: "Equal or better at equal cost": the adaptive test loss may exceed the fixed depth's by
 #: at most 1 % (the tie where both run at the cap).
 TIE_RTOL = 0.01
@@ -156,11 +154,7 @@ EXPERIMENT = Experiment(
             "loss per wall-clock second, for MSE and BCE.",
         ),
     ),
-    run=kd.run,
-    spec=kd.KernelSpec(),
-    params={**kd.DEFAULT_PARAMS, "scheme": SCHEME},
-    metric_dims={m: ("epoch",) for m in ("train_loss", "test_loss", "depth", "cost")},
-    coords=lambda spec: {"epoch": np.arange(1, spec.epochs + 1)},
+    simulator=kd.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(scheme=values("eps0.5", "depth2", "depth4", "depth8", "depth12"), seeds=8, paired=_PAIRED),

@@ -27,8 +27,21 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-__all__ = ["KernelSpec", "DEFAULT_PARAMS", "SCHEMES", "scheme_table", "axis_splits", "target", "run"]
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
+
+__all__ = [
+    "KernelSpec",
+    "DEFAULT_PARAMS",
+    "SCHEMES",
+    "scheme_table",
+    "axis_splits",
+    "target",
+    "run",
+    "SIMULATOR",
+]
 
 #: Scheme labels (the ``scheme`` categorical parameter): ``eps<ε>`` refines adaptively
 #: from depth 2 up to ``max_depth``; ``depth<d>`` is FGD on the fixed tree of depth d.
@@ -227,3 +240,14 @@ def run(spec: KernelSpec, params, key):
         "loss0_test": loss(f0, cti, yt),
         "total_cost": cost,
     }
+
+
+#: The simulator's declaration: an experiment names it instead of restating it.
+#: ``scheme`` is categorical over :data:`SCHEMES`.
+SIMULATOR = Simulator(
+    run,
+    spec=KernelSpec(),
+    params={**DEFAULT_PARAMS, "scheme": categorical(*SCHEMES)},
+    metric_dims={m: ("epoch",) for m in ("train_loss", "test_loss", "depth", "cost")},
+    coords=lambda spec: {"epoch": np.arange(1, spec.epochs + 1)},
+)
