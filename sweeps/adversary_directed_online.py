@@ -21,10 +21,8 @@ from matplotlib.ticker import MaxNLocator
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset
 from jaxtheory.sims.discrete import online_games as og
-from jaxtheory.sweep import Space, categorical, values, zipped
+from jaxtheory.sweep import Space, values, zipped
 
-#: The ``cls`` parameter: labels in the simulator's code order.
-CLS = categorical(*og.CLASSES)
 #: The four exact games, from the weakest adversary to the strongest.
 SETTINGS = ("transductive", "adversary_directed", "standard", "standard_wide")
 #: Hedge's horizons in the smoke preset, zipped with T = 2..12 (11 log-spaced values).
@@ -236,12 +234,7 @@ EXPERIMENT = Experiment(
             "decided by the same dimension.",
         ),
     ),
-    run=og.run,
-    spec=og.OnlineGameSpec(),
-    params={**og.DEFAULT_PARAMS, "cls": CLS},
-    metric_dims={"hedge_regret": ("adversary",)},
-    coords={"adversary": list(og.ADVERSARIES)},
-    jit=False,
+    simulator=og.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(

@@ -46,6 +46,9 @@ from functools import cache
 
 import numpy as np
 
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
+
 __all__ = [
     "CLASSES",
     "ADVERSARIES",
@@ -67,6 +70,7 @@ __all__ = [
     "hedge_regret",
     "hedge_bound",
     "run",
+    "SIMULATOR",
 ]
 
 #: Names of the ``cls`` codes: 0 singletons ``{1{x = i}}``, 1 thresholds ``{1{x >= a}}``
@@ -679,3 +683,16 @@ def run(spec: OnlineGameSpec, params: dict, seed: int) -> dict[str, np.ndarray]:
     out["hedge_ran"] = np.asarray(ran, dtype=np.int8)
     out["hedge_bound"] = np.asarray(hedge_bound(cls, horizon))
     return out
+
+
+#: The simulator's declaration: an experiment names it instead of restating it. It runs
+#: in host mode (``jit=False``: exact games in Python, memoised); ``cls`` is categorical
+#: over :data:`CLASSES`.
+SIMULATOR = Simulator(
+    run,
+    spec=OnlineGameSpec(),
+    params={**DEFAULT_PARAMS, "cls": categorical(*CLASSES)},
+    metric_dims={"hedge_regret": ("adversary",)},
+    coords={"adversary": list(ADVERSARIES)},
+    jit=False,
+)
