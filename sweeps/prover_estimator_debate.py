@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis
+from jaxtheory.results import values_of
 from jaxtheory.sims.games import debate as db
 from jaxtheory.sweep import Space, static, zipped
 
@@ -36,9 +37,7 @@ def _sizes(ds):
     """``[(index, depth, branching), ...]`` over the static ``size`` dimension."""
     return [
         (i, int(d), int(q))
-        for i, (d, q) in enumerate(
-            zip(np.atleast_1d(ds["depth"].values), np.atleast_1d(ds["branching"].values))
-        )
+        for i, (d, q) in enumerate(zip(values_of(ds, "depth"), values_of(ds, "branching")))
     ]
 
 
@@ -63,8 +62,8 @@ def _flip_cells(ds, spec):
     for i, d, q in _sizes(ds):
         k = db.gate_threshold("majority", q)
         c = ds["flip_count"].isel(size=i, gate=gate).sum("seed")
-        for p in np.atleast_1d(ds["p"].values):
-            for e in np.atleast_1d(ds["eps"].values):
+        for p in values_of(ds, "p"):
+            for e in values_of(ds, "eps"):
                 label = f"q={q},{_size_label(d, q)},p={p:g},eps={e:g}"
                 counts[label] = int(c.sel(p=p, eps=e))
                 expected[label] = db.flip_probability(q, k, float(p), float(e))
@@ -75,7 +74,7 @@ def _search_cells(ds, spec):
     counts, expected = {}, {}
     for i, d, q in _sizes(ds):
         c = ds["search_wins"].isel(size=i).sum("seed")
-        for b in np.atleast_1d(ds["budget"].values):
+        for b in values_of(ds, "budget"):
             label = f"{_size_label(d, q)},b={int(b)}"
             counts[label] = int(c.sel(budget=b))
             expected[label] = db.search_win_probability(int(b), q**d)
@@ -87,8 +86,8 @@ def _obf_cells(ds, spec):
     for i, d, q in _sizes(ds):
         c = ds["obfuscated_wins"].isel(size=i).sum("seed")
         for side in db.SIDES:
-            for s in np.atleast_1d(ds["opponent"].values):
-                for r in np.atleast_1d(ds["ratio"].values):
+            for s in values_of(ds, "opponent"):
+                for r in values_of(ds, "ratio"):
                     label = f"{_size_label(d, q)},honest={side},s={int(s)},ratio={r:g}"
                     counts[label] = int(c.sel(honest=side, opponent=s, ratio=r))
                     h = spec.honest_budget(int(s), float(r))
@@ -117,14 +116,14 @@ def _close_to_closed_form(name, statement, cells, atol, trials_of):
 
 def _stable_at_ratio(ds, spec):
     """Honest win rates on planted majority trees at ratio 2, per (size, delta, side, opponent)."""
-    if COMPUTE_RATIO not in np.atleast_1d(ds["ratio"].values):
+    if COMPUTE_RATIO not in values_of(ds, "ratio"):
         raise ValueError(f"the preset has no ratio {COMPUTE_RATIO}")
     counts = {}
     for i, d, q in _sizes(ds):
         c = ds["stable_wins"].isel(size=i).sel(ratio=COMPUTE_RATIO).sum("seed")
-        for dl in np.atleast_1d(ds["delta"].values):
+        for dl in values_of(ds, "delta"):
             for side in db.SIDES:
-                for s in np.atleast_1d(ds["opponent"].values):
+                for s in values_of(ds, "opponent"):
                     label = f"{_size_label(d, q)},delta={dl:g},honest={side},s={int(s)}"
                     counts[label] = int(c.sel(delta=dl, honest=side, opponent=s))
     return _pooled(counts, spec.games * _n_seeds(ds), list(counts))
@@ -143,7 +142,7 @@ def _obfuscated_at_ratio(ds, spec):
             continue
         c = ds["obfuscated_wins"].isel(size=i).sel(ratio=COMPUTE_RATIO).sum("seed")
         for side in db.SIDES:
-            for s in np.atleast_1d(ds["opponent"].values):
+            for s in values_of(ds, "opponent"):
                 counts[f"{_size_label(d, q)},honest={side},s={int(s)}"] = int(c.sel(honest=side, opponent=s))
     return _pooled(counts, spec.games * _n_seeds(ds), list(counts))
 
@@ -154,7 +153,7 @@ def _obfuscated_at_ratio(ds, spec):
 def _draw_stability(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     n = spec.flip_trials * _n_seeds(ds)
-    eps = float(np.atleast_1d(ds["eps"].values)[len(ds["eps"]) // 2])
+    eps = float(values_of(ds, "eps")[len(ds["eps"]) // 2])
     ps = np.asarray(ds["p"].values, float)
     grid = np.linspace(0.0, 1.0 - eps, 101)
     seen = set()
@@ -192,11 +191,11 @@ def _draw_search(ds, spec, fig):
 def _draw_ratio(ds, spec, fig):
     n = spec.games * _n_seeds(ds)
     i, d, q = _sizes(ds)[-1]
-    s = int(np.atleast_1d(ds["opponent"].values)[-1])
+    s = int(values_of(ds, "opponent")[-1])
     r = np.asarray(ds["ratio"].values, float)
     for col, side in enumerate(db.SIDES):
         ax = fig.add_subplot(1, 2, col + 1)
-        for j, dl in enumerate(np.atleast_1d(ds["delta"].values)):
+        for j, dl in enumerate(values_of(ds, "delta")):
             w = ds["stable_wins"].isel(size=i).sel(delta=dl, honest=side, opponent=s).sum("seed").values / n
             ax.plot(r, w, "o-", color=f"C{j}", label=f"majority, δ={dl:g}")
         w = ds["obfuscated_wins"].isel(size=i).sel(honest=side, opponent=s).sum("seed").values / n
@@ -295,26 +294,8 @@ EXPERIMENT = Experiment(
             "(polynomial in) the opponent's (the main theorem; a proof, not a computation).",
         ),
     ),
-    run=db.run,
+    simulator=db.SIMULATOR,
     spec=db.DebateSpec(games=640, flip_trials=8192),
-    params=db.DEFAULT_PARAMS,
-    metric_dims={
-        "flip_count": ("gate", "p", "eps"),
-        "search_wins": ("budget",),
-        "stable_wins": ("delta", "honest", "opponent", "ratio"),
-        "obfuscated_wins": ("honest", "opponent", "ratio"),
-        "root_true": ("delta",),
-    },
-    coords=lambda spec: {
-        "gate": list(db.GATES),
-        "p": list(spec.flip_p),
-        "eps": list(spec.flip_eps),
-        "budget": list(spec.search_budgets),
-        "delta": list(spec.deltas),
-        "honest": list(db.SIDES),
-        "opponent": list(spec.opponent_budgets),
-        "ratio": list(spec.ratios),
-    },
     presets={
         "smoke": Preset(
             _SMOKE,

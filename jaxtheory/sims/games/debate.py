@@ -36,6 +36,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtheory.simulator import Simulator
+
 __all__ = [
     "GATES",
     "TREES",
@@ -53,6 +55,7 @@ __all__ = [
     "pe_debate",
     "obfuscated_pe_win_probability",
     "run",
+    "SIMULATOR",
 ]
 
 #: Gate kinds, in the order of the ``gate`` dimension of ``flip_count``.
@@ -527,3 +530,29 @@ def run(spec: DebateSpec, params, key):
     flips = ((base[None] >= ks) != (moved[None] >= ks)).sum(1)
     out["flip_count"] = flips.astype(jnp.int32)
     return out
+
+
+#: The simulator's declaration: every game family runs inside a lane, over the grids of
+#: the spec (dimensions of the outputs).
+SIMULATOR = Simulator(
+    run,
+    spec=DebateSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "flip_count": ("gate", "p", "eps"),
+        "search_wins": ("budget",),
+        "stable_wins": ("delta", "honest", "opponent", "ratio"),
+        "obfuscated_wins": ("honest", "opponent", "ratio"),
+        "root_true": ("delta",),
+    },
+    coords=lambda spec: {
+        "gate": list(GATES),
+        "p": list(spec.flip_p),
+        "eps": list(spec.flip_eps),
+        "budget": list(spec.search_budgets),
+        "delta": list(spec.deltas),
+        "honest": list(SIDES),
+        "opponent": list(spec.opponent_budgets),
+        "ratio": list(spec.ratios),
+    },
+)
