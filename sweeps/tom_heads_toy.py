@@ -253,21 +253,7 @@ EXPERIMENT = Experiment(
             "effects in logit-difference space.",
         ),
     ),
-    run=tom.run,
-    spec=tom.TomSpec(),
-    params=dict(tom.DEFAULT_PARAMS),
-    metric_dims={
-        "loss": ("step",),
-        "pair_kind": ("pair",),
-        "condition": ("vignette",),
-        **{f"{m}_{k}": ("pair",) for m in tom.MODELS for k in ("clean", "corrupt")},
-        **{f"{m}_patched": ("pair", "head") for m in tom.MODELS},
-        **{f"{m}_reps": ("vignette", "head", "feature") for m in tom.MODELS},
-    },
-    coords=lambda spec: {
-        "step": np.arange(1, spec.steps + 1),
-        "head": np.arange(spec.n_layers * spec.n_heads),
-    },
+    simulator=tom.SIMULATOR,
     presets={
         "smoke": Preset(
             Space(seeds=10),

@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtheory.sims.nets import transformer
+from jaxtheory.simulator import Simulator
 
 __all__ = [
     "BOS",
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_PARAMS",
     "TomSpec",
     "run",
+    "SIMULATOR",
 ]
 
 #: The beginning-of-sequence token.
@@ -370,3 +372,24 @@ def run(spec: TomSpec, params, key):
         for k, v in res.items():
             out[f"{name}_{k}"] = v[i]
     return out
+
+
+#: The simulator's declaration: both models (planted and trained) run inside a lane; their
+#: patching and RSA outputs run over pairs, vignettes and heads.
+SIMULATOR = Simulator(
+    run,
+    spec=TomSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "loss": ("step",),
+        "pair_kind": ("pair",),
+        "condition": ("vignette",),
+        **{f"{m}_{k}": ("pair",) for m in MODELS for k in ("clean", "corrupt")},
+        **{f"{m}_patched": ("pair", "head") for m in MODELS},
+        **{f"{m}_reps": ("vignette", "head", "feature") for m in MODELS},
+    },
+    coords=lambda spec: {
+        "step": np.arange(1, spec.steps + 1),
+        "head": np.arange(spec.n_layers * spec.n_heads),
+    },
+)
