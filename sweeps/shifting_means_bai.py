@@ -10,7 +10,7 @@ paper's algorithm could not be read): its claims are tested under that reconstru
 The simulator is :mod:`jaxtheory.sims.bandits`. One lane is one episode; its stopping
 time and recommendation are recorded for a whole grid of δ (the samplers used here do
 not read δ, so one trajectory serves every δ). The environment is the categorical
-parameter ``env`` (:data:`ENV`, labels of :data:`jaxtheory.sims.bandits.ADVERSARIES`;
+parameter ``env`` (labels of :data:`jaxtheory.sims.bandits.ADVERSARIES`;
 the run reads its code because the spec says ``adversary="param"``), so one compile
 serves every environment, and environments are paired (the same episode key in every
 environment: common random numbers for the environment comparisons). The shift
@@ -36,11 +36,8 @@ import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.sims import bandits as bai
-from jaxtheory.sweep import Space, categorical, values, zipped
+from jaxtheory.sweep import Space, values, zipped
 
-#: The environment: a categorical parameter over :data:`jaxtheory.sims.bandits.ADVERSARIES`
-#: (its code is the index the simulator reads from ``params["env"]``).
-ENV = categorical(*bai.ADVERSARIES)
 #: The two ISM stopping rules (uniform sampling, importance-weighted gaps). For a
 #: uniform sampler the most likely arm is arm 0, so both adaptive attacks reduce to the
 #: constant shift -c (the adversary never sees the learner's draw).
@@ -116,11 +113,6 @@ class _Row:
 
 
 def _rows(ds) -> list[_Row]:
-    missing = [d for d in ("algo", "env", "cell", "seed", "delta") if d not in ds.dims]
-    if missing:
-        raise ValueError(
-            f"shifting-means-bai results need dims algo, env, cell, seed, delta; missing {missing}"
-        )
     out = []
     for a in range(ds.sizes["algo"]):
         for e in ds["env"].values:
@@ -432,11 +424,7 @@ def _shifts(env: str, c: float, period: float):
 
 
 def _period(ds) -> float:
-    return (
-        float(ds["period"].values)
-        if "period" in ds.coords and ds["period"].ndim == 0
-        else float(bai.default_params()["period"])
-    )
+    return float(ds["period"])
 
 
 def _variance_items(ds):
@@ -770,7 +758,7 @@ SMOKE_ALGOS = [
     ("uniform_glrt", 4, 4_096, 1),
     ("ism_practical", 2, 8_192, 1),
 ]
-#: Smoke environments (labels of :data:`ENV`).
+#: Smoke environments (labels of the ``env`` parameter).
 SMOKE_ENVS = ("none", "random", "constant", "targeted", "untargeted")
 
 #: Medium algorithm groups: ISM-practical at K = 2 ... 16 for the K slope over K >= 8.
@@ -923,11 +911,8 @@ EXPERIMENT = Experiment(
         "against GLRT / Track-and-Stop (abstract only; no public preprint found)",
         authors="unknown (abstract only)",
     ),
-    run=bai.run,
+    simulator=bai.SIMULATOR,
     spec=bai.BAISpec(adversary="param", chunk=256, deltas=DELTAS_SMOKE),
-    params={**bai.default_params(), "env": ENV},
-    metric_dims={k: ("delta",) for k in ("tau", "stopped", "censored", "correct", "error", "recommendation")},
-    coords=lambda spec: {"delta": np.asarray(spec.deltas)},
     presets={
         "smoke": Preset(
             _space(SMOKE_ALGOS, SMOKE_ENVS, SMOKE_CELLS, seeds=64),

@@ -30,8 +30,20 @@ import numpy as np
 
 from jaxtheory.sims.bandits.environments import ADVERSARIES, INSTANCES, instance_means, shift
 from jaxtheory.sims.bandits.policies import POLICIES, make_policy
+from jaxtheory.simulator import Simulator
+from jaxtheory.sweep.space import categorical
 
-__all__ = ["BAISpec", "Carry", "default_params", "episode_seed", "round_draws", "run", "simulate", "METRICS"]
+__all__ = [
+    "BAISpec",
+    "Carry",
+    "default_params",
+    "episode_seed",
+    "round_draws",
+    "run",
+    "simulate",
+    "METRICS",
+    "SIMULATOR",
+]
 
 #: Names of the per-episode metrics returned by :func:`run` and :func:`simulate`.
 METRICS = ("tau", "stopped", "censored", "correct", "error", "recommendation", "frac_best")
@@ -465,3 +477,15 @@ def simulate(
     assert out is not None
     out["pulls"] = np.asarray(computed)
     return out
+
+
+#: The simulator's declaration: an experiment names it instead of restating it. ``env``
+#: is categorical over :data:`~jaxtheory.sims.bandits.environments.ADVERSARIES` (read
+#: when ``spec.adversary == "param"``); every metric has a last axis over ``spec.deltas``.
+SIMULATOR = Simulator(
+    run,
+    spec=BAISpec(),
+    params={**default_params(), "env": categorical(*ADVERSARIES)},
+    metric_dims={k: ("delta",) for k in ("tau", "stopped", "censored", "correct", "error", "recommendation")},
+    coords=lambda spec: {"delta": np.asarray(spec.deltas)},
+)
