@@ -34,7 +34,7 @@ from jaxtheory.sweep import Space, lin, log, static, values
 MIXED = 1e-3  # the mean decays like ρ^t: below this over the averaging window, the average is stationary
 RESOLVED = 1e25  # an unstable lane grows like ρ^T from O(1): past this it overflows float32 in the horizon
 REL_TOL = 0.05  # far above the MIXED bias, below any error of substance (a wrong factor is > 10%)
-CONFIG = ("dim", "lr", "momentum", "noise")
+CONFIG = ("steps", "dim", "lr", "momentum", "noise")  # a config: one value of each, swept or not
 
 
 def _closed(lr, b, noise, dim, lam_min, lam_max):
@@ -56,11 +56,11 @@ def _stationary_ratio(heavy_ball):
     def measure(ds, spec):  # per seed and stable, mixed config: time-averaged risk / closed form
         c = _configs(ds, spec, heavy_ball)
         c = c.isel(
-            config=np.flatnonzero((~c["div"].any("seed") & (c["rho"] ** (spec.steps // 2) <= MIXED)).values)
+            config=np.flatnonzero((~c["div"].any("seed") & (c["rho"] ** (c["steps"] // 2) <= MIXED)).values)
         )
         if not c.sizes["config"]:
             raise NotApplicable("no config of this preset with this momentum is stable and mixed")
-        labels = [f"lr={lr:.4g} β={b:g} σ={s:g} d={d}" for d, lr, b, s in c.indexes["config"]]
+        labels = [f"lr={lr:.4g} β={b:g} σ={s:g} d={d}" for _, d, lr, b, s in c.indexes["config"]]
         ratio = (c["risk"] / c["theory"]).drop_vars(["config", *CONFIG]).assign_coords(config=labels)
         return ratio.transpose("seed", "config")
 
@@ -70,7 +70,7 @@ def _stationary_ratio(heavy_ball):
 def _misclassified(heavy_ball):
     def measure(ds, spec):  # lanes past the threshold by a resolvable margin whose divergence disagrees
         c = _configs(ds, spec, heavy_ball)
-        past = spec.steps * np.log(c["rho"]) >= np.log(RESOLVED)
+        past = c["steps"] * np.log(c["rho"]) >= np.log(RESOLVED)
         return int((c["div"] & (c["rho"] < 1)).sum() + (~c["div"] & past).sum())
 
     return measure
@@ -79,7 +79,7 @@ def _misclassified(heavy_ball):
 def _both_sides(heavy_ball):
     def requires(ds, spec):
         c = _configs(ds, spec, heavy_ball)
-        if not ((c["rho"] < 1).any() and (spec.steps * np.log(c["rho"]) >= np.log(RESOLVED)).any()):
+        if not ((c["rho"] < 1).any() and (c["steps"] * np.log(c["rho"]) >= np.log(RESOLVED)).any()):
             return "the preset has no resolvable lanes on one side of the threshold"
         return None
 

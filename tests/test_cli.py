@@ -93,7 +93,7 @@ def test_set_overrides_axes(tmp_path, capsys):
             "--set",
             "seeds=2",
             "--set",
-            "steps=50",
+            "steps=400",
         ]
     )
     assert code == 0
@@ -121,7 +121,7 @@ def test_set_overrides_axes(tmp_path, capsys):
         "--set",
         "seeds=2",
         "--set",
-        "steps=50",
+        "steps=400",
     ]
     assert main(args + ["--check"]) == 0
     assert main(args + ["--strict"]) == 1
