@@ -15,7 +15,6 @@ import inspect
 import json
 import re
 import shutil
-import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -703,15 +702,13 @@ def _render_page(exp: Any, preset: str, rec: RunRecord, fig_dir: Path, page_dir:
 
         descs = "; ".join(f"`{n}`" + (f": {d}" if (d := describe_preset(exp, n)) else "") for n in others)
         lines += [f"Other presets: {descs}", ""]
-    mod = next(
-        (
-            n
-            for n, m in list(sys.modules.items())
-            if n.startswith("sweeps.") and getattr(m, "EXPERIMENT", None) is exp
-        ),
-        None,
-    )
-    src = f"`{mod.replace('.', '/')}.py`" if mod else "the `sweeps` package"
+    origin = exp.origin.partition(":")[0] if exp.origin else ""
+    if origin.startswith("sweeps."):
+        src = f"`{origin.replace('.', '/')}.py`"
+    elif origin:  # an installed package's module, or a file
+        src = f"`{origin}`"
+    else:
+        src = "a module outside this package"
     run_fn = f"{exp.run.__module__}.{exp.run.__qualname__}"
     lines += [f"The experiment is defined in {src}; its simulator is {{py:func}}`{run_fn}`.", ""]
     return "\n".join(lines)
