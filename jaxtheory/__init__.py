@@ -7,7 +7,7 @@ check a paper's claims on the results (:class:`Experiment`).
 """
 
 from jaxtheory._jaxlib_check import warn_if_deadlock_prone
-from jaxtheory.claims import NotApplicable
+from jaxtheory.claims import NotApplicable, Region, Stat
 from jaxtheory.experiment import (
     Claim,
     ClaimResult,
@@ -33,6 +33,8 @@ __all__ = [
     "NotApplicable",
     "Paper",
     "Preset",
+    "Region",
     "Simulator",
+    "Stat",
     "evaluate_claims",
 ]

@@ -170,7 +170,7 @@ class Slice:
     Example:
         >>> import jaxtheory.sims.quadratic as q
         >>> p = code_provenance(Slice(q.__file__, ("run",)))
-        >>> list(p["modules"])[:1]
+        >>> [m for m in p["modules"] if m.startswith("jaxtheory.sims.quadratic")]
         ['jaxtheory.sims.quadratic[run]']
     """
 
@@ -321,8 +321,8 @@ def module_closure(*objs: Any) -> dict[str, Path]:
     Example:
         >>> from jaxtheory.sims import quadratic
         >>> files = module_closure(quadratic.run)
-        >>> "jaxtheory.sims.quadratic" in files, "jaxtheory.sweep.engine" in files
-        (True, True)
+        >>> "jaxtheory.sims.quadratic" in files, "jaxtheory.claims" in files  # judgement stays out
+        (True, False)
         >>> any(name.startswith("jaxtheory.sims.moe") for name in files)
         False
     """
