@@ -1,6 +1,5 @@
 """The cv-zod-hints experiment: each claim's check on made-up pass/fail data; the smoke run (slow)."""
 
-import dataclasses
 import math
 
 import matplotlib
@@ -139,17 +138,17 @@ def test_estimator_claims_pass_and_fail(name, good, bad):
             dims=("seed", "alpha"),
             coords={"alpha": list(m.MOMENT_ALPHAS)},
         )
-        fake = dataclasses.replace(claim, measure=lambda ds, spec, s=sample: s)
+        fake = claim.with_measure(lambda ds, spec, s=sample: s)
         assert fake.evaluate(None, SPEC).verdict == want, centre
 
 
 def test_identity_claims_pass_and_fail():
     gd = _claim("oracle-alpha1-is-gd")
     for r, want in ((3e-14, "pass"), (1e-9, "fail")):
-        assert dataclasses.replace(gd, measure=lambda ds, s, r=r: r).evaluate(None, SPEC).verdict == want
+        assert gd.with_measure(lambda ds, s, r=r: r).evaluate(None, SPEC).verdict == want
     zo = _claim("zero-reference-is-zo-gd")
     for r, want in ((0.0, "pass"), (1.2e-7, "fail")):
-        assert dataclasses.replace(zo, measure=lambda ds, s, r=r: r).evaluate(None, SPEC).verdict == want
+        assert zo.with_measure(lambda ds, s, r=r: r).evaluate(None, SPEC).verdict == want
 
 
 def test_moment_side_computation_small():

@@ -1,7 +1,5 @@
 """tom-heads-toy: each claim's check on made-up pass/fail results; the smoke preset (slow)."""
 
-import dataclasses
-
 import matplotlib
 import numpy as np
 import pytest
@@ -64,9 +62,8 @@ def test_claims_fail_when_the_signal_is_elsewhere_or_absent(exp):
     assert v["planted-head-rsa"].verdict == "fail"  # head 0 is noise: r ≈ 0
     assert v["emergent-mediator-both-kinds"].verdict == "fail"  # no effect: p ≈ 0.5
     # the null claim's region on made-up seed means far from 0
-    null = dataclasses.replace(
-        next(c for c in exp.claims if c.name == "shuffled-labels-null"),
-        measure=lambda ds, spec: xr.DataArray(np.linspace(0.3, 0.5, SEEDS), dims=["seed"]),
+    null = next(c for c in exp.claims if c.name == "shuffled-labels-null").with_measure(
+        lambda ds, spec: xr.DataArray(np.linspace(0.3, 0.5, SEEDS), dims=["seed"])
     )
     assert null.evaluate(None, exp.spec).verdict == "fail"
 
