@@ -185,6 +185,7 @@ def _trip(eqn, known: list) -> int | None:
     """
     cond = eqn.params["cond_jaxpr"]
     cj = cond.jaxpr if hasattr(cond, "jaxpr") else cond
+    bj = _closed(eqn.params["body_jaxpr"])[0]
     nc, nb = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
     init = known[nc + nb :]  # the carries' initial values (None: unknown)
     pos = {v: i for i, v in enumerate(cj.invars[nc:])}
@@ -208,7 +209,9 @@ def _trip(eqn, known: list) -> int | None:
         if vb is None or not np.issubdtype(vb.dtype, np.integer) or vb.size != 1:
             continue
         start = int(va) if va is not None and va.size == 1 and np.issubdtype(va.dtype, np.integer) else 0
+        step = _advance(bj, pos[a], nb + pos[a]) if a in pos else None
         n = max(int(vb) + extra - start, 0)
+        n = -(-n // step) if step else n
         best = n if best is None else max(best, n)
     return best
 
@@ -300,6 +303,59 @@ def _leaf(eqn, c: JaxprCost) -> None:
         c.flops_once += flops
     c.transcendentals += trans
     c.transcendentals_once += trans
+
+
+def _advance(jaxpr, out_i: int, in_i: int, depth: int = 0) -> int | None:
+    """How much one run of ``jaxpr`` advances a counter: input ``in_i`` to output ``out_i``.
+
+    ``c + k`` (a literal ``k``) advances it by ``k``, ``c + x`` with ``x`` a boolean turned
+    to a number by at most 1 (a lane counting its live rounds), a scan carrying it ``length``
+    times its body's advance, a call its program's; ``None`` when undetermined.
+    """
+    jaxpr = _closed(jaxpr)[0]
+    if depth > 8 or out_i >= len(jaxpr.outvars) or in_i >= len(jaxpr.invars):
+        return None
+    target, source = jaxpr.outvars[out_i], jaxpr.invars[in_i]
+    producer = {v: e for e in jaxpr.eqns for v in e.outvars}
+
+    def strip(v):  # through dtype conversions
+        e = producer.get(v)
+        while e is not None and e.primitive.name == "convert_element_type":
+            v = e.invars[0]
+            e = producer.get(v)
+        return v
+
+    v = strip(target)
+    if v is source:
+        return 0
+    e = producer.get(v)
+    if e is None:
+        return None
+    name = e.primitive.name
+    if name == "add" and len(e.invars) == 2:
+        for a, b in (e.invars, e.invars[::-1]):
+            if not _is_literal(a) and strip(a) is source:
+                if _is_literal(b):
+                    return int(np.asarray(b.val))
+                pb = producer.get(b)
+                if pb is not None and pb.primitive.name == "convert_element_type":
+                    if np.dtype(_aval(pb.invars[0]).dtype) == np.bool_:
+                        return 1
+        return None
+    if name == "scan":
+        nconst, ncar = e.params["num_consts"], e.params["num_carry"]
+        k = e.outvars.index(v)
+        if k >= ncar or e.invars[nconst + k] is not source and strip(e.invars[nconst + k]) is not source:
+            return None
+        inner = _advance(e.params["jaxpr"], k, nconst + k, depth + 1)
+        return None if inner is None else int(e.params["length"]) * inner
+    subs = list(_sub_jaxprs(e.params))
+    if len(subs) == 1 and name not in ("while", "cond", "switch"):
+        k = e.outvars.index(v)
+        ins = [i for i, x in enumerate(e.invars) if not _is_literal(x) and strip(x) is source]
+        if len(ins) == 1:
+            return _advance(subs[0][1], k, ins[0], depth + 1)
+    return None
 
 
 _EVAL_MAX = 1 << 16  # elements: small values the walk computes to resolve loop bounds
