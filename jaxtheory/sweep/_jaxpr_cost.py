@@ -208,9 +208,13 @@ def _trip(eqn, known: list) -> int | None:
         va, vb = value(a), value(b)
         if vb is None or not np.issubdtype(vb.dtype, np.integer) or vb.size != 1:
             continue
-        start = int(va) if va is not None and va.size == 1 and np.issubdtype(va.dtype, np.integer) else 0
+        start = (
+            int(va.reshape(-1)[0])
+            if va is not None and va.size == 1 and np.issubdtype(va.dtype, np.integer)
+            else 0
+        )
         step = _advance(bj, pos[a], nb + pos[a]) if a in pos else None
-        n = max(int(vb) + extra - start, 0)
+        n = max(int(vb.reshape(-1)[0]) + extra - start, 0)
         n = -(-n // step) if step else n
         best = n if best is None else max(best, n)
     return best
@@ -336,7 +340,7 @@ def _advance(jaxpr, out_i: int, in_i: int, depth: int = 0) -> int | None:
         for a, b in (e.invars, e.invars[::-1]):
             if not _is_literal(a) and strip(a) is source:
                 if _is_literal(b):
-                    return int(np.asarray(b.val))
+                    return int(np.asarray(b.val).reshape(-1)[0])
                 pb = producer.get(b)
                 if pb is not None and pb.primitive.name == "convert_element_type":
                     if np.dtype(_aval(pb.invars[0]).dtype) == np.bool_:
