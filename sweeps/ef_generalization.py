@@ -75,7 +75,7 @@ def _ratios(parts):
     """Paired ratios of seed means, one family: ``parts`` is a list of (prefix, num, den)."""
     m = 0
     for _, num, _den in parts:
-        m += int(np.prod([num.sizes[d] for d in num.dims if d != "seed"]))
+        m += num.size // num.sizes["seed"]  # its cells
     out = {}
     for prefix, num, den in parts:
         est = analysis.ratio_of_means(num, den, level=_bonferroni(m))
@@ -105,7 +105,7 @@ def _after_one_epoch(ds, spec):
             ef = g.sel({"method": keep})  # (sel's own "method" keyword forbids sel(method=...))
             parts.append(
                 (
-                    f"dataset={name}" if "dataset" in ds.dims else "",
+                    f"dataset={name}",
                     ef,
                     g.sel({"method": "sgd"}, drop=True).broadcast_like(ef),
                 )
@@ -135,7 +135,7 @@ def _indifference(ds, spec):
         coord = [f"{b}/{a}" for a, b in pairs]
         parts.append(
             (
-                f"dataset={name}" if "dataset" in ds.dims else "",
+                f"dataset={name}",
                 num.assign_coords(pair=coord),
                 den.assign_coords(pair=coord),
             )
