@@ -305,16 +305,19 @@ EXPERIMENT = Experiment(
         "full": Preset(
             Space(
                 size=zipped(depth=static(4, 6, 8, 5), branching=static(7, 5, 3, 15)),
-                seeds=64,
+                seeds=4096,
             ),
             spec={
-                "games": 16384,
+                "games": 256,
                 "deltas": (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
                 "opponent_budgets": (2, 8, 32),
                 "ratios": (0.5, 1.0, 2.0, 4.0, 8.0),
             },
-            description="One accelerator: deeper and wider trees, ~10⁶ games per cell, seven "
-            "stability margins and compute ratios up to 8.",
+            description="One accelerator: deeper and wider trees, ~10⁶ games per cell (4096 seeds × "
+            "256 games), seven stability margins and compute ratios up to 8.",
+            # a lane holds its games' trees: at q = 15, D = 5 (759,375 leaves) 256 games take
+            # tens of GB (jaxtheory plan), so one lane per chunk
+            chunk=1,
         ),
     },
     claims=[
