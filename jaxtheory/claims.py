@@ -464,7 +464,13 @@ def _mapping_units(x: Mapping) -> list[_Unit]:
     out = []
     for k, v in x.items():
         coords = x.coords_of(k) if isinstance(x, Cells) else {"cell": str(k)}
-        out.append(_Unit(str(k), coords, _given(v) if isinstance(v, Estimate) else _exact(v)))
+        if isinstance(v, Estimate):
+            est = _given(v)
+        elif callable(v):  # deferred: estimated at the family's per-cell level and seed
+            est = v
+        else:
+            est = _exact(v)
+        out.append(_Unit(str(k), coords, est))
     if not out:
         raise ValueError("the measure returned no cells")
     return out
@@ -568,7 +574,24 @@ class Stat:
         """Estimates the measure computes itself: an :class:`Estimate`, a :class:`Cells` of them.
 
         A plain dict by label is accepted too (its cells have the one coordinate
-        ``cell``, the label); numbers are exact values.
+        ``cell``, the label); numbers are exact values. A cell's value may also be a
+        function ``(level, seed) -> Estimate``: the framework calls it with the family's
+        per-cell (Bonferroni) level and the claim's bootstrap seed, so a measure that
+        builds its own interval (an exact binomial, a bootstrap of a derived quantity)
+        never splits the level by hand.
+
+        Example:
+            >>> from jaxtheory.analysis import Cells, bootstrap
+            >>> import numpy as np
+            >>> x = np.random.default_rng(0).normal(1.0, 0.1, (64, 2))
+            >>> m = lambda ds, s: Cells(
+            ...     ({"k": k}, lambda level, seed, k=k: bootstrap(x[:, k], lambda s: s.mean(axis=1),
+            ...                                                   level=level, seed=seed))
+            ...     for k in range(2))
+            >>> r = Claim("one", "Both means are near 1.", Stat.estimates(m), Region.close(1.0, atol=0.2),
+            ...           source="proposed").evaluate(None, None)
+            >>> r.verdict, [round(c.high - c.low, 2) > 0 for c in r.per_cell]
+            ('pass', [True, True])
         """
         return _Aggregate(measure, None, "mean")
 

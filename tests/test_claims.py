@@ -593,6 +593,29 @@ def test_bonferroni_level_is_split_over_the_cells_judged():
     assert r.interval["p=1.5"] == [claims._r(e.low), claims._r(e.high)]
 
 
+def test_deferred_estimates_receive_the_family_level_and_the_claims_seed():
+    # a measure that builds its own intervals returns functions (level, seed) -> Estimate:
+    # the framework calls them at the Bonferroni level of the cells judged
+    seen = []
+
+    def cell(v):
+        def est(level, seed):
+            seen.append((level, seed))
+            return analysis.Estimate(v, v - 0.1, v + 0.1, 10, "test", level)
+
+        return est
+
+    m = lambda ds, s: analysis.Cells(({"p": p}, cell(p)) for p in (1.0, 2.0, 3.0))  # noqa: E731
+    r = _claim(Stat.estimates(m), Region.at_most(2.5)).evaluate(None, None, experiment="e")
+    assert r.verdict == "fail" and [c.verdict for c in r.per_cell if c.coords["p"] < 3] == ["pass", "pass"]
+    assert seen == [(1 - 0.05 / 3, claims._seed_of("c", "e"))] * 3
+    seen.clear()
+    r = _claim(Stat.estimates(m), Region.at_most(2.5), requires=lambda ds, s, c: c["p"] > 1).evaluate(
+        None, None, experiment="e"
+    )
+    assert [lv for lv, _ in seen] == [1 - 0.05 / 2] * 2 and r.verdict == "fail"
+
+
 def test_per_cell_records_in_json_worst_first():
     ds = _cells_ds()
     r = _claim(Stat.mean(_m), Region.at_most(2.05)).evaluate(ds, None)
