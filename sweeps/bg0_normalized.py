@@ -20,31 +20,24 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.analysis import Estimate
+from jaxtheory.analysis import Cells, Estimate
+from jaxtheory.results import values_of
 from jaxtheory.sims.stochastic_opt import bg0
 from jaxtheory.sweep import Space, static, values, zipped
 
-#: The ``algorithm`` parameter: labels in the simulator's code order.
-ALGORITHM = bg0.SIMULATOR.params["algorithm"]
-#: The normalized methods (the travel bound and no divergence hold for them).
-NORMALIZED = ("nsgdm-bg", "nsgdm-classic", "storm-sharp", "storm")
-
+ALGORITHM = bg0.SIMULATOR.params["algorithm"]  # labels in the simulator's code order
+NORMALIZED = ("nsgdm-bg", "nsgdm-classic", "storm-sharp", "storm")  # travel bound, no divergence
 #: Our tolerance on a rate: an O(ε^(−1/r)) complexity is a slope at most −r against the
 #: oracle calls; the fitted slope may exceed −r by 0.04 (the Δ/(ηT) transient).
 RATE_TOL = 0.04
-#: NSGD-M with the BG schedule: O(ε^−6), slope at most −1/6 + RATE_TOL.
-BG_SLOPE = -1 / 6 + RATE_TOL
+BG_SLOPE = -1 / 6 + RATE_TOL  # NSGD-M with the BG schedule: O(ε^−6)
 #: The classic schedule with bounded variance (σ1 = 0): O(ε^−4), slope at most −1/4 + 0.05
 #: (the upper end of our earlier two-sided interval [−0.30, −0.20]).
 CLASSIC_SLOPE, CLASSIC_TOL = -0.25, 0.05
-#: Normalized STORM with sharp initialization under mean-square smoothness: O(ε^−4), slope
-#: at most −1/4 + RATE_TOL.
-STORM_SLOPE = -0.25 + RATE_TOL
-#: Rates are fitted over budgets ≥ this (the asymptotic range of our grid). Below it the
-#: BG-schedule slope is pre-asymptotic (−0.125 fitted over 100–900, local slopes
-#: steepening to −0.146 over 900–8100).
+STORM_SLOPE = -0.25 + RATE_TOL  # normalized STORM, sharp init, mean-square smoothness: O(ε^−4)
+#: Rates are fitted over budgets ≥ this (the asymptotic range of our grid); below it the
+#: BG-schedule slope is pre-asymptotic (−0.125 over 100–900, −0.146 over 900–8100).
 RATE_XMIN = 900
-#: The abstract's words the reconstruction claims test.
 Q_NSGDM = (
     "converges under $\\mathsf{BG}$-0 noise with oracle complexity $\\mathcal{O}(\\varepsilon^{-6})$. "
     "This rate holds both for standard smoothness and for $\\alpha$-symmetric generalized smoothness"
@@ -57,7 +50,6 @@ Q_STORM = (
     "Under mean-square smoothness and sharp initialization, the method achieves the minimax "
     "optimal $\\mathcal{O}(\\varepsilon^{-4})$ complexity"
 )
-#: What was rebuilt without the paper: the step-size and momentum schedules.
 _RECON = (
     "under our reconstruction of the schedules (derived here so that the stated rates come "
     "out; the paper's own schedules were not read)"
@@ -69,108 +61,63 @@ TRAVEL_RTOL = 1e-6
 #: the minimizer (the normalized methods never need to).
 DRIFT_FACTOR = 3.0
 #: Plateau of STORM without sharp initialization, relative to the predicted
-#: (1 - 1/T)^(T-1) E||d0 - grad F(x0)|| (derivation in DESCRIPTION): +-25%, which covers
-#: the O(eta L) oscillation of the normalized step.
+#: (1 - 1/T)^(T-1) E||d0 - grad F(x0)|| (see the description): ±25% covers the O(ηL)
+#: oscillation of the normalized step.
 PLATEAU_RTOL = 0.25
-# Every configuration axis is paired: a seed's lanes share the noise stream whatever the
-# method, objective, noise model, σ1, step or budget (common random numbers).
+# Every configuration axis is paired (common random numbers across methods and budgets).
 _PAIRED = ("algorithm", "objective", "noise", "sigma1", "steps")
-# The tuning protocol, as the statements name it.
 _TUNING = "tuned by analysis.best_over where the preset sweeps it (seed mean first, then the best)"
 
 
-# -- helpers on the results ---------------------------------------------------------------
-
-
-def _horizon_dim(ds):
-    """The dimension along which the oracle budget varies: ``steps`` or ``budget``."""
-    for name in ("steps", "budget"):
-        if ds[name].size > 1:
-            return name
-    raise ValueError("the results vary neither steps nor budget: no rate to fit")
-
-
 def _tuned(da):
-    """``da`` at the best step size of each cell, where the preset sweeps the step sizes
-    (the zipped axis ``step``; a preset that runs one step size has nothing to tune).
-
-    The tuning protocol is :func:`jaxtheory.analysis.tuned`: the seed-mean of every
-    step-size value is computed first and the smallest wins (a value where a seed diverged
-    never does), separately for every other coordinate (method, budget, σ1, ...).
-    """
+    """``da`` at the best step size of each cell (:func:`jaxtheory.analysis.tuned`: seed mean
+    first, a diverged seed never wins) where the preset sweeps the zipped axis ``step``."""
     return analysis.tuned(da, "step")[0] if da.sizes.get("step", 1) > 1 else da
 
 
-def _largest_step(obj):
-    """``obj`` at the largest SGD step of the grid (the only one where it runs one)."""
+def _largest_step(obj):  # the largest SGD step of the grid (the only one where a preset runs one)
     return obj.where(obj["sgd_lr"] == obj["sgd_lr"].max(), drop=True)
 
 
+def _hdim(ds):  # the dimension along which the oracle budget varies
+    return "steps" if ds["steps"].size > 1 else "budget"
+
+
 def _curve(ds, algorithm, metric="mean_grad_norm", **sel):
-    """Per-seed ``metric`` of ``algorithm`` on the mss oracle, tuned, along ``T`` (calls)."""
-    hdim = _horizon_dim(ds)
+    """Per-seed ``metric`` of ``algorithm`` (mss oracle unless ``noise`` is given), tuned,
+    along ``T``: the oracle budget (``steps``, or the parameter ``budget``)."""
     da = analysis.select(ds[metric], algorithm=algorithm, noise=sel.pop("noise", "mss"), **sel)
-    return _tuned(da).rename({hdim: "T"})
+    return _tuned(da).rename({_hdim(ds): "T"})
 
 
 def _rate_range(ds, spec):
-    T = np.asarray(ds[_horizon_dim(ds)].values, float)
-    if (T >= RATE_XMIN).sum() < 2:
+    if (values_of(ds, _hdim(ds)) >= RATE_XMIN).sum() < 2:
         return f"the preset has fewer than two budgets ≥ {RATE_XMIN} (the asymptotic range)"
     return None
 
 
-# -- claims --------------------------------------------------------------------------------
+def _sigma1(test, reason):
+    return lambda ds, spec: None if test(values_of(ds, "sigma1")) else reason
 
 
-def _travel(ds, spec):
-    return float(analysis.select(ds["travel_ratio"], algorithm=list(NORMALIZED)).max())
-
-
-def _never_diverge(ds, spec):
-    return int((analysis.select(ds["status"], algorithm=list(NORMALIZED)) != 0).sum())
-
-
-def _drift_lanes(ds, spec):
+def _drift(ds, spec):
+    """SGD on the radial oracle and the cosine well: the fraction of lanes drifted off (Wilson)
+    at the largest σ1, exact at the smallest."""
     sub = _largest_step(analysis.select(ds, algorithm="sgd", noise="radial", objective="cosine"))
-    start_gap = bg0.DEFAULT_PARAMS["offset"] * math.sqrt(spec.dim)
-    return (sub["status"] != 0) | (sub["max_dist"] > DRIFT_FACTOR * start_gap)
-
-
-def _sgd_drift(ds, spec):
-    drift = _drift_lanes(ds, spec)
-    s1 = np.asarray(drift["sigma1"].values, float)
-    hi = drift.sel(sigma1=float(s1.max()))
-    lo = drift.sel(sigma1=float(s1.min()))
-    return {
-        f"sigma1={s1.max():g} (largest)": analysis.proportion(int(hi.sum()), int(hi.size)),
-        f"sigma1={s1.min():g} (smallest)": Estimate(float(lo.mean()), n=int(lo.size)),
-    }
-
-
-def _needs_two_sigma1(ds, spec):
-    if ds["sigma1"].size < 2:
-        return "the preset has a single σ1"
-    return None
-
-
-def _bg_rate(ds, spec):
-    return _curve(ds, "nsgdm-bg")
-
-
-def _classic_rate(ds, spec):
-    return _curve(ds, "nsgdm-classic", sigma1=0.0)
-
-
-def _storm_rate(ds, spec):
-    """Normalized STORM with sharp initialization on the mean-square-smooth cosine well."""
-    return _curve(ds, "storm-sharp", objective="cosine")
-
-
-def _needs_sigma1_zero(ds, spec):
-    if 0.0 not in np.atleast_1d(ds["sigma1"].values):
-        return "the preset has no σ1 = 0 lanes"
-    return _rate_range(ds, spec)
+    drift = (sub["status"] != 0) | (
+        sub["max_dist"] > DRIFT_FACTOR * bg0.DEFAULT_PARAMS["offset"] * spec.dim**0.5
+    )
+    hi, lo = (drift.sel(sigma1=float(f(drift["sigma1"].values))) for f in (np.max, np.min))
+    k, n = int(hi.sum()), int(hi.size)
+    return Cells(
+        [
+            (
+                {"sigma1": float(hi["sigma1"]), "side": "largest"},
+                lambda level, seed: analysis.proportion(k, n, level=level),
+            ),
+            ({"sigma1": float(lo["sigma1"]), "side": "smallest"}, Estimate(float(lo.mean()), n=int(lo.size))),
+        ]
+    )
 
 
 def _storm_vs_nsgdm(ds, spec):
@@ -185,121 +132,54 @@ def _storm_vs_nsgdm(ds, spec):
     return da.sel(sigma1=[v for v in da["sigma1"].values if v > 0])
 
 
-def _needs_sigma1_positive(ds, spec):
-    if not (np.atleast_1d(ds["sigma1"].values) > 0).any():
-        return "the preset has no σ1 > 0 lanes"
-    return None
-
-
-def _expected_norm_of_gaussian(d):
-    """E||z|| for z ~ N(0, I_d / d)."""
-    return math.sqrt(2.0 / d) * math.exp(math.lgamma((d + 1) / 2) - math.lgamma(d / 2))
-
-
 def _storm_plateau(ds, spec):
     """Per seed: plain STORM's final ‖∇F‖ over its predicted plateau, and plain − 3·sharp."""
-    hdim = _horizon_dim(ds)
-    budget = int(ds[hdim].values[-1])
-    fgn = analysis.select(
-        ds["final_grad_norm"].isel({hdim: -1}, drop=True), noise="mss", objective="cosine", sigma1=0.0
+    hdim = _hdim(ds)
+    sel = dict(noise="mss", objective="cosine", sigma1=0.0)
+    fgn = analysis.select(ds["final_grad_norm"].isel({hdim: -1}, drop=True), **sel)
+    d = spec.dim  # E||z|| for z ~ N(0, I_d / d)
+    e0 = (
+        bg0.DEFAULT_PARAMS["sigma0"]
+        * math.sqrt(2.0 / d)
+        * math.exp(math.lgamma((d + 1) / 2) - math.lgamma(d / 2))
     )
-    e0 = bg0.DEFAULT_PARAMS["sigma0"] * _expected_norm_of_gaussian(spec.dim)
-    T_plain, _ = bg0.horizon(ALGORITHM.code("storm"), budget)
-    pred_plain = (1 - 1 / T_plain) ** (T_plain - 1) * e0
-    plain = _tuned(fgn.sel(algorithm="storm", drop=True))
-    sharp = _tuned(fgn.sel(algorithm="storm-sharp", drop=True))
+    T_plain, _ = bg0.horizon(ALGORITHM.code("storm"), int(ds[hdim].values[-1]))
+    plain, sharp = (_tuned(fgn.sel(algorithm=a, drop=True)) for a in ("storm", "storm-sharp"))
     return xr.concat(
-        [plain / pred_plain, plain - 3 * sharp],
+        [plain / ((1 - 1 / T_plain) ** (T_plain - 1) * e0), plain - 3 * sharp],
         xr.DataArray(["plain/predicted", "plain-3*sharp"], dims="quantity"),
         coords="minimal",
         compat="override",
     )
 
 
-def _plateau_low(c):
-    return 1 - PLATEAU_RTOL if c["quantity"] == "plain/predicted" else 0.0
+_PREDICTED_SLOPE = {"nsgdm-bg": -1 / 6, "nsgdm-classic": -1 / 4, "storm-sharp": -1 / 4}
 
 
-def _plateau_high(c):
-    return 1 + PLATEAU_RTOL if c["quantity"] == "plain/predicted" else math.inf
-
-
-# -- figures -------------------------------------------------------------------------------
-
-
-def _draw_rates(ds, spec, fig):
-    s1s = np.atleast_1d(ds["sigma1"].values)
-    panels = [float(s1s.min()), float(s1s.max())] if s1s.size > 1 else [float(s1s[0])]
-    for i, s1 in enumerate(panels):
-        ax = fig.add_subplot(1, len(panels), i + 1)
-        for j, m in enumerate(ds["algorithm"].values):
-            c = _curve(ds, str(m), objective="cosine", sigma1=s1)
-            if np.isfinite(c.values).any():
-                plots.curves(
-                    ax, c, "T", band="se", log=(True, True), marker="o", ms=3, color=f"C{j}", label=str(m)
-                )
-            else:
-                ax.plot([], [], "o-", color=f"C{j}", label=f"{m} (diverged)")
-        ref = _curve(ds, "nsgdm-bg", objective="cosine", sigma1=s1).mean("seed")
-        T = np.asarray(ref["T"].values, float)
-        r0 = float(ref.values[0])
-        ax.loglog(T, r0 * (T / T[0]) ** (-1 / 6), "k:", label="T^(-1/6)")
-        ax.loglog(T, r0 * (T / T[0]) ** (-1 / 4), "k--", label="T^(-1/4)")
-        ax.set_xlabel("oracle calls")
-        if i == 0:
-            ax.set_ylabel("mean ‖∇F(x_t)‖: seed mean ± SE")
-        ax.set_title(f"σ1 = {s1:g}", fontsize=9)
-        ax.legend(fontsize=6)
-    fig.suptitle("cosine well, mean-square-smooth BG-0 noise", fontsize=9)
-
-
-def _draw_generalized(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    curve = _curve(ds, "nsgdm-bg")
-    T = np.asarray(curve["T"].values, float)
-    for coords, c in analysis.cells(curve, ["seed", "T"]):
-        mean = c.mean("seed")
-        local = ", ".join(f"{s:.3f}" for s in analysis.local_slopes(T, mean.values))
-        plots.curves(
-            ax,
-            c / float(mean.values[0]),
-            "T",
-            band="se",
-            log=(True, True),
-            marker="o",
-            ms=3,
-            label=f"{analysis.cell_label(coords)} (local {local})",
-        )
-    ax.loglog(T, (T / T[0]) ** (-1 / 6), "k:", lw=2, label="T^(-1/6)")
-    ax.set_xlabel("oracle calls T")
-    ax.set_ylabel("mean ‖∇F‖ / its seed mean at the smallest T (± SE)")
-    ax.set_title("NSGD-M (BG schedule) on α = 0, 2/3, 1 objectives; legend: local slopes", fontsize=9)
-    ax.legend(fontsize=5)
+def _rates(ds, spec):
+    """Every method on the cosine well at the smallest and largest σ1, over its seed mean at
+    the smallest budget."""
+    s1 = values_of(ds, "sigma1")
+    c = xr.concat([_curve(ds, str(m), objective="cosine") for m in ds["algorithm"].values], "algorithm")
+    c = c.sel(sigma1=sorted({float(s1.min()), float(s1.max())}))
+    return c / c.isel(T=0).mean("seed")
 
 
 def _draw_drift(ds, spec, fig):
-    sub = _largest_step(analysis.select(ds, noise="radial", objective="cosine"))
-    sub = sub.isel({_horizon_dim(ds): -1})
-    ax = fig.add_subplot(1, 1, 1)
-    s1s = [float(v) for v in sub["sigma1"].values]
-    finite_max = float(np.nanmax(np.where(sub["status"] == 0, sub["max_dist"], np.nan)))
-    ceiling = 2.0 * max(finite_max, DRIFT_FACTOR * bg0.DEFAULT_PARAMS["offset"] * 4)
+    sub = _largest_step(analysis.select(ds, noise="radial", objective="cosine")).isel({_hdim(ds): -1})
+    ok, s1s, ax = sub["status"] == 0, sub["sigma1"].values, fig.add_subplot(1, 1, 1)
+    gap = DRIFT_FACTOR * bg0.DEFAULT_PARAMS["offset"] * spec.dim**0.5
+    ceiling = 2.0 * max(float(sub["max_dist"].where(ok).max()), gap)
     for j, (m, marker) in enumerate((("nsgdm-bg", "o"), ("storm-sharp", "s"), ("sgd", "x"))):
-        if m not in sub["algorithm"].values:
-            continue
-        c = sub.sel(algorithm=m)
-        n_div = 0
-        for i, s1 in enumerate(s1s):
-            d = np.asarray(c["max_dist"].sel(sigma1=s1).values, float).ravel()
-            div = np.asarray((c["status"].sel(sigma1=s1) != 0).values).ravel()
-            n_div += int(div.sum())
-            x = i + 0.2 * (j - 1) + np.linspace(-0.05, 0.05, d.size)
-            ax.semilogy(x[~div], d[~div], marker, color=f"C{j}", alpha=0.6, label=m if i == 0 else None)
-            ax.semilogy(x[div], np.full(div.sum(), ceiling), "^", color=f"C{j}", alpha=0.6)
-        if n_div:
-            ax.plot([], [], "^", color=f"C{j}", label=f"{m}: diverged ({n_div})")
-    start_gap = bg0.DEFAULT_PARAMS["offset"] * np.sqrt(spec.dim)
-    ax.axhline(DRIFT_FACTOR * start_gap, color="k", ls="--", lw=0.8, label=f"{DRIFT_FACTOR:g} ‖x0 − x*‖")
+        d, div = (
+            a.sel(algorithm=m).transpose("sigma1", ...).values.reshape(len(s1s), -1)
+            for a in (sub["max_dist"], ~ok)
+        )
+        x = np.arange(len(s1s))[:, None] + 0.2 * (j - 1) + np.linspace(-0.05, 0.05, d.shape[1])
+        ax.semilogy(x[~div], d[~div], marker, color=f"C{j}", alpha=0.6, label=m)
+        diverged = f"{m}: diverged ({div.sum()})" if div.any() else None
+        ax.semilogy(x[div], np.full(div.sum(), ceiling), "^", color=f"C{j}", alpha=0.6, label=diverged)
+    ax.axhline(gap, color="k", ls="--", lw=0.8, label=f"{DRIFT_FACTOR:g} ‖x0 − x*‖")
     ax.set_xticks(range(len(s1s)), [f"σ1 = {v:g}" for v in s1s])
     ax.set_ylabel("max ‖x_t − x0‖ per lane (▲: diverged)")
     ax.set_title("radial BG-0 noise, largest budget: SGD drifts off, normalized methods cannot", fontsize=9)
@@ -329,8 +209,7 @@ methods is made on common noise. Rates are fitted on the seed mean of
 $\frac1T\sum_t\lVert\nabla F(x_t)\rVert$ (the expected gradient norm at a uniformly
 drawn iterate) over budgets $T \ge 900$, the asymptotic range; below it the BG-schedule
 slope is pre-asymptotic (the slope fitted over 100–900 is $-0.125$, local slopes steepen
-to $-0.146$ over 900–8100), and the `generalized_smoothness` figure prints each curve's
-local slopes. Where a preset
+to $-0.146$ over 900–8100). Where a preset
 sweeps the step sizes (`full`: $\eta_0$ and SGD's step swept together), every claim
 uses the tuning protocol of `jaxtheory.analysis.best_over`: per cell and budget, the
 seed mean of each step size first, then the smallest; `smoke` and `medium` run the
@@ -411,19 +290,18 @@ EXPERIMENT = Experiment(
             "Normalized methods move by exactly η per step: ‖x_t − x0‖ ≤ Σ_{s<t} η_s on every "
             "lane, whatever the noise (largest ratio over the normalized lanes, exact, up to "
             "float32 round-off of the compensated displacement).",
-            _travel,
+            lambda ds, spec: float(analysis.select(ds["travel_ratio"], algorithm=list(NORMALIZED)).max()),
             1.0 + TRAVEL_RTOL,
             over=None,
             source="derived",
         ),
-        # was source="paper": the abstract states convergence, not a count of finite lanes;
-        # finiteness follows from the travel bound above, so the claim is derived.
+        # the abstract states convergence, not a count of finite lanes: derived from the travel bound
         Claim.equals(
             "normalized-never-diverge",
             "NSGD-M and normalized STORM stay finite on every lane, including the radial oracle "
             "and the generalized-smooth (α = 2/3, 1) objectives, as the travel bound "
             "‖x_t − x0‖ ≤ Σ η_s implies: the count of diverged normalized lanes is 0.",
-            _never_diverge,
+            lambda ds, spec: int((analysis.select(ds["status"], algorithm=list(NORMALIZED)) != 0).sum()),
             0,
             source="derived",
         ),
@@ -433,14 +311,12 @@ EXPERIMENT = Experiment(
             f"oracle at the largest σ1 (diverges or moves {DRIFT_FACTOR:g}× farther than the "
             "minimizer) on at least half of the lanes (Wilson interval), and on none at the "
             "smallest σ1; the 50% is our threshold.",
-            _sgd_drift,
-            lambda c: 0.5 if "largest" in c["cell"] else 0.0,  # cells of a dict by label
-            lambda c: 1.0 if "largest" in c["cell"] else 0.0,
+            _drift,
+            lambda c: 0.5 if c["side"] == "largest" else 0.0,
+            lambda c: 1.0 if c["side"] == "largest" else 0.0,
             source="proposed",
-            requires=_needs_two_sigma1,
+            requires=_sigma1(lambda s1: s1.size > 1, "the preset has a single σ1"),
         ),
-        # The schedule η = η0 T^(−5/6), β = 1 − T^(−2/3) is our derivation, so the quoted
-        # O(ε^−6) is tested under a reconstruction; an O(·) rate is an upper bound on the slope.
         Claim.slope(
             "nsgdm-bg-rate",
             f"NSGD-M under BG-0 noise reaches E‖∇F‖ ≤ ε in O(ε^−6) oracle calls, for every σ1 "
@@ -449,7 +325,7 @@ EXPERIMENT = Experiment(
             f"budgets ≥ {RATE_XMIN} (the asymptotic range; below it the slope is "
             f"pre-asymptotic), is at most −1/6 + {RATE_TOL:g}; the tolerance {RATE_TOL:g} is "
             f"ours. The step size {_TUNING}.",
-            _bg_rate,
+            lambda ds, spec: _curve(ds, "nsgdm-bg"),
             "T",
             at_most=BG_SLOPE,
             xmin=RATE_XMIN,
@@ -457,24 +333,23 @@ EXPERIMENT = Experiment(
             quote=Q_NSGDM,
             requires=_rate_range,
         ),
-        # was an equality of slopes (−1/4 ± 0.05): the quoted O(ε^−4) is an upper bound,
-        # tested as one (the upper end of the old interval), under our schedule.
         Claim.slope(
             "nsgdm-classic-rate",
             f"With bounded variance (σ1 = 0) NSGD-M recovers the O(ε^−4) rate, {_RECON} "
             "(η = η0 T^(−3/4), β = 1 − T^(−1/2)): slope at most −1/4 + "
             f"{CLASSIC_TOL:g} over budgets ≥ {RATE_XMIN}; the tolerance is ours. The step "
             f"size {_TUNING}.",
-            _classic_rate,
+            lambda ds, spec: _curve(ds, "nsgdm-classic", sigma1=0.0),
             "T",
             at_most=CLASSIC_SLOPE + CLASSIC_TOL,
             xmin=RATE_XMIN,
             source="reconstruction",
             quote=Q_CLASSIC,
-            requires=_needs_sigma1_zero,
+            requires=lambda ds, spec: (
+                _sigma1(lambda s1: 0.0 in s1, "the preset has no σ1 = 0 lanes")(ds, spec)
+                or _rate_range(ds, spec)
+            ),
         ),
-        # New: the abstract's STORM statement had no claim; tested where its assumption
-        # (mean-square smoothness) holds, the cosine well under the mss oracle.
         Claim.slope(
             "storm-sharp-rate",
             "Normalized STORM with sharp initialization reaches E‖∇F‖ ≤ ε in O(ε^−4) oracle "
@@ -483,7 +358,7 @@ EXPERIMENT = Experiment(
             "η = η0 T^(−3/4), d0 from a batch of ⌈√(T/2)⌉ samples): slope of the seed-mean "
             f"gradient norm against the oracle calls (B0 and two per step) over budgets ≥ "
             f"{RATE_XMIN} at most −1/4 + {RATE_TOL:g}; the tolerance is ours.",
-            _storm_rate,
+            lambda ds, spec: _curve(ds, "storm-sharp", objective="cosine"),  # mean-square smooth
             "T",
             at_most=STORM_SLOPE,
             xmin=RATE_XMIN,
@@ -491,8 +366,6 @@ EXPERIMENT = Experiment(
             quote=Q_STORM,
             requires=_rate_range,
         ),
-        # was source="paper": the abstract gives two upper bounds (ε^−4 against ε^−6), which
-        # do not order the methods at a finite budget; the ordering is our statement.
         Claim.ordering(
             "storm-sharp-beats-nsgdm",
             "Normalized STORM with sharp initialization ends below NSGD-M (BG schedule) at equal "
@@ -505,7 +378,7 @@ EXPERIMENT = Experiment(
             ["storm-sharp", "nsgdm-bg"],
             increasing=True,
             source="proposed",
-            requires=_needs_sigma1_positive,
+            requires=_sigma1(lambda s1: (s1 > 0).any(), "the preset has no σ1 > 0 lanes"),
         ),
         Claim.within(
             "storm-without-sharp-init-plateaus",
@@ -515,29 +388,51 @@ EXPERIMENT = Experiment(
             "removes the plateau (plain − 3·sharp ≥ 0). σ1 = 0, mss oracle, cosine well, "
             "largest budget.",
             _storm_plateau,
-            _plateau_low,
-            _plateau_high,
+            lambda c: 1 - PLATEAU_RTOL if c["quantity"] == "plain/predicted" else 0.0,
+            lambda c: 1 + PLATEAU_RTOL if c["quantity"] == "plain/predicted" else math.inf,
             source="derived",
-            requires=lambda ds, spec: (
-                None if 0.0 in np.atleast_1d(ds["sigma1"].values) else "the preset has no σ1 = 0 lanes"
-            ),
+            requires=_sigma1(lambda s1: 0.0 in s1, "the preset has no σ1 = 0 lanes"),
         ),
     ],
     figures=[
         Figure(
             "rates",
-            _draw_rates,
-            "Mean gradient norm against oracle calls for every method (cosine well, "
-            "smallest and largest σ1), seed mean ± one standard error; dotted T^(-1/6), "
-            "dashed T^(-1/4).",
+            plots.curves(
+                _rates,
+                x="T",
+                hue="algorithm",
+                facet="sigma1",
+                band="se",
+                logx=True,
+                logy=True,
+                marker="o",
+                ms=3,
+                theory=lambda c, spec: (c["T"] / c["T"][0]) ** _PREDICTED_SLOPE.get(c["algorithm"], np.nan),
+                theory_label="paper's rate",
+                xlabel="oracle calls",
+                ylabel="mean ‖∇F‖ / its value at the smallest budget",
+            ),
+            "Mean gradient norm against oracle calls for every method (cosine well, mean-square-smooth "
+            "oracle, smallest and largest σ1), seed mean ± one standard error, over its seed mean at "
+            "the smallest budget; dotted: the paper's rates T^(-1/6) (NSGD-M, BG schedule) and "
+            "T^(-1/4) (classic schedule, STORM with sharp initialization).",
             size=(9.0, 4.0),
         ),
         Figure(
             "generalized_smoothness",
-            _draw_generalized,
-            "NSGD-M with the BG schedule on the α = 0, 2/3 and 1 objectives, each σ1, "
-            "normalized by the seed mean at the smallest budget (± SE): the same T^(-1/6) "
-            "slope (rate-neutral); the legend gives each curve's local slopes.",
+            plots.slope(
+                lambda ds, spec: _curve(ds, "nsgdm-bg"),
+                x="T",
+                hue="objective",
+                facet="sigma1",
+                xmin=RATE_XMIN,
+                theory=-1 / 6,
+                xlabel="oracle calls T",
+                ylabel="mean ‖∇F‖",
+            ),
+            "NSGD-M with the BG schedule on the α = 0, 2/3 and 1 objectives, each σ1 (seed mean "
+            "± SE), with the log-log slope fitted over budgets ≥ 900: the same T^(-1/6) slope "
+            "(rate-neutral); dashed: slope −1/6.",
         ),
         Figure(
             "drift",

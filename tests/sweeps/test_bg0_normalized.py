@@ -35,7 +35,7 @@ def test_smoke_runs_and_claims_evaluate(smoke):
     assert by["normalized-never-diverge"].verdict == "pass"
     assert by["travel-invariant"].verdict == "pass"
     drift = by["sgd-drifts-on-radial"]
-    assert drift.measured == {"sigma1=5 (largest)": 1.0, "sigma1=0 (smallest)": 0.0}
+    assert drift.measured == {"sigma1=5,side=largest": 1.0, "sigma1=0,side=smallest": 0.0}
     # one slope per (objective, σ1), fitted over the two smoke budgets 900 and 2700
     rate = by["nsgdm-bg-rate"]
     assert len(rate.measured) == 6 and rate.n == 16
