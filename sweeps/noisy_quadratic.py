@@ -1,24 +1,14 @@
 r"""``noisy-quadratic``: SGD and heavy ball on a noisy quadratic, checked against closed forms.
 
-Heavy-ball momentum (plain SGD at $\beta = 0$), through `optax.sgd(lr, momentum)`, on
-$f(x) = \tfrac12 \sum_i \lambda_i x_i^2$ with a geometric spectrum from
-$\lambda_{\max} = 1$ to $\lambda_{\min} = 0.1$, started at $x_0 = \mathbf{1}/\sqrt d$,
-with gradient oracle $g = \Lambda x + \sigma \xi$, $\xi \sim N(0, I)$.
-
-Per eigenmode the iteration is the AR(2) recursion
-$x_{t+1} = (1 + \beta - \eta\lambda) x_t - \beta x_{t-1} - \eta\sigma\xi_t$. Its
-stationary variance gives the excess risk
+Heavy-ball momentum (SGD at $\beta = 0$), through `optax.sgd(lr, momentum)`, on
+$f(x) = \tfrac12 \sum_i \lambda_i x_i^2$, a geometric spectrum from $\lambda_{\max} = 1$ to
+$\lambda_{\min} = 0.1$, $x_0 = \mathbf{1}/\sqrt d$, and gradients $g = \Lambda x + \sigma \xi$. Per eigenmode
+the iteration is the AR(2) recursion $x_{t+1} = (1 + \beta - \eta\lambda) x_t - \beta x_{t-1} - \eta\sigma\xi_t$,
+whose stationary variance gives the excess risk
 $$\mathbb{E} f_\infty = \frac12 \sum_i \frac{(1+\beta)\,\eta\sigma^2}{(1-\beta)\,(2(1+\beta) - \eta\lambda_i)},$$
-which is $\frac12\sum_i \eta\sigma^2/(2 - \eta\lambda_i)$ for SGD, and it is stable iff
-$\eta\lambda_{\max} < 2(1+\beta)$ (for SGD, $\eta < 2/\lambda_{\max}$).
-
-The run records the risk at log-spaced steps and its time average over the second
-half of the horizon. Lanes that overflow are frozen by the engine's divergence guard
-and flagged with the step where they went non-finite.
-
-The worked example of an experiment: a declared simulator, a space per preset, claims
-against the closed forms and declared figures. Every parameter is a coordinate of the
-results, so each measure is written once for every preset.
+stable iff $\eta\lambda_{\max} < 2(1+\beta)$. The run records the risk at log-spaced steps and
+its average over the second half of the horizon; the engine's divergence guard freezes lanes
+that overflow and flags them.
 """
 
 from __future__ import annotations
@@ -52,73 +42,47 @@ def _configs(ds, spec, heavy_ball):
     return out.isel(config=np.flatnonzero((out["momentum"] > 0).values == heavy_ball))
 
 
-def _stationary_ratio(heavy_ball):
-    def measure(ds, spec):  # per seed and stable, mixed config: time-averaged risk / closed form
+def _claims(heavy_ball, who, name, risk, threshold):
+    """The stationary-risk claim and the stability-threshold claim for SGD (or heavy ball)."""
+    risk = f"{name}'s stationary excess risk is {risk}: measured / closed form is 1 at every stable, mixed config."
+    stable = f"{name} diverges iff η > {threshold}: every lane past it by a margin the horizon resolves "
+    stable += f"(ρ^T ≥ {RESOLVED:g}) diverges, and none below it does."
+
+    def ratio(ds, spec):  # per seed and stable, mixed config: time-averaged risk / closed form
         c = _configs(ds, spec, heavy_ball)
-        c = c.isel(
-            config=np.flatnonzero((~c["div"].any("seed") & (c["rho"] ** (c["steps"] // 2) <= MIXED)).values)
-        )
+        mixed = ~c["div"].any("seed") & (c["rho"] ** (c["steps"] // 2) <= MIXED)
+        c = c.isel(config=np.flatnonzero(mixed.values))
         if not c.sizes["config"]:
             raise NotApplicable("no config of this preset with this momentum is stable and mixed")
         labels = [f"lr={lr:.4g} β={b:g} σ={s:g} d={d}" for _, d, lr, b, s in c.indexes["config"]]
-        ratio = (c["risk"] / c["theory"]).drop_vars(["config", *CONFIG]).assign_coords(config=labels)
-        return ratio.transpose("seed", "config")
+        return (c["risk"] / c["theory"]).drop_vars(["config", *CONFIG]).assign_coords(config=labels)
 
-    return measure
-
-
-def _misclassified(heavy_ball):
-    def measure(ds, spec):  # lanes past the threshold by a resolvable margin whose divergence disagrees
+    def sides(ds, spec):  # stable lanes, and lanes past the threshold by a margin the horizon resolves
         c = _configs(ds, spec, heavy_ball)
-        past = c["steps"] * np.log(c["rho"]) >= np.log(RESOLVED)
-        return int((c["div"] & (c["rho"] < 1)).sum() + (~c["div"] & past).sum())
+        return c, c["rho"] < 1, c["steps"] * np.log(c["rho"]) >= np.log(RESOLVED)
 
-    return measure
+    def misclassified(ds, spec):
+        c, below, past = sides(ds, spec)
+        return int((c["div"] & below).sum() + (~c["div"] & past).sum())
 
-
-def _both_sides(heavy_ball):
     def requires(ds, spec):
-        c = _configs(ds, spec, heavy_ball)
-        if not ((c["rho"] < 1).any() and (c["steps"] * np.log(c["rho"]) >= np.log(RESOLVED)).any()):
-            return "the preset has no resolvable lanes on one side of the threshold"
-        return None
+        _, below, past = sides(ds, spec)
+        return None if below.any() and past.any() else "no resolvable lanes on one side of the threshold"
 
-    return requires
+    return [
+        Claim.close(f"{who}-stationary-risk", risk, ratio, 1.0, atol=REL_TOL, source="lit"),
+        Claim.equals(f"{who}-stability-threshold", stable, misclassified, 0, source="lit", requires=requires),
+    ]
 
 
 def _theory(c, spec):  # the closed form at a figure's coordinates; NaN past the threshold
-    lam = quad.spectrum(int(c["dim"]), c["lam_min"], c["lam_max"], xp=np)
-    stable = quad.spectral_radius(c["lr"], c["momentum"], lam) < 1
-    return np.where(stable, quad.stationary_risk(c["lr"], c["momentum"], c["noise"], lam), np.nan)
+    rho, risk = _closed(*(c[k] for k in ("lr", "momentum", "noise", "dim", "lam_min", "lam_max")))
+    return np.where(rho < 1, risk, np.nan)
 
 
 LARGEST = {"noise": max, "dim": max}  # figures at the preset's largest noise and dimension
 STABLE_SGD = {**LARGEST, "momentum": 0.0, "lr": lambda lr: lr < 2 / quad.DEFAULT_PARAMS["lam_max"]}
 CURVES = dict(band="se", theory=_theory, theory_label="closed form", logx=True, logy=True)
-RATIO = "the seed-mean ratio measured / closed form is 1 at every stable, mixed config."
-SGD_RISK = f"SGD's stationary excess risk is ½Σᵢ ησ²/(2 − ηλᵢ) (closed form per eigenmode): {RATIO}"
-HB_RISK = f"Heavy ball's stationary excess risk is ½Σᵢ (1+β)ησ²/((1−β)(2(1+β) − ηλᵢ)): {RATIO}"
-SGD_STABLE = (
-    "SGD diverges iff η > 2/λmax: every lane past the threshold by a margin the "
-    f"horizon resolves (ρ^T ≥ {RESOLVED:g}) diverges, and none below it does."
-)
-HB_STABLE = (
-    "Heavy ball diverges iff η > 2(1+β)/λmax: every lane past it by a resolvable "
-    "margin diverges, none below it does (misclassified lanes: 0)."
-)
-
-RISK_CURVES = plots.curves("risk", x="step", hue="lr", sel=STABLE_SGD, label_fmt="η={:.3g}", **CURVES)
-STATIONARY = plots.curves("mean_risk", x="lr", hue="momentum", sel=LARGEST, marker="o", ls="none", **CURVES)
-DIVERGENCE = plots.heatmap(
-    lambda ds, spec: ds["status"] != 0,
-    x="lr",
-    y="momentum",
-    over=("seed", "noise", "dim"),
-    cmap="Reds",
-    theory=lambda c, spec: c["lr"] - 2 * (1 + c["momentum"]) / c["lam_max"],
-    theory_label="η = 2(1+β)/λmax",
-)
-
 EXPERIMENT = Experiment(
     name="noisy-quadratic",
     paper=Paper(
@@ -151,48 +115,36 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
-        Claim.close(
-            "sgd-stationary-risk", SGD_RISK, _stationary_ratio(False), 1.0, atol=REL_TOL, source="lit"
-        ),
-        Claim.close(
-            "heavy-ball-stationary-risk", HB_RISK, _stationary_ratio(True), 1.0, atol=REL_TOL, source="lit"
-        ),
-        Claim.equals(
-            "sgd-stability-threshold",
-            SGD_STABLE,
-            _misclassified(False),
-            0,
-            source="lit",
-            requires=_both_sides(False),
-        ),
-        Claim.equals(
-            "heavy-ball-stability-threshold",
-            HB_STABLE,
-            _misclassified(True),
-            0,
-            source="lit",
-            requires=_both_sides(True),
-        ),
+        *_claims(False, "sgd", "SGD", "½Σᵢ ησ²/(2 − ηλᵢ) (closed form per eigenmode)", "2/λmax"),
+        *_claims(True, "heavy-ball", "Heavy ball", "½Σᵢ (1+β)ησ²/((1−β)(2(1+β) − ηλᵢ))", "2(1+β)/λmax"),
     ],
     figures=[
         Figure(
             "risk_curves",
-            RISK_CURVES,
-            "Excess risk of SGD against steps (seed mean ± one standard error), "
-            "one curve per stable learning rate, at the largest σ and d; dotted: the closed-form stationary risks.",
+            plots.curves("risk", x="step", hue="lr", sel=STABLE_SGD, label_fmt="η={:.3g}", **CURVES),
+            "Excess risk of SGD against steps (seed mean ± one standard error) per stable learning rate, "
+            "at the largest σ and d; dotted: the closed-form stationary risks.",
         ),
         Figure(
             "stationary_risk",
-            STATIONARY,
-            "Time-averaged risk over the second half (seed mean ± one standard "
-            "error) against the closed form (dotted), at the largest σ and d; it ends at 2(1+β)/λmax.",
+            plots.curves("mean_risk", x="lr", hue="momentum", sel=LARGEST, marker="o", ls="none", **CURVES),
+            "Time-averaged risk over the second half (seed mean ± one standard error) against the closed "
+            "form (dotted), at the largest σ and d; it ends at 2(1+β)/λmax.",
         ),
         Figure(
             "divergence",
-            DIVERGENCE,
-            "Fraction of diverged lanes over (η, β), pooled over seeds, σ and d; "
-            "dashed: the theoretical threshold η = 2(1+β)/λmax.",
+            plots.heatmap(
+                lambda ds, spec: ds["status"] != 0,
+                x="lr",
+                y="momentum",
+                over=("seed", "noise", "dim"),
+                cmap="Reds",
+                theory=lambda c, spec: c["lr"] - 2 * (1 + c["momentum"]) / c["lam_max"],
+                theory_label="η = 2(1+β)/λmax",
+            ),
+            "Fraction of diverged lanes over (η, β), pooled over seeds, σ and d; dashed: the theoretical "
+            "threshold η = 2(1+β)/λmax.",
         ),
     ],
-    description=__doc__.split("\n\n", 1)[1].rsplit("\n\nThe worked example", 1)[0],
+    description=__doc__.split("\n\n", 1)[1],
 )
