@@ -26,6 +26,10 @@ def _claim(run, name):
     return next(c for c in run.claims if c.name == name)
 
 
+def _claim_of(name):
+    return next(c for c in EXPERIMENT.claims if c.name == name)
+
+
 @pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
 def test_smoke_preset_runs_and_claims_evaluate(smoke):
     ds = smoke.results
@@ -91,7 +95,7 @@ def test_claim_cells_follow_the_design_rules(smoke):
     assert len(_claim(smoke, "tas-targeted-wrong").measured) == 3 * 3
     # GLRT overconfidence: only the c = 2σ cell (σ = 0.5), at δ = 0.05
     assert list(_claim(smoke, "glrt-overconfident").measured) == [
-        "uniform_glrt/K=4/gap=0.5/sigma=0.5/U=1.5/delta=0.05"
+        "policy=uniform_glrt,K=4,gap=0.5,sigma=0.5,U=1.5,delta=0.05"
     ]
     # the censored count the sanity claim reports is an independent count of the cells
     # the E[τ] claims use: here ISM-practical (never censored in smoke) ...
@@ -108,19 +112,22 @@ def test_censored_cells_open_the_interval_on_the_side_the_bound_cannot_close(smo
     ds = smoke.results.copy(deep=True)
     a = list(ds["policy"].values).index("ism_practical")  # K = 4
     c = int(np.argmin(ds["gap"].values))  # smallest gap: largest E[Z²]/Δ²
-    before = m._gap_slope(ds, None)
+    gap_slope = _claim_of("ism-gap-slope").measure  # per cell: a function (level, seed) -> Estimate
+    before = gap_slope(ds, None)
     censored = ds["censored"].values.copy()
     censored[a, list(ds["env"].values).index("none"), c, 0, 0] = True  # one episode, δ = 0.05
     ds["censored"] = (ds["censored"].dims, censored)
-    after = m._gap_slope(ds, None)
-    key = "K=4/sigma=1/U=1.5/delta=0.05"
+    after = gap_slope(ds, None)
+
+    def est(cells, delta):
+        return cells.at(K=4, sigma=1.0, U=1.5, delta=delta)(0.95, 0)
+
     # the smallest gap lies right of the mean log-abscissa: its mean is a lower bound, so
     # the slope is bounded from below only
-    assert after[key].high == math.inf and after[key].low == before[key].low
-    assert after[key].value == before[key].value
+    assert est(after, 0.05).high == math.inf and est(after, 0.05).low == est(before, 0.05).low
+    assert est(after, 0.05).value == est(before, 0.05).value
     # other cells are untouched
-    other = "K=4/sigma=1/U=1.5/delta=0.01"
-    assert (after[other].low, after[other].high) == (before[other].low, before[other].high)
+    assert est(after, 0.01) == est(before, 0.01)
     # a ratio falling with a censored mean is bounded from above only; unknown sign: both
     e = analysis.Estimate(1.0, 0.9, 1.1, 64, "bootstrap")
     assert (m._open(e, [1, -1], [False, True]).low, m._open(e, [1, -1], [False, True]).high) == (
