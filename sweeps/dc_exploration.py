@@ -1,63 +1,36 @@
 """``dc-exploration``: one random-direction exploration step after DCA gives d-stationarity.
 
-Checks arXiv:2605.22045 (Greenstein & Hallak): after any base map, one random feasible
-step :math:`z = x_{1/2} + s d`, :math:`s \\sim U(0, s_{\\max}]`, accepted iff
-:math:`h(z) \\le h(x_{1/2}) - \\sigma s^2\\lVert d\\rVert^2`, makes every accumulation
-point d-stationary almost surely and keeps the base method's rate. The simulator is
-:mod:`jaxtheory.sims.dc.dca` (proximal DCA with and without
-:func:`jaxtheory.optim.random_feasible_exploration`); the objectives, their closed-form
-directional derivatives and the d-stationarity measure are in
-:mod:`jaxtheory.oracles` (``dc_toy_l1``, ``dc_sparse_least_squares``, ``d_stationarity``).
-"""
+The simulator is :mod:`jaxtheory.sims.dc.dca` (proximal DCA with and without
+:func:`jaxtheory.optim.random_feasible_exploration`); objectives, closed-form directional derivatives
+and the d-stationarity measure are in :mod:`jaxtheory.oracles`."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, plots
+from jaxtheory.analysis import Cells
 from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.dc import dca
 from jaxtheory.sweep import Space, static, values, zipped
 
-#: The toy's global minimum is :math:`-n/2`; every other critical value is a multiple of
-#: :math:`-1/2` above it, so a final value within this of :math:`-n/2` is the global
-#: minimum (float32 rounding of the 50-term sum is below 1e-5).
-GLOBAL_TOL = 1e-3
-#: Our threshold for d-stationarity of the exploration's output: the measure
-#: :math:`\psi(x_K) \ge -10^{-6}` (closed-form :math:`h'`, exactly 0 at :math:`x \in \{\pm1\}^n`).
-PSI_TOL = 1e-6
-#: Our threshold: the exploration reaches the global minimum (and a d-stationary point) in
-#: at least 99 % of chains.
-SUCCESS_RATE = 0.99
-#: Largest rise of :math:`h` per half step, relative to :math:`\max(1, |h|)`, still read as
-#: "no increase": about 80 float32 ulps (the base step's true change can be below rounding).
-RISE_TOL = 1e-5
-#: The same float tolerance for the summed descent inequality (relative to :math:`\max(1, |h_0|)`).
-SLACK_TOL = 1e-5
-#: Our threshold: on DC least squares the exploration's final objective is at most DCA's in
-#: at least 95% of paired seeds.
-NO_WORSE_RATE = 0.95
-#: Relative slack of "at most" between two float32 objective values.
-VALUE_RTOL = 1e-6
-#: DCA's output counts as "not d-stationary" on DC least squares when
-#: :math:`\psi < -\tau`. :math:`\tau = 10^{-4}` would lie below the
-#: float32 floor of an inexact DCA fixed point: a descent slope :math:`\psi` gains
-#: :math:`\approx \psi^2/(2L)` per inner gradient step, invisible below one ulp of
-#: :math:`h`, so :math:`|\psi| \lesssim \sqrt{2L\varepsilon_{32}|h|} \approx 5\cdot10^{-4}`
-#: (:math:`L = \lVert A\rVert^2 \approx 9`, :math:`h \approx 0.15`) is numerically
-#: stationary; the smoke measured DCA's :math:`\psi` down to :math:`-1.2\cdot10^{-4}` at :math:`\lambda = 0.1`
-#: (the seeds stuck at 0 at :math:`\lambda = 1` have :math:`\psi \le -0.44`).
+GLOBAL_TOL = 1e-3  # other critical values of the toy are multiples of 1/2 above −n/2 (float32 sum: < 1e-5)
+PSI_TOL = 1e-6  # our threshold for d-stationarity: ψ(x_K) ≥ −1e-6 (closed-form h′, 0 at x ∈ {±1}ⁿ)
+SUCCESS_RATE = 0.99  # our threshold: the exploration reaches the global minimum in ≥ 99 % of chains
+#: Largest rise of h per half step, relative to max(1, |h|), still read as "no increase": about 80
+#: float32 ulps (the base step's true change can be below rounding); the same for the summed descent.
+RISE_TOL = SLACK_TOL = 1e-5
+NO_WORSE_RATE = 0.95  # ours: the exploration's final h is at most DCA's on ≥ 95 % of paired seeds
+VALUE_RTOL = 1e-6  # relative slack of "at most" between two float32 objective values
+#: DCA's output on DC least squares is "not d-stationary" when ψ < −1e-3. 1e-4 would lie below the
+#: float32 floor of an inexact DCA fixed point: ψ gains ≈ ψ²/(2L) per inner step, invisible below
+#: one ulp of h, so |ψ| ≲ √(2Lε₃₂|h|) ≈ 5e-4 (L = ‖A‖² ≈ 9, h ≈ 0.15) is numerically stationary; the
+#: smoke measured DCA's ψ down to −1.2e-4 at λ = 0.1 (the seeds stuck at 0 at λ = 1 have ψ ≤ −0.44).
 NOT_STATIONARY = 1e-3
-
-#: The DC least-squares penalties: 0.1 (DCA leaves 0 on every seed) and 1.0, about the size of
-#: :math:`\lVert A^\top b\rVert_\infty`, where 0 is a lasso solution on some seeds and DCA
-#: (from :math:`x_0 = 0`, :math:`\xi = 0`) never leaves it: a critical point that is not
-#: d-stationary (:math:`h'(0; \pm e_i) = \mp(A^\top b)_i`).
+#: λ = 0.1: DCA leaves 0 on every seed; λ = 1.0 ≈ ‖Aᵀb‖∞: 0 is a lasso solution on some seeds and DCA
+#: (from x₀ = 0, ξ = 0) never leaves it, a critical point that is not d-stationary (h′(0; ±eᵢ) = ∓(Aᵀb)ᵢ).
 LAMS = (0.1, 1.0)
 
-_PAIRED = ("algo",)
-
-#: The abstract's words each quoted claim tests (verbatim).
 QUOTE_D_STATIONARY = (
     "The resulting scheme guarantees that all accumulation points are d-stationary almost surely, "
     "independently of the behavior of the underlying method"
@@ -89,42 +62,22 @@ def _replicas(da):
     return flat[np.isfinite(flat)]
 
 
-def _zero_set_changed(ds, spec):
-    """Count of toy DCA lanes whose final zero set differs from the initial one."""
-    toy = _method(_part(ds, "toy"), "dca")
-    return int((~toy["zero_set_kept"].astype(bool)).sum())
-
-
-def _dca_stall_residual(ds, spec):
-    """max over toy DCA chains of |h_K − (−(n − zeros)/2)|, the critical value of sign(x_0)."""
-    toy = _method(_part(ds, "toy"), "dca")
-    pred = -(float(toy["dim"]) - spec.zeros) / 2.0
-    return float(np.max(np.abs(_replicas(toy["h_final_r"]) - pred)))
-
-
-def _success(ds, spec):
-    """Per toy exploration chain: h_K within GLOBAL_TOL of −n/2."""
-    toy = _method(_part(ds, "toy"), "explore")
-    n = float(toy["dim"])
-    return np.abs(_replicas(toy["h_final_r"]) + n / 2.0) <= GLOBAL_TOL
-
-
-def _psi_ok(ds, spec):
-    """Per toy exploration chain: the d-stationarity measure ψ(x_K) ≥ −PSI_TOL."""
-    toy = _method(_part(ds, "toy"), "explore")
-    return _replicas(toy["psi_r"]) >= -PSI_TOL
+def _toy(method, f):
+    """A measure ``f(lanes, spec)`` of the toy's ``method`` lanes."""
+    return lambda ds, spec: f(_method(_part(ds, "toy"), method), spec)
 
 
 def _per_cell_max(name):
+    """The largest finite ``name`` per problem and method (exact values)."""
+
     def measure(ds, spec):
-        out = {}
+        out = Cells()
         for problem in [str(p) for p in values_of(ds, "problem")]:
             sub = _part(ds, problem)
             for m in [str(v) for v in sub["algo"].values]:
-                vals = np.asarray(sub[name].sel(algo=m).values, float)
-                vals = vals[np.isfinite(vals)]
+                vals = _replicas(sub[name].sel(algo=m))
                 if vals.size:
-                    out[f"problem={problem},algo={m}"] = float(vals.max())
+                    out.add({"problem": problem, "algo": m}, float(vals.max()))
         if not out:
             raise NotApplicable(f"no finite {name} in this preset")
         return out
@@ -169,13 +122,12 @@ def _ls_not_lower(ds, spec):
 
 
 def _evals_residual(ds, spec):
-    """max over exploration lanes of |n_evals − 2K|: h(x_1/2) and h(z) per iteration."""
-    out = {}
-    for problem in [str(p) for p in values_of(ds, "problem")]:
-        e = _method(_part(ds, problem), "explore")
-        K = float(e["steps"])
-        out[f"problem={problem}"] = float(np.max(np.abs(np.asarray(e["n_evals"], float) - 2 * K)))
-    return out
+    """max over exploration lanes of |n_evals − 2K| (h(x½) and h(z) per iteration), per problem."""
+    return {
+        f"problem={p}": float(np.max(np.abs(e["n_evals"].values - 2 * float(e["steps"]))))
+        for p in [str(p) for p in values_of(ds, "problem")]
+        for e in [_method(_part(ds, p), "explore")]
+    }
 
 
 def _h_of(problem):
@@ -207,122 +159,86 @@ def _draw_psi(ds, spec, fig):
     ax.set_title("d-stationarity measure at the output (lower is more stationary)", fontsize=9)
 
 
+CURVES = dict(x="step", hue="algo", band="iqr", logx=True, label_fmt="{}", xlabel="iteration k")
+
 DESCRIPTION = r"""
-**The algorithm** (our reconstruction from the abstract: the paper's sampling
-distributions and constant were not readable). Each iteration applies proximal DCA to
-$h = f + r - g$ on a convex set $C$,
-$x_{1/2} = \arg\min_{x\in C} f(x) + r(x) - \langle\xi_k, x\rangle + \tfrac\rho2\lVert x - x_k\rVert^2$
-with $\xi_k \in \partial g(x_k)$, then draws a feasible direction $d = y - x_{1/2}$ and a
-step $s \sim U(0, 1]$ and keeps $z = x_{1/2} + sd$ iff
-$h(z) \le h(x_{1/2}) - \sigma s^2\lVert d\rVert^2$ ($\sigma = 10^{-4}$); `dca` lanes keep
-$x_{1/2}$. Both methods of a seed see the same instance and start (paired). The
-d-stationarity measure $\psi(x) = \min_d h'(x; d/\lVert d\rVert)$ runs over the feasible
-$\pm e_i$ and 256 sampled feasible directions with the **closed-form** $h'$ (a finite
+**The algorithm** (our reconstruction from the abstract: the paper's sampling distributions
+and constant were not readable). Each iteration applies proximal DCA to $h = f + r - g$ on a
+convex set $C$, $x_{1/2} = \arg\min_{x\in C} f(x) + r(x) - \langle\xi_k, x\rangle + \tfrac\rho2\lVert x - x_k\rVert^2$
+with $\xi_k \in \partial g(x_k)$, then draws a feasible direction $d = y - x_{1/2}$ and a step
+$s \sim U(0, 1]$ and keeps $z = x_{1/2} + sd$ iff $h(z) \le h(x_{1/2}) - \sigma s^2\lVert d\rVert^2$
+($\sigma = 10^{-4}$); `dca` lanes keep $x_{1/2}$. Both methods of a seed see the same instance and
+start (paired). The d-stationarity measure $\psi(x) = \min_d h'(x; d/\lVert d\rVert)$ runs over the
+feasible $\pm e_i$ and 256 sampled feasible directions with the **closed-form** $h'$ (a finite
 difference at $t = 10^{-6}$ is $O(1)$ wrong in float32 near $h \approx -25$).
 
-**Toy**: $h = \tfrac12\lVert x\rVert^2 - \lVert x\rVert_1$ on $[-2, 2]^{50}$, $y$ uniform
-on the box, $x_0$ with 25 coordinates exactly 0 and 25 uniform on $[-2, 2]$, $\rho = 0$,
-$K = 200$; 8 independent chains per lane, and the toy ignores $\lambda$, so its lanes at the
-two $\lambda$ values are further independent chains: 1024 in all (64 seeds), so that the 99 % success
-rate can be decided (a Wilson interval needs about 400 successes in a row to clear 0.99). DCA with
-$\operatorname{sign}(0) = 0$ maps $x$ to $\operatorname{sign}(x)$ in one step and stays
-there: a critical point with $h = -12.5$ that is not d-stationary ($h'(x; \pm e_i) = -1$
-on a zero coordinate). One accepted exploration step makes every coordinate nonzero,
-after which DCA lands on $\{\pm1\}^{50}$, the global minimum $-25$.
+**Toy**: $h = \tfrac12\lVert x\rVert^2 - \lVert x\rVert_1$ on $[-2, 2]^{50}$, $y$ uniform on the box,
+$x_0$ with 25 coordinates exactly 0 and 25 uniform on $[-2, 2]$, $\rho = 0$, $K = 200$; 8 chains per
+lane, and the toy ignores $\lambda$, so its lanes at the two $\lambda$ are further independent chains:
+1024 in all (64 seeds), so that the 99 % rate can be decided (a Wilson interval needs about 400
+successes in a row to clear 0.99). DCA with $\operatorname{sign}(0) = 0$ maps $x$ to
+$\operatorname{sign}(x)$ in one step and stays there: a critical point with $h = -12.5$ that is not
+d-stationary ($h'(x; \pm e_i) = -1$ on a zero coordinate). One accepted exploration step makes
+every coordinate nonzero, after which DCA lands on $\{\pm1\}^{50}$, the global minimum $-25$.
 
-**DC-sparse least squares**: $\tfrac12\lVert Ax - b\rVert^2 + \lambda(\lVert x\rVert_1 -
-\lVert x\rVert_2)$, $A \in \mathbb R^{50\times200}$ with $N(0, 1/m)$ entries, a 5-sparse
-$N(0, 1)$ signal, noise 0.01, $\lambda \in \{0.1, 1\}$, $x_0 = 0$, $\rho = 0.1$ (needed:
-$f$ is not strongly convex for $n > m$), $K = 500$, 10 warm-started FISTA steps per
-subproblem returning the best subproblem iterate (so each base step satisfies the
-descent inequality with $c = \rho/2$ however inexact), $y$ uniform in the unit ball
-around $x_{1/2}$. 64 seeds per $\lambda$, 128 pairs (with 32 a 95 % fraction
-cannot be decided, 32/32 has a Wilson lower end of 0.89). $\lambda = 1$ is about
-$\lVert A^\top b\rVert_\infty$: on some seeds 0 solves DCA's first subproblem (a lasso,
-since $\xi(0) = 0$), and DCA stays at 0, a critical point that is not d-stationary
-($h'(0; e_i) = -(A^\top b)_i$).
+**DC-sparse least squares**: $\tfrac12\lVert Ax - b\rVert^2 + \lambda(\lVert x\rVert_1 - \lVert x\rVert_2)$,
+$A \in \mathbb R^{50\times200}$ with $N(0, 1/m)$ entries, a 5-sparse $N(0, 1)$ signal, noise 0.01,
+$\lambda \in \{0.1, 1\}$, $x_0 = 0$, $\rho = 0.1$ (needed: $f$ is not strongly convex for $n > m$),
+$K = 500$, 10 warm-started FISTA steps per subproblem returning the best subproblem iterate (so each
+base step satisfies the descent inequality with $c = \rho/2$ however inexact), $y$ uniform in the
+unit ball around $x_{1/2}$. 64 seeds per $\lambda$, 128 pairs (32/32 has a Wilson lower end of 0.89:
+a 95 % fraction cannot be decided with 32).
 
-**The rate bound.** The descent inequality of the base map is
-$h(x_{1/2}) \le h(x) - c\lVert x_{1/2} - x\rVert^2$ with $c = \mu/2 + \rho$ for an exact
-subproblem with $\mu$-strongly convex $f$ (toy: $c = 1/2$) and $c = \rho/2$ for the
-inexact, monotone one; exploration only lowers $h$ further, so
+**The rate bound.** The base map's descent inequality is $h(x_{1/2}) \le h(x) - c\lVert x_{1/2} - x\rVert^2$
+with $c = \mu/2 + \rho$ for an exact subproblem with $\mu$-strongly convex $f$ (toy: $c = 1/2$) and
+$c = \rho/2$ for the inexact, monotone one; exploration only lowers $h$ further, so
 $\min_{j<k}\lVert x_{1/2}^j - x^j\rVert^2 \le (h_0 - \inf h)/(ck)$ at every $k \le K$. The form
-$(h_0 - \inf h)/(\rho K)$ with $\rho$ the strong convexity of $f$ would be a factor 2 too
-optimistic for exact DCA (the toy's first step meets the per-step inequality with
-equality).
+$(h_0 - \inf h)/(\rho K)$ would be a factor 2 too optimistic for exact DCA (the toy's first step
+meets the per-step inequality with equality).
 
-**What the runs show.** On the toy every DCA chain stalls at $-12.5$ exactly and every
-exploration chain reaches $-25$ after one or two accepted steps (one of 1024 chains ends
-with $\psi(x_K) = -1.7\cdot10^{-4}$ at $h = -25$: the last iteration accepted a step of size
-$s \lesssim 10^{-3}$ whose true rise $\tfrac12 s^2\lVert d\rVert^2$ is below one float32
-ulp of 25, so the comparison saw no rise; the next DCA step would undo it).
+**What the runs show.** On the toy every DCA chain stalls at $-12.5$ exactly and every exploration
+chain reaches $-25$ after one or two accepted steps (one of 1024 chains ends with
+$\psi(x_K) = -1.7\cdot10^{-4}$ at $h = -25$: its last iteration accepted a step $s \lesssim 10^{-3}$
+whose true rise $\tfrac12 s^2\lVert d\rVert^2$ is below one float32 ulp of 25; the next DCA step
+would undo it).
 
-On DC least squares **the exploration step is never accepted**, on any seed at either
-$\lambda$, and the two methods agree to the bit. At $\lambda = 0.1$ that costs nothing:
-DCA's fixed points are d-stationary there (the concave part $\lambda\lVert x\rVert_2$ is
-differentiable away from 0). At $\lambda = 1$ DCA is stuck at $x = 0$ on some seeds
-($\psi(0) = -\max_i (A^\top b)_i \le -0.44$), and the exploration does not get it out
-within the run: under our reconstruction of the sampler, the paper's almost-sure
-guarantee does not show in 500 iterations. The mechanism: at 0 a step $sd$ along a
-unit $u = d/\lVert d\rVert$ decreases $h$ only if
-$\langle A^\top b, u\rangle > \lambda(\lVert u\rVert_1 - 1) \approx
-\lambda(\sqrt{2n/\pi} - 1) \approx 10.3\lambda$, while $\langle A^\top b, u\rangle$ for
-$u$ uniform on the sphere has standard deviation $\lVert A^\top b\rVert/\sqrt n$: on the
-stuck instances we checked the threshold is 48–58 standard deviations out, an event of probability
-about $e^{-1000}$ per draw. The almost-sure guarantee is asymptotic; with a
-full-support sampler in 200 dimensions the escape time is astronomically long. A
-sampler that puts mass on sparse (coordinate) directions would escape at once, but that
-is a choice the reconstruction cannot attribute to the paper: the finding is about our
-sampler, not about the paper's.
+On DC least squares **the exploration step is never accepted**, on any seed at either $\lambda$, and
+the two methods agree to the bit. At $\lambda = 0.1$ that costs nothing: DCA's fixed points are
+d-stationary there ($\lambda\lVert x\rVert_2$ is differentiable away from 0). At $\lambda = 1$ DCA is
+stuck at $x = 0$ on some seeds ($\psi(0) = -\max_i (A^\top b)_i \le -0.44$), and the exploration does
+not get it out: under our reconstruction of the sampler, the almost-sure guarantee does not show
+in 500 iterations. At 0 a step along a unit $u$ decreases $h$ only if
+$\langle A^\top b, u\rangle > \lambda(\lVert u\rVert_1 - 1) \approx \lambda(\sqrt{2n/\pi} - 1) \approx 10.3\lambda$,
+while for $u$ uniform on the sphere $\langle A^\top b, u\rangle$ has standard deviation
+$\lVert A^\top b\rVert/\sqrt n$: on the stuck instances we checked the threshold is 48–58 standard
+deviations out, probability about $e^{-1000}$ per draw. With a full-support sampler in 200
+dimensions the escape time is astronomically long; a sampler with mass on coordinate directions
+would escape at once, but the reconstruction cannot attribute that choice to the paper: the
+finding is about our sampler, not the paper's.
 
-The `full` preset adds robust phase retrieval $\tfrac1m\sum_i|\langle a_i, x\rangle^2 - b_i|$
-with prox-linear as the base map (`dca` lanes run prox-linear there; descent constant
-$c = \lVert A\rVert^2/m + \rho/2$); it enters the monotonicity, descent, rate and cost
-claims. Its $\psi$ is not a usable stationarity certificate in floats: at the planted
-solution 90 % of the terms have $q_i = 0$ exactly, and any float approximation sits
-beside those kinks, where the one-sided derivative is large and negative. The full
-preset has not been run here beyond a 2-seed pipeline check on a CPU (every claim
-evaluates; there the exploration was accepted once or twice on two phase-retrieval
-lanes, and one of them ended *higher* than plain prox-linear on the same instance, since
-an accepted step can move the base method into a worse basin; DCA's $\psi$ on
-$n = 1000$ least squares reached $-5.9\cdot10^{-4}$, close to the $10^{-3}$ threshold:
-the float32 floor grows with $n$ and $\lVert A\rVert$).
+The `full` preset adds robust phase retrieval $\tfrac1m\sum_i|\langle a_i, x\rangle^2 - b_i|$ with
+prox-linear as the base map (`dca` lanes run prox-linear there; $c = \lVert A\rVert^2/m + \rho/2$); it
+enters the monotonicity, descent, rate and cost claims. Its $\psi$ is no usable certificate in
+floats: at the planted solution 90 % of the terms have $q_i = 0$ exactly, and any float
+approximation sits beside those kinks, where the one-sided derivative is large and negative. The
+full preset has run only as a 2-seed pipeline check on a CPU (every claim evaluates; the
+exploration was accepted once or twice on two phase-retrieval lanes, and one ended *higher* than
+plain prox-linear on the same instance, since an accepted step can move the base method into a
+worse basin; DCA's $\psi$ on $n = 1000$ least squares reached $-5.9\cdot10^{-4}$, close to the
+$10^{-3}$ threshold: the float32 floor grows with $n$ and $\lVert A\rVert$).
 """
 
 
-def _space(toy_dim, ls_dim, toy_steps, ls_steps, seeds):
+def _space(seeds, **setting):
     # lam is not paired: the toy ignores it, so its lanes at the two values are independent
     # chains (not copies); the least-squares instances at the two values differ likewise
+    setting = {k: static(*v) for k, v in setting.items()}
     return Space(
-        setting=zipped(
-            problem=static("toy", "sparse_ls"),
-            dim=static(toy_dim, ls_dim),
-            steps=static(toy_steps, ls_steps),
-            rho=static(0.0, 0.1),
-            replicas=static(8, 1),
-        ),
+        setting=zipped(**setting),
         algo=values("dca", "explore"),
         lam=values(*LAMS),
         seeds=seeds,
-        paired=_PAIRED,
-    )
-
-
-def _full_space():
-    # larger sizes, and robust phase retrieval with prox-linear (n = 100, m = 400)
-    return Space(
-        setting=zipped(
-            problem=static("toy", "sparse_ls", "phase_retrieval"),
-            dim=static(50, 1000, 100),
-            m=static(50, 200, 400),
-            steps=static(2000, 500, 500),
-            rho=static(0.0, 0.1, 0.0),
-            replicas=static(8, 1, 1),
-        ),
-        algo=values("dca", "explore"),
-        lam=values(*LAMS),
-        seeds=100,
-        paired=_PAIRED,
+        paired=("algo",),
     )
 
 
@@ -344,14 +260,29 @@ EXPERIMENT = Experiment(
     simulator=dca.SIMULATOR,
     presets={
         "smoke": Preset(
-            _space(50, 200, 200, 500, 64),
+            _space(
+                64,
+                problem=("toy", "sparse_ls"),
+                dim=(50, 200),
+                steps=(200, 500),
+                rho=(0.0, 0.1),
+                replicas=(8, 1),
+            ),
             spec={"zeros": 25, "m": 50, "nnz": 5, "inner_steps": 10},
             description="CPU, about 40 s: toy n = 50 (25 zeros), K = 200, 64 seeds × 2 × 8 "
             "chains; DC least squares m = 50, n = 200, s = 5, K = 500, λ ∈ {0.1, 1}, 64 seeds. "
             "2 compiles.",
         ),
         "full": Preset(
-            _full_space(),
+            _space(  # larger sizes, and robust phase retrieval with prox-linear (n = 100, m = 400)
+                100,
+                problem=("toy", "sparse_ls", "phase_retrieval"),
+                dim=(50, 1000, 100),
+                m=(50, 200, 400),
+                steps=(2000, 500, 500),
+                rho=(0.0, 0.1, 0.0),
+                replicas=(8, 1, 1),
+            ),
             spec={"zeros": 25, "nnz": 20, "inner_steps": 20},
             description="One accelerator: toy K = 2000, DC least squares "
             "m = 200, n = 1000, s = 20, λ ∈ {0.1, 1}, and robust phase retrieval (prox-linear "
@@ -363,7 +294,7 @@ EXPERIMENT = Experiment(
             "dca-keeps-zero-set",
             "Plain DCA with the selection sign(0) = 0 keeps the initial zero set on the toy: "
             "the count of DCA lanes whose final zero set differs from x₀'s is 0.",
-            _zero_set_changed,
+            _toy("dca", lambda t, spec: int((~t["zero_set_kept"].astype(bool)).sum())),
             0,
             source="derived",
         ),
@@ -372,7 +303,12 @@ EXPERIMENT = Experiment(
             "Plain DCA ends at h_K = −(#nonzeros of x₀)/2 = −12.5 exactly on every toy chain "
             "(a critical point that is not d-stationary); residual max |h_K + 12.5|, exact in "
             "float32 since every term is ½·1 − 1 or 0.",
-            _dca_stall_residual,
+            _toy(
+                "dca",
+                lambda t, spec: np.max(
+                    np.abs(_replicas(t["h_final_r"]) + (float(t["dim"]) - spec.zeros) / 2)
+                ),
+            ),
             0.0,
             source="derived",
         ),
@@ -383,9 +319,11 @@ EXPERIMENT = Experiment(
             f"at least {SUCCESS_RATE:.0%} of chains, under our reconstruction of the exploration "
             "step (on the toy the d-stationary points are exactly {±1}ⁿ, the global minima). "
             "The horizon K = 200 and the 99 % threshold for 'almost surely' are ours.",
-            _success,
+            _toy(
+                "explore",
+                lambda t, spec: np.abs(_replicas(t["h_final_r"]) + float(t["dim"]) / 2) <= GLOBAL_TOL,
+            ),
             at_least=SUCCESS_RATE,
-            # the exploration rule (sampler, step law, sufficient decrease) is reconstructed
             source="reconstruction",
             quote=QUOTE_D_STATIONARY,
         ),
@@ -395,9 +333,8 @@ EXPERIMENT = Experiment(
             f"−{PSI_TOL:g} (closed-form h′ over ±eᵢ and 256 sampled feasible directions) in "
             f"at least {SUCCESS_RATE:.0%} of chains, under our reconstruction of the exploration "
             "step. The tolerance, the horizon and the 99 % threshold are ours.",
-            _psi_ok,
+            _toy("explore", lambda t, spec: _replicas(t["psi_r"]) >= -PSI_TOL),
             at_least=SUCCESS_RATE,
-            # the exploration rule (sampler, step law, sufficient decrease) is reconstructed
             source="reconstruction",
             quote=QUOTE_D_STATIONARY,
         ),
@@ -410,7 +347,6 @@ EXPERIMENT = Experiment(
             "descend by construction).",
             _per_cell_max("max_rise"),
             RISE_TOL,
-            # the comparison rule is reconstructed (its constant is ours)
             source="reconstruction",
             quote=QUOTE_ACCEPT,
             over=None,
@@ -435,7 +371,6 @@ EXPERIMENT = Experiment(
             "reconstruction of the exploration step.",
             _per_cell_max("rate_ratio"),
             1.0,
-            # the exploration rule is reconstructed; the bound itself is derived in the description
             source="reconstruction",
             quote=QUOTE_RATES,
             over=None,
@@ -447,7 +382,6 @@ EXPERIMENT = Experiment(
             "seeds. The comparison and the 95 % threshold are ours.",
             _ls_no_worse,
             at_least=NO_WORSE_RATE,
-            # no sentence of the abstract compares final objectives with the base method
             source="proposed",
         ),
         Claim.equals(
@@ -462,7 +396,6 @@ EXPERIMENT = Experiment(
             "standard deviations out (see What the runs show).",
             _ls_not_lower,
             0,
-            # the sampler is our reconstruction: a failure refutes it, not the paper
             source="reconstruction",
             quote=QUOTE_D_STATIONARY,
             requires=_needs_not_stationary,
@@ -481,17 +414,12 @@ EXPERIMENT = Experiment(
             "toy",
             plots.curves(
                 _h_of("toy"),
-                x="step",
-                hue="algo",
                 over=("seed", "lam"),
-                band="iqr",
-                logx=True,
                 theory=lambda c, spec: -float(c["dim"]) / 2,
                 theory_label="−n/2",
-                label_fmt="{}",
-                xlabel="iteration k",
                 ylabel="h(x_k): median, IQR over seeds",
                 title="toy ½‖x‖² − ‖x‖₁ on [−2, 2]ⁿ",
+                **CURVES,
             ),
             "Toy: h(x_k) against the iteration, median and IQR over seeds; DCA stalls at "
             "−12.5, DCA + exploration reaches −n/2 = −25 (dotted).",
@@ -500,15 +428,10 @@ EXPERIMENT = Experiment(
             "sparse_ls",
             plots.curves(
                 _ls_gap,
-                x="step",
-                hue="algo",
-                band="iqr",
-                logx=True,
                 logy=True,
-                label_fmt="{}",
-                xlabel="iteration k",
                 ylabel="h(x_k) − min over both methods + 1e-9",
                 title="λ(‖x‖₁ − ‖x‖₂)",
+                **CURVES,
             ),
             "DC-sparse least squares: h(x_k) minus the smallest value either method reached on "
             "that seed, median and IQR over seeds, per penalty λ (the two methods coincide).",
@@ -517,16 +440,11 @@ EXPERIMENT = Experiment(
             "phase_retrieval",
             plots.curves(
                 _h_of("phase_retrieval"),
-                x="step",
-                hue="algo",
                 over=("seed", "lam"),
-                band="iqr",
-                logx=True,
                 logy=True,
-                label_fmt="{}",
-                xlabel="iteration k",
                 ylabel="h(x_k): median, IQR over seeds",
                 title="robust phase retrieval, prox-linear base map",
+                **CURVES,
             ),
             "Robust phase retrieval (full preset only): h(x_k) with prox-linear as the base map "
             "('dca' lanes) and with the exploration step, median and IQR over seeds.",
