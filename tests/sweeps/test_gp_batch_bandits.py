@@ -103,9 +103,16 @@ def test_gp_claims_on_an_additive_burn_in():
     assert all(abs(v - 1.0) < 0.1 for v in res["no-multiplicative-q-factor"].measured.values())
     # US cases: L >= 2Q is every (Q, L) but Q = 16, L = 16, which is the L = Q claim's only case
     assert set(res["us-phase-costs-regret"].measured) == {
-        f"case=Q={q},σ²={s2:g},L={L}" for q in (1, 4, 16) for s2 in (0.0, 0.1) for L in (16, 32) if L >= 2 * q
+        f"q={q},noise_var={s2:g},init_evals={L}"
+        for q in (1, 4, 16)
+        for s2 in (0.0, 0.1)
+        for L in (16, 32)
+        if L >= 2 * q
     }
-    assert set(res["us-phase-at-L-equals-Q"].measured) == {"case=Q=16,σ²=0,L=16", "case=Q=16,σ²=0.1,L=16"}
+    assert set(res["us-phase-at-L-equals-Q"].measured) == {
+        "q=16,noise_var=0,init_evals=16",
+        "q=16,noise_var=0.1,init_evals=16",
+    }
     # beats random search is judged at every N >= 2Q
     assert len(res["beats-random-search"].cells) == 2 * sum(128 - 2 * q + 1 for q in (1, 4, 16))
     _draw_all(exp, ds, spec)
@@ -171,7 +178,10 @@ def test_test_function_claims_on_a_fabricated_results_set():
     res = _verdicts(exp, ds, spec)
     assert res["simple-regret-beats-random"].verdict == "pass"
     assert set(res["simple-regret-beats-random"].measured) == {
-        f"case={f},bts,Q={q},σ²={s2:g}" for f in ("branin", "hartmann3") for q in (1, 4) for s2 in (0.0, 0.01)
+        f"policy=bts,objective={f},q={q},noise_var={s2:g}"
+        for f in ("branin", "hartmann3")
+        for q in (1, 4)
+        for s2 in (0.0, 0.01)
     }
     assert res["us-phase-costs-regret"].verdict == "pass"
     assert res["beats-random-search-after-burn-in"].verdict == "pass"  # 0.5 per evaluation < 2
