@@ -1,70 +1,10 @@
-"""``imuon-completion``: fixed-rank matrix completion with factored iterates, over κ, η, gauge.
+r"""``imuon-completion``: fixed-rank matrix completion with factored iterates, over κ, η, gauge.
 
-Intrinsic Muon (arXiv 2605.09238) against Muon on the factors and the other LMO
-steps (EGD, RGD, NuMuon, iMuon-Nu). The checked claims are the ones the code can
-settle: iMuon's whole runs do not depend on the initial gauge B₀ → αB₀, A₀ → A₀/α,
-Muon's do, and every iterate keeps full rank. Whether iMuon *beats* Muon is measured
-and drawn, not asserted.
-"""
+Intrinsic Muon (arXiv 2605.09238) against Muon on the factors and the other LMO steps
+(EGD, RGD, NuMuon, iMuon-Nu). The checked claims are the ones the code can settle: iMuon's
+whole runs do not depend on the initial gauge, Muon's do, and every iterate keeps full
+rank. Whether iMuon *beats* Muon is measured and drawn, not asserted.
 
-from __future__ import annotations
-
-import numpy as np
-
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.sims.matrix import completion as comp
-from jaxtheory.sweep import Space, values
-
-# float32 runs: round-off (and the Gram regulariser eps = 1e-8) perturbs iMuon's
-# trajectory by ~1e-6 relative per step; once the error reaches the step-size floor
-# (eta/sqrt(t)-long LMO steps bounce around the target) those perturbations are
-# amplified, and float32 trajectories from different gauges end ~1% apart (smoke:
-# 1.3%). In float64 they end equal to 1e-6 (tests/sims/test_matrix_sims.py), and the
-# single step is invariant to 1e-10 (tests/optim/test_imuon.py). Muon's spread is O(1).
-#: largest relative spread of iMuon's final error over the gauges (see the note above)
-GAUGE_RTOL = 5e-2
-#: "Muon on factors changes by O(1)" (ours): relative spread of its final error over
-#: the gauges at least this much (a numpy prototype saw 8x-15x at m = n = 200).
-MUON_SPREAD = 0.5
-
-
-def _final(ds, method):
-    return ds["final_error"].sel({"method": method})  # dict form: `method` is a keyword of .sel
-
-
-def _spread(da):
-    """(max - min) / min over the gauge axis."""
-    return (da.max("gauge") - da.min("gauge")) / da.min("gauge")
-
-
-def _lanes(da):
-    """Every lane (seed × swept config) along one sample dimension ``lane``."""
-    return da.stack(lane=list(da.dims)).reset_index("lane", drop=True)
-
-
-def _imuon_gauge(ds, spec):
-    """The largest relative spread of iMuon's final error over the gauges, over every lane."""
-    return float(_spread(_final(ds, "imuon")).max())
-
-
-def _muon_gauge(ds, spec):
-    """Per lane: the relative spread of Muon's final error over the gauges."""
-    return _lanes(_spread(_final(ds, "muon")))
-
-
-def _not_full_rank(ds, spec):
-    """(lane, method, gauge) runs whose smallest factor singular value is not > 0 (or not finite)."""
-    v = np.asarray(ds["min_sigma"].values, float)
-    return int(np.sum(~(np.isfinite(v) & (v > 0))))
-
-
-def _tuned_final(ds, spec):
-    """Final error at gauge α = 1 and each method's tuned step size (least seed-mean final error)."""
-    best, _ = analysis.tuned(ds["final_error"].sel(gauge=1.0), "lr")
-    return best.drop_vars("lr")
-
-
-DESCRIPTION = r"""
 Noise-free completion of a rank-$r$ target $X^\star = U\operatorname{diag}(s)V^\top$
 ($s_i \propto \kappa^{-(i-1)/(r-1)}$, $\|s\|_2 = 1$, Haar $U, V$) from
 $5r(m+n)$ entries observed uniformly with replacement, with factored iterates
@@ -79,6 +19,44 @@ $\alpha$. The sweep is float32. Step sizes and condition numbers are paired: eve
 of a seed has the same singular vectors, observed entries and initial factors.
 """
 
+from __future__ import annotations
+
+import numpy as np
+
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.sims.matrix import completion as comp
+from jaxtheory.sweep import Space, values
+
+#: Largest relative spread of iMuon's final error over the gauges. In float32, round-off (and
+#: the Gram regulariser eps = 1e-8) perturbs iMuon's trajectory by ~1e-6 relative per step,
+#: amplified once the error reaches the step-size floor (η/√t-long LMO steps bounce around
+#: the target): trajectories from different gauges end ~1% apart (smoke: 1.3%); in float64
+#: they end equal to 1e-6 and the single step is invariant to 1e-10. Muon's spread is O(1).
+GAUGE_RTOL = 5e-2
+#: Every method of the simulator (the full preset's).
+ALL_METHODS = ("egd", "rgd", "muon", "imuon", "numuon", "imuon_nu")
+#: "Muon on factors changes by O(1)" (ours): relative spread of its final error over
+#: the gauges at least this much (a numpy prototype saw 8x-15x at m = n = 200).
+MUON_SPREAD = 0.5
+
+
+def _spread(ds, method):
+    """(max - min) / min of ``method``'s final error over the gauges."""
+    fin = ds["final_error"].sel({"method": method})  # dict form: `method` is a keyword of .sel
+    return (fin.max("gauge") - fin.min("gauge")) / fin.min("gauge")
+
+
+def _muon_gauge(ds, spec):
+    """Per lane (seed × swept config, along one sample dimension ``lane``): Muon's spread."""
+    da = _spread(ds, "muon")
+    return da.stack(lane=list(da.dims)).reset_index("lane", drop=True)
+
+
+def _tuned_final(ds, spec):
+    """Final error at gauge α = 1 and each method's tuned step size (least seed-mean final error)."""
+    return analysis.tuned(ds["final_error"].sel(gauge=1.0), "lr")[0].drop_vars("lr")
+
+
 EXPERIMENT = Experiment(
     name="imuon-completion",
     paper=Paper(
@@ -90,14 +68,7 @@ EXPERIMENT = Experiment(
     presets={
         "smoke": Preset(
             Space(kappa=values(1.0, 10.0), lr=values(0.1, 0.3), seeds=2, paired=("lr", "kappa")),
-            spec={
-                "m": 50,
-                "n": 50,
-                "r": 3,
-                "steps": 120,
-                "methods": ("muon", "imuon"),
-                "gauges": (0.1, 1.0, 10.0),
-            },
+            spec=dict(m=50, n=50, r=3, steps=120, methods=("muon", "imuon"), gauges=(0.1, 1.0, 10.0)),
             description="CPU: 50×50, r = 3, Muon vs iMuon × 3 gauges, 8 lanes, 120 steps.",
         ),
         "full": Preset(
@@ -107,14 +78,7 @@ EXPERIMENT = Experiment(
                 seeds=3,
                 paired=("lr", "kappa"),
             ),
-            spec={
-                "m": 2000,
-                "n": 2000,
-                "r": 8,
-                "steps": 300,
-                "methods": ("egd", "rgd", "muon", "imuon", "numuon", "imuon_nu"),
-                "gauges": (0.1, 1.0, 10.0),
-            },
+            spec=dict(m=2000, n=2000, r=8, steps=300, methods=ALL_METHODS, gauges=(0.1, 1.0, 10.0)),
             description="One accelerator: 2000×2000, r = 8, six methods × 3 gauges, 75 lanes, 300 steps.",
         ),
     },
@@ -126,7 +90,7 @@ EXPERIMENT = Experiment(
             "largest relative spread of the final error over the gauges, over every "
             f"lane, is at most {GAUGE_RTOL} (float32 round-off amplified on the "
             "step-size floor, see GAUGE_RTOL; the tolerance is ours).",
-            _imuon_gauge,
+            lambda ds, spec: float(_spread(ds, "imuon").max()),  # over every lane
             GAUGE_RTOL,
             source="paper",
             quote="the resulting intrinsic norm constrained LMO is symmetry preserving",
@@ -152,7 +116,7 @@ EXPERIMENT = Experiment(
             "factors-full-rank",
             "Every iterate's factors keep full rank r (backtracking on σ_min ≤ 1e-8): "
             "runs whose smallest factor singular value is not positive = 0.",
-            _not_full_rank,
+            lambda ds, spec: int((~(np.isfinite(ds["min_sigma"]) & (ds["min_sigma"] > 0))).sum()),
             0,
             # sanity, not paper: the backtracking (ours) keeps the rank by construction
             source="sanity",
@@ -193,5 +157,5 @@ EXPERIMENT = Experiment(
             "range over seeds; measured, not asserted.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )

@@ -90,12 +90,13 @@ def test_completion_gauge_measures():
             "lr": [0.1, 0.3],
         },
     )
-    assert ic._imuon_gauge(ds, None) == pytest.approx(0.01)
-    lanes = ic._muon_gauge(ds, None)
+    measure = {c.name: c.measure for c in ic.EXPERIMENT.claims}
+    assert measure["imuon-gauge-invariant-runs"](ds, None) == pytest.approx(0.01)
+    lanes = measure["muon-gauge-sensitive"](ds, None)
     assert lanes.dims == ("lane",) and lanes.size == 8 and np.allclose(lanes, 3.0)
-    assert ic._not_full_rank(ds, None) == 0
+    assert measure["factors-full-rank"](ds, None) == 0
     ds["min_sigma"][0, 0, 0, 1, 2] = 0.0
-    assert ic._not_full_rank(ds, None) == 1
+    assert measure["factors-full-rank"](ds, None) == 1
 
 
 # Compile-bound: 50-100 s each on the shared 2-core CPU under load; run with -m slow (the
