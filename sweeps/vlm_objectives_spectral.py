@@ -1,12 +1,7 @@
 """``vlm-objectives-spectral``: which subspace contrastive, SigLIP, latent-prediction and captioning reach.
 
-A reconstruction of a paper we could not find (no arXiv id, authors or code), from its
-abstract: in a linear two-view Gaussian model, contrastive, SigLIP and target-normalised
-latent prediction (JEPA) reach the CCA subspace (two-sided whitening) and captioning
-reaches reduced-rank regression (one-sided). The simulator is
-:mod:`jaxtheory.sims.multimodal.linear`; the trained loss is a static axis (four
-compiles), the closed forms are computed in the ``spectral`` lanes over a grid of
-image contaminations.
+The simulator is :mod:`jaxtheory.sims.multimodal.linear`; the trained loss is a static axis (four
+compiles), the closed forms are computed in the ``spectral`` lanes over a grid of image contaminations.
 """
 
 from __future__ import annotations
@@ -15,29 +10,24 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.analysis import Cells
 from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.multimodal import linear as mm
 from jaxtheory.sweep import Space, static, values
 
-#: Convergence of the trained objectives (ours): largest principal angle to the CCA
-#: subspace below 5° at ρ = 0.
-TRAINED_TOL_DEG = 5.0
-#: GD on the exact spectral-contrastive loss must reach the CCA subspace within 1°.
-SPECTRAL_TOL_DEG = 1.0
-#: Ours: the captioning (RRR) subspace differs from CCA's by more than 10° when the
-#: text is not white.
-DIFFERS_DEG = 10.0
-#: Exact identities (RRR = CCA with white text; equal image encoders) hold to rounding: the
-#: claims compare each measured float32 angle with its first-order rounding bound
-#: (:func:`~jaxtheory.sims.multimodal.linear.image_identity_bound`,
-#: :func:`~jaxtheory.sims.multimodal.linear.white_identity_bound`), per model and ρ; the
-#: largest ratio angle / bound must not exceed 1.
+TRAINED_TOL_DEG = 5.0  # ours: the trained objectives' largest angle to CCA at ρ = 0
+SPECTRAL_TOL_DEG = 1.0  # GD on the exact spectral-contrastive loss reaches CCA within 1°
+DIFFERS_DEG = 10.0  # ours: RRR's subspace differs from CCA's by more than 10° when the text is not white
+#: The identities (RRR = CCA with white text; equal image encoders) hold to rounding: each float32
+#: angle over its first-order rounding bound (mm.image_identity_bound, mm.white_identity_bound), per
+#: model and ρ, is at most 1.
 IDENTITY_RATIO = 1.0
-#: The stand-in the closed forms and the training run on, as the verdict badges name it.
 STAND_IN = "a linear two-view Gaussian model in place of image-text data"
-#: The closed-form objectives compared with JEPA for retrieval in the clean regime
-#: (SigLIP's closed form is the contrastive one, so it is not repeated).
-RIVALS = ("contrastive", "caption")
+RIVALS = (
+    "contrastive",
+    "caption",
+)  # JEPA's rivals in the clean regime (SigLIP's closed form is contrastive's)
+SHOWN = {"objective": ["contrastive", "jepa", "caption"]}  # the closed forms the recall figures show
 
 
 def _spectral(ds, name):
@@ -53,196 +43,149 @@ def _models(da):
     return xr.DataArray(vals, dims=("seed",) + rest, coords={d: da[d].values for d in rest})
 
 
-def _deg(da):
-    return da * (180.0 / np.pi)
+def _trained(ds, spec):
+    """Largest principal angle (degrees) of the trained image and text encoders to CCA's."""
+    return as_dims(np.maximum(ds["train_angle_x"], ds["train_angle_y"]) * (180 / np.pi), "loss", "rho_y")
 
 
-def _trained_max_angle(ds):
-    return _deg(np.maximum(ds["train_angle_x"], ds["train_angle_y"]))
-
-
-def _spectral_angle(ds, spec):
-    return analysis.select(_trained_max_angle(ds), loss="spectral")
+def _needs_rho0(ds, spec):
+    return None if 0.0 in values_of(ds, "rho_y").tolist() else "the preset has no ρ_y = 0 lanes"
 
 
 def _needs_losses(ds, spec):
     if not {"infonce", "siglip", "jepa"} <= set(values_of(ds, "loss").tolist()):
         return "the preset trains not all of infonce, siglip and jepa"
-    if 0.0 not in values_of(ds, "rho_y").tolist():
-        return "the preset has no ρ_y = 0 lanes"
-    return None
+    return _needs_rho0(ds, spec)
 
 
-def _trained_angle(ds, spec):
-    return as_dims(_trained_max_angle(ds), "loss", "rho_y").sel(loss=["infonce", "siglip", "jepa"], rho_y=0.0)
-
-
-def _white_identity(ds, spec):
-    """Angle / float32 rounding bound for RRR = CCA with white text, per model and ρ."""
-    bound = mm.white_identity_bound(_spectral(ds, "cond_xx"), _spectral(ds, "cca_relgap"), spec.d)
-    return _spectral(ds, "angle_rrr_cca_white") / np.asarray(bound)
-
-
-def _x_identity(ds, spec):
-    """Angle / float32 rounding bound for equal CCA and RRR image encoders, per model and ρ."""
-    bound = mm.image_identity_bound(_spectral(ds, "cond_xx"), _spectral(ds, "cca_relgap"), spec.d)
-    return _spectral(ds, "angle_rrr_cca_x") / np.asarray(bound)
-
-
-def _rrr_differs(ds, spec):
-    return _deg(_models(_spectral(ds, "angle_rrr_cca_y")).isel(rho_x=0))
-
-
-def _recall(ds):
-    return _models(_spectral(ds, "cf_recall"))
+def _identity(angle, bound):
+    """Angle / float32 rounding bound of an identity, per model and ρ."""
+    return lambda ds, spec: (
+        _spectral(ds, angle)
+        / np.asarray(bound(_spectral(ds, "cond_xx"), _spectral(ds, "cca_relgap"), spec.d))
+    )
 
 
 def _crossover(ds, spec):
-    """Per ρ_y: min(contrastive − caption at ρ_c = 0, max over ρ_c > 0 of caption − contrastive).
-
-    Recall@1 of the crossover model's closed forms fit at each cross-view nuisance
-    correlation ρ_c and scored on clean pairs. Positive iff the contrastive objective wins
-    at ρ_c = 0 and captioning wins at some ρ_c > 0 (seed means, bootstrapped over models
-    jointly along ρ_c).
-    """
+    """Per ρ_y: min(contrastive − caption at ρ_c = 0, max over ρ_c > 0 of caption − contrastive)
+    of recall@1 on clean pairs of the closed forms fit at each ρ_c: positive iff the contrastive
+    objective wins at ρ_c = 0 and captioning at some ρ_c > 0 (seed means, bootstrapped over models
+    jointly along ρ_c)."""
     rec = _models(_spectral(ds, "cf_recall_spurious"))
-    out = {}
-    rys = rec["rho_y"].values
-    level = 1 - (1 - analysis.DEFAULT_LEVEL) / len(rys)
-    for ry in rys:
+
+    def stat(s):
+        m = s.mean(axis=1)  # (B, rho_c)
+        return np.minimum(-m[:, 0], m[:, 1:].max(axis=1))
+
+    def cell(ry):
         sub = rec.sel(rho_y=ry)
-        diff = (sub.sel(objective="caption") - sub.sel(objective="contrastive")).transpose("seed", "rho_c")
+        diff = np.asarray(
+            (sub.sel(objective="caption") - sub.sel(objective="contrastive")).transpose("seed", "rho_c")
+        )
+        return lambda level, seed: analysis.bootstrap(diff.astype(float), stat, level=level, seed=seed)
 
-        def stat(s):
-            m = s.mean(axis=1)  # (B, rho_x)
-            return np.minimum(-m[:, 0], m[:, 1:].max(axis=1))
-
-        est = analysis.bootstrap(np.asarray(diff.values, float), stat, level=level, seed=8)
-        out["" if ry is None else analysis.cell_label({"rho_y": ry})] = est
-    return out
+    return Cells(({"rho_y": ry}, cell(ry)) for ry in rec["rho_y"].values)
 
 
 def _clean_jepa(ds, spec):
-    rec = analysis.select(_recall(ds), rho_y=0.0).isel(rho_x=0)
+    rec = analysis.select(_models(_spectral(ds, "cf_recall")), rho_y=0.0).isel(rho_x=0)
     diffs = [rec.sel(objective="jepa") - rec.sel(objective=r) for r in RIVALS]
     return xr.concat(diffs, "rival").assign_coords(rival=list(RIVALS))
 
 
 def _needs_clean(ds, spec):
-    if 0.0 not in values_of(ds, "rho_y").tolist():
-        return "the preset has no ρ_y = 0 lanes"
-    if float(spec.rho_x_grid[0]) != 0.0:
-        return "the closed-form grid does not start at ρ_x = 0"
-    return None
+    if _needs_rho0(ds, spec) or float(spec.rho_x_grid[0]) == 0.0:
+        return _needs_rho0(ds, spec)
+    return "the closed-form grid does not start at ρ_x = 0"
 
 
-# -- figures ---------------------------------------------------------------------------------
-
-
-#: The closed forms the recall figures show (SigLIP's is the contrastive one).
-_SHOWN = {"objective": ["contrastive", "jepa", "caption"]}
-
-
-def _spurious_recall(ds, spec):
-    return _models(_spectral(ds, "cf_recall_spurious"))
+TRAINED = plots.curves(
+    lambda ds, spec: _trained(ds, spec).clip(min=1e-4),
+    x="loss",
+    hue="rho_y",
+    band="se",
+    logy=True,
+    marker="o",
+    ls="none",
+    label_fmt="ρ_y = {:g}",
+    ylabel="largest angle to CCA (degrees)",
+    title="trained encoders at ρ_x = 0 (mean ± SE over seeds); lines 1° and 5°",
+)
 
 
 def _draw_trained(ds, spec, fig):
-    ang = as_dims(_trained_max_angle(ds), "loss", "rho_y")
-    ax = fig.add_subplot(1, 1, 1)
-    losses = list(np.atleast_1d(ang["loss"].values))
-    for j, ry in enumerate(np.atleast_1d(ang["rho_y"].values)):
-        a = ang.sel(rho_y=ry)
-        m = [float(a.sel(loss=lo).mean("seed")) for lo in losses]
-        se = [float(a.sel(loss=lo).std("seed") / np.sqrt(a.sizes["seed"])) for lo in losses]
-        ax.errorbar(
-            np.arange(len(losses)) + 0.1 * j, np.maximum(m, 1e-4), yerr=se, fmt="o", label=f"ρ_y = {ry:g}"
-        )
-    ax.axhline(TRAINED_TOL_DEG, ls=":", c="k", lw=0.8)
-    ax.axhline(SPECTRAL_TOL_DEG, ls="--", c="k", lw=0.8)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(losses)), losses)
-    ax.set_ylabel("largest angle to CCA (degrees)")
-    ax.set_title("trained encoders at ρ_x = 0 (mean ± SE over seeds); lines 1° and 5°", fontsize=9)
-    ax.legend(fontsize=7)
+    TRAINED(ds, spec, fig)
+    for ax in fig.axes:
+        ax.axhline(TRAINED_TOL_DEG, ls=":", c="k", lw=0.8)
+        ax.axhline(SPECTRAL_TOL_DEG, ls="--", c="k", lw=0.8)
 
 
-def _draw_angles(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    y = _deg(_models(_spectral(ds, "angle_rrr_cca_y")))
-    t = _deg(_models(_spectral(ds, "angle_cca_truth_x")))
-    plots.curves(ax, y, "rho_x", hue="rho_y", band="se", label_fmt="CCA vs RRR, text side, ρ_y={:g}")
-    plots.curves(
-        ax, t.isel(rho_y=0), "rho_x", band="se", ls="--", color="k", label="CCA image encoder vs span A"
-    )
-    ax.set_xlabel("image contamination ρ_x")
-    ax.set_ylabel("largest principal angle (degrees)")
-    ax.legend(fontsize=7)
+def _angles(ds, spec):
+    """The text-side CCA/RRR angle per ρ_y, and CCA's image encoder against span A (degrees)."""
+    y = _models(_spectral(ds, "angle_rrr_cca_y"))
+    lines = [y.sel(rho_y=ry, drop=True) for ry in y["rho_y"].values]
+    labels = [f"CCA vs RRR, text side, ρ_y={ry:g}" for ry in y["rho_y"].values]
+    lines.append(_models(_spectral(ds, "angle_cca_truth_x")).isel(rho_y=0, drop=True))
+    labels.append("CCA image encoder vs span A")
+    return xr.concat(lines, "line").assign_coords(line=labels) * (180 / np.pi)
 
+
+RECALL = dict(hue="objective", facet="rho_y", sel=SHOWN, band="se", marker="o", ms=3)
+RECALL_Y = "closed-form recall@1 (mean ± SE over models)"
 
 DESCRIPTION = r"""
-**A reconstruction.** The paper was not found; the mathematics is rebuilt from its
-abstract and standard closed forms (CCA, reduced-rank regression,
-the spectral contrastive loss of HaoChen et al. 2021, SigLIP, VL-JEPA). Shared
-semantics $s \sim N(0, I_k)$; image $x = As + Bu_x + \sigma\xi_x$, text
-$y = Cs + Du_y + \sigma\xi_y$ in $\mathbb R^{d}$, nuisances
-$u_x = \rho_x\Pi_x s + \sqrt{1-\rho_x^2}\,\nu_x \in \mathbb R^m$ (likewise $u_y$).
-Entries of $A, C$ are $N(0, 9/d)$, of $B, D$ $N(0, 4/d)$, $\sigma = 0.3$; $k = 4$,
-$m = 16$, $d = 64$. Every seed draws its own model.
+**A reconstruction.** The paper was not found; the mathematics is rebuilt from its abstract and
+standard closed forms (CCA, reduced-rank regression, the spectral contrastive loss of HaoChen et
+al. 2021, SigLIP, VL-JEPA). Shared semantics $s \sim N(0, I_k)$; image $x = As + Bu_x + \sigma\xi_x$,
+text $y = Cs + Du_y + \sigma\xi_y$ in $\mathbb R^{d}$, nuisances
+$u_x = \rho_x\Pi_x s + \sqrt{1-\rho_x^2}\,\nu_x \in \mathbb R^m$ (likewise $u_y$). Entries of $A, C$
+are $N(0, 9/d)$, of $B, D$ $N(0, 4/d)$, $\sigma = 0.3$; $k = 4$, $m = 16$, $d = 64$. Every seed draws
+its own model.
 
 Closed forms from the exact covariances: CCA (top-$k$ singular pairs of
 $\Sigma_{xx}^{-1/2}\Sigma_{xy}\Sigma_{yy}^{-1/2}$) and RRR (top-$k$ eigenvectors of
-$\Sigma_{yx}\Sigma_{xx}^{-1}\Sigma_{xy}$). Closed-form embeddings for retrieval:
-contrastive and SigLIP the balanced CCA pair $(\sqrt R\,U^\top\Sigma_{xx}^{-1/2}x,
-\sqrt R\,V^\top\Sigma_{yy}^{-1/2}y)$ (SigLIP's second-order expansion is the same
-quadratic), JEPA with the image (query) as whitened target and the text predicting
-it, $(U^\top\Sigma_{xx}^{-1/2}x,\ R V^\top\Sigma_{yy}^{-1/2}y)$, captioning
-$(V_{\rm rrr}^\top\Sigma_{yx}\Sigma_{xx}^{-1}x,\ V_{\rm rrr}^\top y)$. Recall@1 is
+$\Sigma_{yx}\Sigma_{xx}^{-1}\Sigma_{xy}$). Closed-form embeddings for retrieval: contrastive and
+SigLIP the balanced CCA pair $(\sqrt R\,U^\top\Sigma_{xx}^{-1/2}x, \sqrt R\,V^\top\Sigma_{yy}^{-1/2}y)$
+(SigLIP's second-order expansion is the same quadratic), JEPA with the image (query) as
+whitened target and the text predicting it, $(U^\top\Sigma_{xx}^{-1/2}x,\ R V^\top\Sigma_{yy}^{-1/2}y)$,
+captioning $(V_{\rm rrr}^\top\Sigma_{yx}\Sigma_{xx}^{-1}x,\ V_{\rm rrr}^\top y)$. Recall@1 is
 image-to-text on cosine similarity among the held-out pairs.
 
-Training at $\rho_x = 0$, $\rho_y \in \{0, 0.5\}$, from small random linear encoders with
-Adam (peak $10^{-2}$, cosine decay to 0, our choice: the constant step leaves an SGD
-noise floor near the 5° tolerance): the spectral-contrastive loss on its exact
-population form (full-batch GD, hence "GD"), InfoNCE ($\tau = 0.1$, symmetric, cosine),
-SigLIP (scale $e^t$ from 10, bias from $-10$) and JEPA latent prediction with a
-batch-whitened image target, each on fresh minibatches.
+Training at $\rho_x = 0$, $\rho_y \in \{0, 0.5\}$, from small random linear encoders with Adam (peak
+$10^{-2}$, cosine decay to 0, our choice: a constant step leaves an SGD noise floor near the 5°
+tolerance): the spectral-contrastive loss on its exact population form (full-batch, hence
+"GD"), InfoNCE ($\tau = 0.1$, symmetric, cosine), SigLIP (scale $e^t$ from 10, bias from $-10$)
+and JEPA latent prediction with a batch-whitened image target, each on fresh minibatches.
 
-**Why the crossover needs nuisance correlated across the views.** In the model above
-$\Sigma_{xy} = A_\rho C_\rho^\top$ has rank $k$, so the image encoders of CCA and RRR span
-the same subspace $\Sigma_{xx}^{-1}A_\rho$ (claim `image-encoders-coincide`), and the text
-sides, $\Sigma_{yy}^{-1}C_\rho$ against $C_\rho$, do not depend on $\rho_x$ at all.
-Moreover $\rho_x$ moves variance from the pure nuisance into semantics ($\Sigma_{xx}$'s
-nuisance part shrinks by $1-\rho_x^2$), so raising it makes the image cleaner, not
-dirtier: an independent closed form puts CCA's recall above RRR's at every $\rho_x$ in
-$[0, 0.9]$. That contamination cannot produce a crossover, so the crossover is judged on a
-second model where the nuisance is spurious shared content: the two views' pure nuisances
-are correlated, $\mathrm{Cov}(\nu_x, \nu_y) = \rho_c I_m$, so $\Sigma_{xy} = c\,AC^\top +
-\rho_c\,BD^\top$, while the held-out pairs retrieval is scored on have independent
-nuisances (the correlation is absent where the encoders are used). Caption noise makes the
-text's semantics a noisy copy of the image's, $s_y = (s + \tau\eta)/\sqrt{1+\tau^2}$,
-$c = 1/\sqrt{1+\tau^2}$, $\tau = 0.7$, and the text nuisance loadings have scale 1.5
-(image 2). CCA ranks directions by correlation, whatever their variance: once $\rho_c$
-exceeds the semantic canonical correlations (about 0.8 here) it trades semantic directions
-for nuisance ones and its recall on clean pairs falls to chance. RRR ranks them by the
-text variance they explain, where the semantic loadings outweigh the weaker text nuisance
-(the one-sided condition on the target), so it keeps the semantics. At $\rho_c = 0$ CCA
-retrieves better (whitening the text removes its nuisance); at large $\rho_c$ captioning
-does. The two scales and $\tau$ are ours: a regime in which the mechanism can act, not the
-paper's numbers.
+**Why the crossover needs nuisance correlated across the views.** Here
+$\Sigma_{xy} = A_\rho C_\rho^\top$ has rank $k$, so the image encoders of CCA and RRR span the same
+subspace $\Sigma_{xx}^{-1}A_\rho$ (claim `image-encoders-coincide`), and the text sides,
+$\Sigma_{yy}^{-1}C_\rho$ against $C_\rho$, do not depend on $\rho_x$. Moreover $\rho_x$ moves variance
+from the pure nuisance into semantics, so raising it makes the image cleaner, not dirtier: CCA's
+recall stays above RRR's at every $\rho_x \in [0, 0.9]$, and that contamination cannot produce a
+crossover. The crossover is judged on a second model where the nuisance is spurious shared
+content: the pure nuisances are correlated, $\mathrm{Cov}(\nu_x, \nu_y) = \rho_c I_m$, so
+$\Sigma_{xy} = c\,AC^\top + \rho_c\,BD^\top$, while the held-out pairs retrieval is scored on have
+independent nuisances. Caption noise makes the text's semantics a noisy copy of the image's,
+$s_y = (s + \tau\eta)/\sqrt{1+\tau^2}$, $c = 1/\sqrt{1+\tau^2}$, $\tau = 0.7$, and the text nuisance
+loadings have scale 1.5 (image 2). CCA ranks directions by correlation, whatever their
+variance: once $\rho_c$ exceeds the semantic canonical correlations (about 0.8 here) it trades
+semantic directions for nuisance ones and its recall on clean pairs falls to chance. RRR ranks
+them by the text variance they explain, where the semantic loadings outweigh the weaker text
+nuisance, so it keeps the semantics. At $\rho_c = 0$ CCA retrieves better (whitening the text
+removes its nuisance); at large $\rho_c$ captioning does. The two scales and $\tau$ are ours: a
+regime in which the mechanism can act, not the paper's numbers.
 
-**Tolerances of the identities.** The closed forms run in float32 (unit roundoff
-$u = 2^{-24}$), so the two identities hold to rounding, and each computed angle is
-compared with a first-order bound on the rounding of the computation that produced it,
-from the condition number $\kappa$ of $\Sigma_{xx}$ and the relative gap
-$g = r_k/r_1$ of the canonical correlations (both per model, outputs of the simulator).
-The image encoders go through $\Sigma_{xx}^{-1/2}$ (eigendecomposition) and
-$\Sigma_{xx}^{-1}$ (LU solve), so their angle scales with $u\kappa$; with white text both
-subspaces are the row space of $\Sigma_{xy}\Sigma_{yy}^{-1/2}$ whatever middle factor is
-used, so $\kappa$ enters only as $\sqrt\kappa$ through the products. The derivations are in
-the claims' statements and in the docstrings of
-`image_identity_bound` / `white_identity_bound` (`jaxtheory.sims.multimodal.linear`);
-the tests check the identities in float64 (angles below $10^{-13}$), the float32 angles
-against the bounds, and the backward errors the bounds assume.
+**Tolerances of the identities.** The closed forms run in float32 ($u = 2^{-24}$), so the two
+identities hold to rounding: each computed angle is compared with a first-order bound on the
+rounding of its computation, from the condition number $\kappa$ of $\Sigma_{xx}$ and the relative
+gap $g = r_k/r_1$ of the canonical correlations (per model, outputs of the simulator). The image
+encoders go through $\Sigma_{xx}^{-1/2}$ (eigendecomposition) and $\Sigma_{xx}^{-1}$ (LU solve), so
+their angle scales with $u\kappa$; with white text both subspaces are the row space of
+$\Sigma_{xy}\Sigma_{yy}^{-1/2}$ whatever middle factor is used, so $\kappa$ enters only as $\sqrt\kappa$.
+The derivations are in the claims' statements and in `image_identity_bound` /
+`white_identity_bound`; the tests check the identities in float64 (angles below $10^{-13}$), the
+float32 angles against the bounds, and the backward errors the bounds assume.
 """
 
 EXPERIMENT = Experiment(
@@ -281,11 +224,10 @@ EXPERIMENT = Experiment(
             "CCA subspaces: the largest principal angle of the trained image and text encoders to "
             "CCA's is below 1°, at ρ_x = 0 and ρ_y ∈ {0, 0.5} (its minimisers are the top-k "
             "singular subspaces of the whitened cross-covariance, an Eckart–Young argument).",
-            _spectral_angle,
+            lambda ds, spec: analysis.select(_trained(ds, spec), loss="spectral"),
             SPECTRAL_TOL_DEG,
             source="derived",
         ),
-        # the abstract's collapse to one solution, tested on our rebuilt model; the 5° is ours
         Claim.at_most(
             "trained-objectives-reach-cca",
             "Under our reconstruction, contrastive, match/no-match and latent prediction "
@@ -293,7 +235,7 @@ EXPERIMENT = Experiment(
             "with a whitened target reach the CCA subspaces, the largest principal angle of "
             "either encoder to CCA's below 5°, per objective (on minibatches, so the angle "
             "includes the optimiser's noise floor). The 5° is ours.",
-            _trained_angle,
+            lambda ds, spec: _trained(ds, spec).sel(loss=["infonce", "siglip", "jepa"], rho_y=0.0),
             TRAINED_TOL_DEG,
             source="reconstruction",
             quote="contrastive alignment, match/no-match prediction, and latent-space prediction collapse "
@@ -314,7 +256,7 @@ EXPERIMENT = Experiment(
             "r_k², and the angle, each with relative backward error ≤ d·u. The float64 test "
             "finds the angle near 1e-15; the float32 angle is at most 0.7 % of B in the smoke "
             "run (median 0.4 %; the bound is normwise, the errors do not align with its worst case).",
-            _white_identity,
+            _identity("angle_rrr_cca_white", mm.white_identity_bound),
             IDENTITY_RATIO,
             source="derived",
         ),
@@ -335,11 +277,10 @@ EXPERIMENT = Experiment(
             "(median 0.9 %; the bound is normwise: the rounding errors do not align with its worst "
             "case). A fixed 1e-4 rad, "
             "not derived from the dtype, failed at 1.13e-4 rad in the smoke run.",
-            _x_identity,
+            _identity("angle_rrr_cca_x", mm.image_identity_bound),
             IDENTITY_RATIO,
             source="derived",
         ),
-        # the abstract's "recovers a different one", on our rebuilt model; the 10° is ours
         Claim.at_least(
             "rrr-differs-from-cca",
             "Under our reconstruction, directed token-space generation recovers a different "
@@ -347,15 +288,12 @@ EXPERIMENT = Experiment(
             "subspace differs from CCA's on the text side, Σ_yy⁻¹C_ρ against C_ρ, by more than "
             "10° (largest principal angle, per ρ_y; independent of ρ_x, shown at ρ_x = 0). The "
             "10° is ours.",
-            _rrr_differs,
+            lambda ds, spec: _models(_spectral(ds, "angle_rrr_cca_y")).isel(rho_x=0) * (180 / np.pi),
             DIFFERS_DEG,
             source="reconstruction",
             quote="while directed token-space generation recovers a different one",
             stand_in=STAND_IN,
         ),
-        # judged on the crossover model (nuisance correlated across the views): the
-        # nuisance that carries semantics (ρ_x) makes the image cleaner, so it cannot
-        # produce the crossover (see the description)
         Claim.at_least(
             "generation-crossover",
             "Under our reconstruction, where the views' nuisances are spuriously correlated, "
@@ -372,7 +310,6 @@ EXPERIMENT = Experiment(
             "generation is preferable",
             stand_in=STAND_IN,
         ),
-        # the abstract's clean-regime statement, on our rebuilt model's closed forms
         Claim.at_least(
             "clean-jepa-best-recall",
             "Under our reconstruction, when both views are clean (ρ_x = ρ_y = 0), retrieval is "
@@ -392,17 +329,12 @@ EXPERIMENT = Experiment(
         Figure(
             "closed_form_recall",
             plots.curves(
-                lambda ds, spec: _recall(ds),
+                lambda ds, spec: _models(_spectral(ds, "cf_recall")),
                 x="rho_x",
-                hue="objective",
-                facet="rho_y",
-                sel=_SHOWN,
-                band="se",
-                marker="o",
-                ms=3,
                 xlabel="image contamination ρ_x",
-                ylabel="closed-form recall@1 (mean ± SE over models)",
+                ylabel=RECALL_Y,
                 title="SigLIP's closed form = contrastive",
+                **RECALL,
             ),
             "Image-to-text recall@1 of the closed-form embeddings against the image "
             "contamination ρ_x, one panel per text contamination ρ_y (mean ± SE over models).",
@@ -411,16 +343,11 @@ EXPERIMENT = Experiment(
         Figure(
             "spurious_recall",
             plots.curves(
-                _spurious_recall,
+                lambda ds, spec: _models(_spectral(ds, "cf_recall_spurious")),
                 x="rho_c",
-                hue="objective",
-                facet="rho_y",
-                sel=_SHOWN,
-                band="se",
-                marker="o",
-                ms=3,
                 xlabel="cross-view nuisance correlation ρ_c (absent from the scored pairs)",
-                ylabel="closed-form recall@1 (mean ± SE over models)",
+                ylabel=RECALL_Y,
+                **RECALL,
             ),
             "Image-to-text recall@1 on clean held-out pairs of the closed forms fit under a "
             "cross-view nuisance correlation ρ_c, one panel per ρ_y (mean ± SE over models).",
@@ -434,7 +361,14 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "subspace_angles",
-            _draw_angles,
+            plots.curves(
+                _angles,
+                x="rho_x",
+                hue="line",
+                band="se",
+                xlabel="image contamination ρ_x",
+                ylabel="largest principal angle (degrees)",
+            ),
             "Largest principal angle between CCA's and RRR's text-side subspaces, and between "
             "CCA's image encoder and the clean semantic loading span A, against ρ_x.",
         ),
