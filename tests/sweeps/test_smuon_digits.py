@@ -17,7 +17,11 @@ from matplotlib.figure import Figure  # noqa: E402
 from jaxtheory import plots  # noqa: E402
 from jaxtheory.report import verdicts as vsnap  # noqa: E402
 from jaxtheory.sims.matrix import digits as dg  # noqa: E402
-from sweeps.smuon_digits import EXPERIMENT, _best_acc, _loss_ratio, _untunable  # noqa: E402
+from sweeps.smuon_digits import EXPERIMENT  # noqa: E402
+
+MEASURE = {c.name: c.measure for c in EXPERIMENT.claims}
+_best_acc, _loss_ratio = MEASURE["every-optimizer-reaches-0.9"], MEASURE["training-loss-falls-10x"]
+_untunable = MEASURE["optimizer-ranking"]
 
 SNAPSHOTS = __import__("pathlib").Path(__file__).parents[1] / "verdicts"
 
