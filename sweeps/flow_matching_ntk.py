@@ -1,125 +1,9 @@
-"""``flow-matching-ntk``: flow matching with a two-layer ReLU net in NTK scaling.
+r"""``flow-matching-ntk``: flow matching with a two-layer ReLU net in NTK scaling.
 
-Checks the setting of arXiv:2606.10089 (He, Yin, Cao, Fan, Liu; only the abstract was
-readable, so the setting is our reconstruction) on a Gaussian target, where the exact velocity, the irreducible
-loss and the Wasserstein distance are closed-form. The simulator is
-:mod:`jaxtheory.sims.nets.flow`.
-"""
+Checks the setting of arXiv:2606.10089 (only the abstract was readable, so the setting is
+our reconstruction) on a Gaussian target, where the exact velocity, the irreducible loss
+and the Wasserstein distance are closed-form.
 
-from __future__ import annotations
-
-import numpy as np
-import pandas as pd
-import xarray as xr
-
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.results import as_dims, values_of
-from jaxtheory.sims.nets import flow
-from jaxtheory.sweep import Space, static, values
-
-#: Relative tolerance of the Monte Carlo loss of v* against (π/2) tr Σ^{1/2}.
-VSTAR_RTOL = 0.01
-#: Predicted Euler rate of W2 in the number of steps (first order), and its tolerance.
-EULER_SLOPE, EULER_TOL = -1.0, 0.1
-#: NTK prediction for the width slope of the relative weight movement, and its tolerance.
-MOVE_SLOPE, MOVE_TOL = -0.5, 0.1
-#: The excess test loss falls with n at a log-log slope of at most −0.4 (our threshold).
-N_SLOPE = -0.4
-#: The linear-rate check reads the training loss's decay over the last fifth of the logged
-#: steps, where the slowest modes are left and the rate bound is tightest.
-LATE_FRACTION = 0.2
-
-
-def _first(da, *dims):
-    """``da`` at the first value of each of ``dims`` (swept or not)."""
-    return as_dims(da, *dims).isel({d: 0 for d in dims})
-
-
-def _vstar_ratio(ds, spec):
-    """Monte Carlo loss of v* over (π/2) tr Σ^{1/2}, per seed."""
-    # v*'s loss depends only on the seed's test samples: the same for every width and n.
-    return _first(ds["vstar_loss_mc"], "width", "n") / flow.irreducible_loss(spec.cov)
-
-
-def _excess(ds, spec):
-    """Test loss of the trained net minus the loss of v* on the same fresh samples."""
-    return ds["test_loss"] - ds["vstar_loss"]
-
-
-def _euler_w2(ds, spec):
-    # Exact moment propagation: deterministic, the same in every lane.
-    return _first(ds["w2_euler"], "seed", "width", "n")
-
-
-def _overparam_widths(ds, spec):
-    """Widths with more parameters than training outputs, m(d + 2) > nKd, at every n of the preset."""
-    d = len(spec.mean)
-    ns = [int(n) for n in values_of(ds, "n") if n <= spec.ntk_points]
-    widths = [
-        w for w in values_of(ds, "width") if int(w) * (d + 2) > max(ns, default=np.inf) * spec.draws * d
-    ]
-    return widths, ns
-
-
-def _needs_overparam(ds, spec):
-    widths, ns = _overparam_widths(ds, spec)
-    if not ns:
-        return f"the preset has no n ≤ {spec.ntk_points} (the NTK Gram's size)"
-    if not widths:
-        return "no width of the preset has more parameters than training outputs"
-    return None
-
-
-def _linear_rate_excess(ds, spec):
-    """Per seed: late slope of log L_t minus the slope the NTK's smallest eigenvalue guarantees.
-
-    Under the NTK linearisation full-batch GD on L = (1/N)Σ‖u − v‖² multiplies the residual
-    by I − 2ηΘ/N, so every mode of the loss shrinks at least by (1 − 2ηλ_min)² per step,
-    with λ_min the smallest eigenvalue of Θ/N at initialisation (``ntk_lmin``); where the
-    net can interpolate (more parameters than outputs) L∞ = 0 and the slope of log L_t is at
-    most 2 log(1 − 2ηλ_min) at every t. The slope is the secant over the last
-    :data:`LATE_FRACTION` of the logged steps. Dims (seed, width[, n]).
-    """
-    widths, ns = _overparam_widths(ds, spec)
-    sub = analysis.select(ds, width=widths, n=ns)
-    loss = sub["train_loss"]
-    steps = np.asarray(loss["step"].values, float)
-    i0 = int(np.searchsorted(steps, (1 - LATE_FRACTION) * steps[-1]))
-    slope = (np.log(loss.isel(step=-1)) - np.log(loss.isel(step=i0))) / (steps[-1] - steps[i0])
-    bound = 2 * np.log1p(-2 * sub["lr"] * sub["ntk_lmin"])
-    return (slope - bound).reset_coords(drop=True)
-
-
-def _weight_move(ds, spec):
-    return ds["weight_move"]
-
-
-def _final_loss(ds, spec):
-    return ds["train_loss"].isel(step=-1)
-
-
-def _needs_widths(ds, spec):
-    if not {64, 1024} <= {int(w) for w in values_of(ds, "width")}:
-        return "the preset lacks widths 64 and 1024"
-    return None
-
-
-def _euler_heun(ds, spec):
-    """W2 of the Euler and the Heun flow of v*, along a dimension ``method``."""
-    return xr.concat([ds["w2_euler"], ds["w2_heun"]], dim=pd.Index(["Euler", "Heun"], name="method"))
-
-
-def _excess_velocity(ds, spec):
-    return ds["excess_velocity"]
-
-
-def _needs_two_n(ds, spec):
-    if values_of(ds, "n").size < 2:
-        return "the preset runs a single n (the medium and full presets vary it)"
-    return None
-
-
-DESCRIPTION = r"""
 The target is $N(\mu, \Sigma)$ in $d = 2$ with $\mu = (1, -0.5)$ and
 $\Sigma = \begin{pmatrix}1 & 0.3\\ 0.3 & 0.5\end{pmatrix}$; the source is $N(0, I)$
 and the path linear. The pair $(u, x_t) = (x_1 - x_0, (1-t)x_0 + t x_1)$ is jointly
@@ -165,12 +49,72 @@ nets fit the noise of the $nK = 512$ training pairs, while the test loss stays a
 $\mathbb E\lVert v - v^*\rVert^2$ at every width.
 """
 
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
+from jaxtheory.sims.nets import flow
+from jaxtheory.sweep import Space, static, values
+
+VSTAR_RTOL = 0.01  # relative tolerance of the Monte Carlo loss of v* against (π/2) tr Σ^{1/2}
+EULER_SLOPE, EULER_TOL = -1.0, 0.1  # Euler's (first-order) rate of W2 in the number of steps, ± this
+MOVE_SLOPE, MOVE_TOL = -0.5, 0.1  # the NTK's width slope of the relative weight movement, ± this
+N_SLOPE = -0.4  # the excess test loss falls with n at a log-log slope of at most this (ours)
+#: The linear-rate check reads the last fifth of the logged steps (the slowest modes, the tightest bound).
+LATE_FRACTION = 0.2
+
+
+def _first(da, *dims):
+    """``da`` at the first value of each of ``dims`` (swept or not)."""
+    return as_dims(da, *dims).isel({d: 0 for d in dims})
+
+
+def _overparam_widths(ds, spec):
+    """Widths with more parameters than training outputs, m(d + 2) > nKd, at every n of the preset."""
+    d = len(spec.mean)
+    ns = [int(n) for n in values_of(ds, "n") if n <= spec.ntk_points]
+    widths = [
+        w for w in values_of(ds, "width") if int(w) * (d + 2) > max(ns, default=np.inf) * spec.draws * d
+    ]
+    return widths, ns
+
+
+def _needs_overparam(ds, spec):
+    widths, ns = _overparam_widths(ds, spec)
+    if not ns:
+        return f"the preset has no n ≤ {spec.ntk_points} (the NTK Gram's size)"
+    return None if widths else "no width of the preset has more parameters than training outputs"
+
+
+def _linear_rate_excess(ds, spec):
+    """Per seed: the slope of log L_t over the last LATE_FRACTION of the logged steps (a secant)
+    minus 2 log(1 − 2ηλ_min), the slope the NTK's smallest eigenvalue guarantees. Dims (seed, width[, n])."""
+    widths, ns = _overparam_widths(ds, spec)
+    sub = analysis.select(ds, width=widths, n=ns)
+    loss = sub["train_loss"]
+    steps = np.asarray(loss["step"].values, float)
+    i0 = int(np.searchsorted(steps, (1 - LATE_FRACTION) * steps[-1]))
+    slope = (np.log(loss.isel(step=-1)) - np.log(loss.isel(step=i0))) / (steps[-1] - steps[i0])
+    bound = 2 * np.log1p(-2 * sub["lr"] * sub["ntk_lmin"])
+    return (slope - bound).reset_coords(drop=True)
+
+
+def _euler_heun(ds, spec):
+    """W2 of the Euler and the Heun flow of v*, along a dimension ``method``."""
+    return xr.concat([ds["w2_euler"], ds["w2_heun"]], dim=pd.Index(["Euler", "Heun"], name="method"))
+
+
 _CLAIMS = [
     Claim.close(
         "vstar-loss-closed-form",
         "The Monte Carlo loss of the exact field v* (262144 fresh samples per seed) equals "
         "the derived irreducible loss (π/2) tr Σ^{1/2} within 1 % (measured: their ratio).",
-        _vstar_ratio,
+        # v*'s loss depends only on the seed's test samples: the same for every width and n
+        lambda ds, spec: _first(ds["vstar_loss_mc"], "width", "n") / flow.irreducible_loss(spec.cov),
         1.0,
         atol=VSTAR_RTOL,
         source="derived",
@@ -180,7 +124,7 @@ _CLAIMS = [
         "No trained net has a test loss below the irreducible loss beyond Monte Carlo "
         "error: test loss minus the loss of v* on the same fresh samples is ≥ 0, per width "
         "(it equals E‖v − v*‖² up to a mean-zero cross term).",
-        _excess,
+        lambda ds, spec: ds["test_loss"] - ds["vstar_loss"],
         0.0,
         source="derived",
     ),
@@ -188,7 +132,7 @@ _CLAIMS = [
         "euler-w2-rate",
         "The Euler flow of v* from N(0, I) reaches the target with W2 ∝ N^(−1) in the "
         "number of steps N (slope −1 ± 0.1 over N ≥ 8, exact moment propagation).",
-        _euler_w2,
+        lambda ds, spec: _first(ds["w2_euler"], "seed", "width", "n"),  # exact: the same in every lane
         "euler_steps",
         xmin=8,
         expected=EULER_SLOPE,
@@ -196,10 +140,8 @@ _CLAIMS = [
         over=None,
         source="derived",
     ),
-    # Re-encoded: R² of log L_t on t is not the rate the guarantee gives; GD's linear rate
-    # in the NTK regime is set by the smallest eigenvalue of the NTK Gram (an upper bound on
-    # the slope of log L_t, L∞ = 0 where the net can interpolate). The setting is rebuilt
-    # from the abstract, hence a reconstruction.
+    # Re-encoded: R² of log L_t on t is not the rate the guarantee gives; the NTK Gram's smallest
+    # eigenvalue sets it. The setting is rebuilt from the abstract, hence a reconstruction.
     Claim.at_most(
         "lazy-loglinear-decay",
         "Under our reconstruction, gradient descent converges at the linear rate the NTK sets: "
@@ -219,7 +161,7 @@ _CLAIMS = [
         "weight-movement-width",
         "Lazy regime: the relative weight movement ‖W_T − W_0‖_F/‖W_0‖_F scales as "
         "m^(−1/2) (log-log slope in the width −0.5 ± 0.1).",
-        _weight_move,
+        lambda ds, spec: ds["weight_move"],
         "width",
         expected=MOVE_SLOPE,
         atol=MOVE_TOL,
@@ -230,23 +172,31 @@ _CLAIMS = [
         "Generalisation: the excess test loss E‖v − v*‖² (the test loss minus the "
         "irreducible loss, free of the noise of u) falls with the number of points n at a "
         "log-log slope ≤ −0.4, per width (our threshold, consistent with an n^(−1/2) bound).",
-        _excess_velocity,
+        lambda ds, spec: ds["excess_velocity"],
         "n",
         at_most=N_SLOPE,
         source="proposed",
-        requires=_needs_two_n,
+        requires=lambda ds, spec: (
+            "the preset runs a single n (the medium and full presets vary it)"
+            if values_of(ds, "n").size < 2
+            else None
+        ),
     ),
     Claim.ordering(
         "narrow-plateaus-higher",
         "Width matters: the final training loss at m = 64 lies above that at m = 1024 "
         "(paired over seeds: the data are shared). Training losses are still falling at "
         "the last step, so this compares the losses reached, not converged plateaus.",
-        _final_loss,
+        lambda ds, spec: ds["train_loss"].isel(step=-1),
         "width",
         [64, 1024],
         increasing=False,
         source="proposed",
-        requires=_needs_widths,
+        requires=lambda ds, spec: (
+            None
+            if {64, 1024} <= {int(w) for w in values_of(ds, "width")}
+            else "the preset lacks widths 64 and 1024"
+        ),
     ),
 ]
 
@@ -343,5 +293,5 @@ EXPERIMENT = Experiment(
             "m^(−1/2) dashed.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )
