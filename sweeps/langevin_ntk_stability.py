@@ -1,207 +1,8 @@
-"""``langevin-ntk-stability``: L2-regularised Langevin dynamics keep the NTK well conditioned without lazy training.
+r"""``langevin-ntk-stability``: L2-regularised Langevin dynamics keep the NTK well conditioned without lazy training.
 
-A reconstruction of a seminar abstract by Tsipory & Soudry (Technion, 2026;
-no paper or code found): prior-matched Langevin dynamics on a two-layer tanh MLP in
-standard parameterisation. The simulator is :mod:`jaxtheory.sims.nets.langevin_ntk`, the
-optimizer :func:`jaxtheory.optim.langevin`, the network and NTK helpers
-:mod:`jaxtheory.sims.nets.mlp` and :mod:`jaxtheory.sims.nets.ntk`.
-"""
+A reconstruction of a seminar abstract by Tsipory & Soudry (Technion, 2026; no paper or
+code found). Simulator `jaxtheory.sims.nets.langevin_ntk`, optimizer `jaxtheory.optim.langevin`.
 
-from __future__ import annotations
-
-import numpy as np
-import xarray as xr
-
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.results import as_dims, values_of
-from jaxtheory.sims.nets import langevin_ntk as sim
-from jaxtheory.sims.nets import ntk
-from jaxtheory.sweep import Space, values
-
-#: Equipartition tolerance (ours: within 20 %).
-EQUI_RTOL = 0.2
-#: OU displacement tolerance (ours: within 10 %).
-OU_RTOL = 0.1
-#: Lazy closed-form tolerance at T = 0 (ours: within 5 % early on).
-LAZY_RTOL = 0.05
-#: "Early on": the records where the lazy loss is still above this fraction of L₀.
-EARLY_FRACTION = 0.01
-#: OU claim cells need λ_l t ≥ this (λ₁ t ≥ 0.5, so the displacement is O(1)).
-OU_MIN_LAMT = 0.5
-#: Temperatures of the NTK-stability claim ("small T"); T = 1e-2 is shown, not claimed.
-SMALL_T = 1e-3
-_PAIRED = ("width", "temperature")
-#: The abstract's words each quoted claim tests (verbatim).
-QUOTE_NTK_STABLE = (
-    "injected noise helps preserve NTK stability with high probability without confining the weights "
-    "to a small neighborhood of their initialization"
-)
-QUOTE_NON_LAZY = (
-    "the network Jacobian can change from initialization, departing the commonly analyzed lazy regime"
-)
-
-
-def _h(ds):
-    return float(np.asarray(ds["step"].values).ravel()[0])
-
-
-def _physical_time(ds, dim="t"):
-    return np.asarray(ds[dim].values, float) * _h(ds)
-
-
-def _late(da, dim="t"):
-    """The second half of the records (the stiff modes are equilibrated there)."""
-    n = da.sizes[dim]
-    return da.isel({dim: slice(n // 2, None)})
-
-
-def _hot(da):
-    da = as_dims(da, "temperature")
-    return da.sel(temperature=da["temperature"] > 0)
-
-
-def _equipartition(ds, spec):
-    """Per seed: [E L_T − E L_{T=0}] / Σ_i (T/2)/(1 − hκ_i/2) over the late records (paired seeds)."""
-    h = _h(ds)
-    L = ds["ntk_loss"]
-    excess = _late(L - analysis.select(L, temperature=0.0)).mean("t")
-    T = ds["temperature"]
-    pred = _late((T / 2) / (1 - h * ds["kappa"] / 2)).sum("i").mean("t")
-    return _hot(excess / pred)
-
-
-def ou_expected(lam, h, k):
-    """E‖θ_k − θ₀‖²/E‖θ₀‖² of the Euler–Maruyama OU along flat directions, prior-matched λ.
-
-    :math:`(1 - r^k)^2 + (1 - r^{2k})/(1 - h\\lambda/2)`, :math:`r = 1 - h\\lambda`; it tends
-    to :math:`2(1 - e^{-\\lambda t})` as :math:`h \\to 0` at :math:`t = hk`.
-
-    Args:
-        lam: λ (array or scalar).
-        h: step.
-        k: step count (array or scalar).
-
-    Returns:
-        the expected squared relative displacement.
-
-    Example:
-        >>> round(float(ou_expected(1.0, 1e-4, 1e4)), 3), round(2 * (1 - float(np.exp(-1.0))), 3)
-        (1.264, 1.264)
-    """
-    r = 1.0 - h * lam
-    return (1 - r**k) ** 2 + (1 - r ** (2 * k)) / (1 - h * lam / 2)
-
-
-def _ou(ds, spec):
-    """Per seed: ‖W1_t − W1_0‖²/‖W1_0‖² at the last record over the OU formula, where λ₁t ≥ 0.5."""
-    h = _h(ds)
-    k = float(ds["t"].values[-1])
-    T = ds["temperature"]
-    lam = T * spec.dim
-    ratio = ds["disp_W1"].isel(t=-1) / ou_expected(lam, h, k)
-    keep = [t for t in values_of(ds, "temperature") if t * spec.dim * h * k >= OU_MIN_LAMT]
-    return analysis.select(ratio, temperature=keep)
-
-
-def _needs_ou(ds, spec):
-    tmax = float(ds["temperature"].max()) * spec.dim * _h(ds) * float(ds["t"].values[-1])
-    if tmax < OU_MIN_LAMT:
-        return f"no temperature reaches λ₁t ≥ {OU_MIN_LAMT} (largest {tmax:.2f})"
-    return None
-
-
-def _ntk_stable(ds, spec):
-    """One boolean per lane with 0 < T ≤ 1e-3: min_t λ_min(K_t)/λ_min(K_0) ≥ 1/2."""
-    r = as_dims(ds["lam_ratio"].min("t"), "temperature")
-    r = r.sel(temperature=(r["temperature"] > 0) & (r["temperature"] <= SMALL_T))
-    return r >= 0.5
-
-
-def _jac_end(ds, spec):
-    return _hot(ds["jac_drift"].isel(t=-1))
-
-
-def _jac_width(ds, spec):
-    return ds["jac_drift"].isel(t=-1)
-
-
-def _jac_hot(ds, spec):
-    return _hot(_jac_width(ds, spec))
-
-
-def _jac_cold(ds, spec):
-    return as_dims(_jac_width(ds, spec), "temperature").sel(temperature=[0.0])
-
-
-def _needs_widths(ds, spec):
-    return None if ds.sizes.get("width", 1) >= 2 else "the preset has one width: no slope in m"
-
-
-def lazy_ratio(ds, spec):
-    """Per seed at T = 0, widest m: mean over the early records of L_t / L_lazy(t).
-
-    ``L_lazy`` is :func:`jaxtheory.sims.nets.ntk.lazy_loss` with that seed's K₀ and
-    residual y − f₀ (the closed form of kernel GD with L = ½‖Δ‖²:
-    :math:`L_t = P\\,\\text{lazy\\_loss}(\\cdot, \\Delta_0, K_0, hP, t)`).
-
-    Args:
-        ds: results.
-        spec: the spec.
-
-    Returns:
-        DataArray over ``seed``.
-    """
-    h = _h(ds)
-    sub = analysis.select(ds, temperature=0.0, width=values_of(ds, "width").max())
-    steps = int(ds["tl"].values[-1])
-    tl = np.asarray(ds["tl"].values, int)
-    out = []
-    for s in range(sub.sizes["seed"]):
-        K0 = np.asarray(sub["K0"].isel(seed=s).values, np.float64)
-        d0 = np.asarray(sub["delta0"].isel(seed=s).values, np.float64)
-        P = K0.shape[0]
-        lazy = P * ntk.lazy_loss(np.eye(P), d0, K0, h * P, steps)[tl]
-        L = np.asarray(sub["loss"].isel(seed=s).values, np.float64)
-        early = lazy >= EARLY_FRACTION * lazy[0]
-        out.append(float(np.mean(L[early] / lazy[early])))
-    return xr.DataArray(np.array(out), dims=("seed",))
-
-
-def _needs_cold(ds, spec):
-    return None if 0.0 in values_of(ds, "temperature") else "the preset runs no T = 0 lanes"
-
-
-def _draw_kernel(ds, spec, fig):
-    ax = fig.add_subplot(1, 2, 1)
-    ax2 = fig.add_subplot(1, 2, 2)
-    t = _physical_time(ds)
-    for i, T in enumerate(values_of(ds, "temperature")):
-        for m, ls in zip(values_of(ds, "width"), ("--", "-")):
-            r = analysis.select(ds["lam_ratio"], temperature=T, width=m)
-            ax.plot(t, r.min("seed"), ls, color=f"C{i}", label=f"T={T:g}, m={m}")
-            d = analysis.select(ds["jac_drift"], temperature=T, width=m)
-            ax2.plot(t, d.mean("seed"), ls, color=f"C{i}")
-    ax.axhline(0.5, color="k", lw=0.7, ls=":")
-    ax.set_xlabel("physical time t = h·steps")
-    ax.set_ylabel("min over seeds of λ_min(K_t)/λ_min(K_0)")
-    ax.legend(fontsize=6)
-    ax2.set_xlabel("physical time t")
-    ax2.set_ylabel("‖J_t − J_0‖_F/‖J_0‖_F (seed mean)")
-    ax2.set_yscale("log")
-
-
-def _displacement(ds, spec):
-    """Squared relative displacement of W1 at T > 0, against physical time (the step ``h`` a coordinate)."""
-    d = _hot(ds["disp_W1"])
-    return d.assign_coords(t=_physical_time(ds), h=_h(ds))
-
-
-def _loss(ds, spec):
-    """Training loss against physical time."""
-    return ds["loss"].rename(tl="t").assign_coords(t=_physical_time(ds, "tl"))
-
-
-DESCRIPTION = r"""
 **What is simulated.** $n = 16$ points on the sphere of radius $\sqrt d$ in $\mathbb R^8$
 (so the first-layer pre-activations are $N(0,1)$ at init: on the unit sphere tanh is
 nearly linear and $K_0$ nearly of rank $d = 8 < n$, with $\lambda_{\min}(K_0) \approx 0.01$),
@@ -250,6 +51,136 @@ $\lambda_{\min}(K_0)$ bound and its explicit width/temperature conditions are no
 abstract, so they are not tested; an early-phase rate claim (rate within
 2× of $2\lambda_{\min}(K_0)$) is left out.
 """
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims, values_of
+from jaxtheory.sims.nets import langevin_ntk as sim
+from jaxtheory.sims.nets import ntk
+from jaxtheory.sweep import Space, values
+
+EQUI_RTOL, OU_RTOL, LAZY_RTOL = 0.2, 0.1, 0.05  # equipartition, OU displacement, lazy closed form (ours)
+EARLY_FRACTION = 0.01  # "early on": the records where the lazy loss is still above this fraction of L₀
+OU_MIN_LAMT = 0.5  # OU claim cells need λ₁t ≥ this, so the displacement is O(1)
+SMALL_T = 1e-3  # temperatures of the NTK-stability claim ("small T"); T = 1e-2 is shown, not claimed
+_PAIRED = ("width", "temperature")
+QUOTE_NTK_STABLE = (
+    "injected noise helps preserve NTK stability with high probability without confining the weights "
+    "to a small neighborhood of their initialization"
+)
+QUOTE_NON_LAZY = (
+    "the network Jacobian can change from initialization, departing the commonly analyzed lazy regime"
+)
+#: Only a seminar abstract was found: the setting is rebuilt without the paper.
+RECONSTRUCTION = dict(source="reconstruction", quote=QUOTE_NON_LAZY)
+
+
+def _h(ds):
+    return float(np.asarray(ds["step"].values).ravel()[0])
+
+
+def _late(da, dim="t"):
+    """The second half of the records (the stiff modes are equilibrated there)."""
+    return da.isel({dim: slice(da.sizes[dim] // 2, None)})
+
+
+def _temperatures(da, keep):
+    da = as_dims(da, "temperature")
+    return da.sel(temperature=keep(da["temperature"]))
+
+
+def _hot(da):
+    return _temperatures(da, lambda T: T > 0)
+
+
+def _equipartition(ds, spec):
+    """Per seed: [E L_T − E L_{T=0}] / Σ_i (T/2)/(1 − hκ_i/2) over the late records (paired seeds)."""
+    L = ds["ntk_loss"]
+    excess = _late(L - analysis.select(L, temperature=0.0)).mean("t")
+    pred = _late((ds["temperature"] / 2) / (1 - _h(ds) * ds["kappa"] / 2)).sum("i").mean("t")
+    return _hot(excess / pred)
+
+
+def ou_expected(lam, h, k):
+    """E‖θ_k − θ₀‖²/E‖θ₀‖² of the Euler–Maruyama OU along flat directions, prior-matched λ:
+    :math:`(1 - r^k)^2 + (1 - r^{2k})/(1 - h\\lambda/2)`, :math:`r = 1 - h\\lambda`, which tends
+    to :math:`2(1 - e^{-\\lambda t})` as :math:`h \\to 0` at :math:`t = hk`.
+
+    Example:
+        >>> round(float(ou_expected(1.0, 1e-4, 1e4)), 3), round(2 * (1 - float(np.exp(-1.0))), 3)
+        (1.264, 1.264)
+    """
+    r = 1.0 - h * lam
+    return (1 - r**k) ** 2 + (1 - r ** (2 * k)) / (1 - h * lam / 2)
+
+
+def _lam_t(ds, spec):  # λ₁t at the last record, per temperature
+    return values_of(ds, "temperature") * spec.dim * _h(ds) * float(ds["t"].values[-1])
+
+
+def _ou(ds, spec):
+    """Per seed: ‖W1_t − W1_0‖²/‖W1_0‖² at the last record over the OU formula, where λ₁t ≥ 0.5."""
+    ratio = ds["disp_W1"].isel(t=-1) / ou_expected(
+        ds["temperature"] * spec.dim, _h(ds), float(ds["t"].values[-1])
+    )
+    return analysis.select(
+        ratio, temperature=list(values_of(ds, "temperature")[_lam_t(ds, spec) >= OU_MIN_LAMT])
+    )
+
+
+def _needs_ou(ds, spec):
+    top = float(_lam_t(ds, spec).max())
+    return None if top >= OU_MIN_LAMT else f"no temperature reaches λ₁t ≥ {OU_MIN_LAMT} (largest {top:.2f})"
+
+
+def _ntk_stable(ds, spec):
+    """One boolean per lane with 0 < T ≤ 1e-3: min_t λ_min(K_t)/λ_min(K_0) ≥ 1/2."""
+    return _temperatures(ds["lam_ratio"].min("t"), lambda T: (T > 0) & (T <= SMALL_T)) >= 0.5
+
+
+def _jac(keep):
+    return lambda ds, spec: _temperatures(ds["jac_drift"].isel(t=-1), keep)
+
+
+def _needs_widths(ds, spec):
+    return None if ds.sizes.get("width", 1) >= 2 else "the preset has one width: no slope in m"
+
+
+def lazy_ratio(ds, spec):
+    """Per seed at T = 0, widest m: mean over the early records of L_t / L_lazy(t), ``L_lazy``
+    :func:`jaxtheory.sims.nets.ntk.lazy_loss` with that seed's K₀ and residual y − f₀ (kernel
+    GD with L = ½‖Δ‖²: :math:`L_t = P\\,\\text{lazy\\_loss}(\\cdot, \\Delta_0, K_0, hP, t)`)."""
+    sub = analysis.select(ds, temperature=0.0, width=values_of(ds, "width").max())
+    tl = np.asarray(ds["tl"].values, int)
+    out = []
+    for s in range(sub.sizes["seed"]):
+        K0, d0, L = (np.asarray(sub[k].isel(seed=s).values, np.float64) for k in ("K0", "delta0", "loss"))
+        P = K0.shape[0]
+        lazy = P * ntk.lazy_loss(np.eye(P), d0, K0, _h(ds) * P, int(tl[-1]))[tl]
+        early = lazy >= EARLY_FRACTION * lazy[0]
+        out.append(float(np.mean(L[early] / lazy[early])))
+    return xr.DataArray(np.array(out), dims=("seed",))
+
+
+def _needs_cold(ds, spec):
+    return None if 0.0 in values_of(ds, "temperature") else "the preset runs no T = 0 lanes"
+
+
+def _kernel(ds, spec):
+    """The worst seed's λ_min(K_t)/λ_min(K_0) and the seed-mean Jacobian change, against physical time."""
+    both = [ds["lam_ratio"].min("seed"), ds["jac_drift"].mean("seed")]
+    names = ["worst λ_min(K_t)/λ_min(K_0)", "mean ‖J_t − J_0‖/‖J_0‖"]
+    return xr.concat(both, xr.DataArray(names, dims="quantity")).assign_coords(t=ds["t"] * _h(ds))
+
+
+def _physical(name, time="t"):
+    """``name`` against physical time (the step ``h`` a coordinate)."""
+    return lambda ds, spec: ds[name].rename({time: "t"}).assign_coords(t=ds[time].values * _h(ds), h=_h(ds))
+
 
 EXPERIMENT = Experiment(
     name="langevin-ntk-stability",
@@ -322,31 +253,25 @@ EXPERIMENT = Experiment(
             "weights meanwhile diffuse far from their initialization (ou-displacement).",
             _ntk_stable,
             at_least=0.9,
-            # only a seminar abstract was found: the setting is rebuilt without the paper
-            source="reconstruction",
-            quote=QUOTE_NTK_STABLE,
+            **{**RECONSTRUCTION, "quote": QUOTE_NTK_STABLE},
         ),
         Claim.at_least(
             "jacobian-moves",
             "Non-lazy: at T > 0 the relative Jacobian change ‖J_t − J_0‖_F/‖J_0‖_F at the end "
             "exceeds 0.1, per (m, T), under our reconstruction. The threshold 0.1 is ours.",
-            _jac_end,
+            _jac(lambda T: T > 0),
             0.1,
-            # only a seminar abstract was found: the setting is rebuilt without the paper
-            source="reconstruction",
-            quote=QUOTE_NON_LAZY,
+            **RECONSTRUCTION,
         ),
         Claim.slope(
             "jacobian-width-slope-hot",
             "At T > 0 the end-of-run Jacobian change decays in m more slowly than the lazy "
             "m^(−1/2): log-log slope in m above −0.5, per T, under our reconstruction. The "
             "threshold −0.5 (the NTK-parameterisation lazy rate) is ours.",
-            _jac_hot,
+            _jac(lambda T: T > 0),
             "width",
             at_least=-0.5,
-            # only a seminar abstract was found: the setting is rebuilt without the paper
-            source="reconstruction",
-            quote=QUOTE_NON_LAZY,
+            **RECONSTRUCTION,
             requires=_needs_widths,
         ),
         Claim.slope(
@@ -354,7 +279,7 @@ EXPERIMENT = Experiment(
             "At T = 0 training is lazy: the Jacobian-change slope in m is at most −0.5 (the "
             "NTK-parameterisation rate; standard parameterisation at fixed physical time gives "
             "m^(−1), see the description).",
-            _jac_cold,
+            _jac(lambda T: T == 0),
             "width",
             at_most=-0.5,
             source="derived",
@@ -374,14 +299,27 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "kernel",
-            _draw_kernel,
-            "Left: the worst seed's λ_min(K_t)/λ_min(K_0) against physical time (dotted: ½); "
-            "right: seed-mean relative Jacobian change (dashed m = 64, solid m = 256).",
+            plots.curves(
+                _kernel,
+                x="t",
+                hue="temperature",
+                facet=("quantity", "width"),
+                over=(),
+                theory=lambda c, spec: 0.5 if c["quantity"].startswith("worst") else np.nan,
+                theory_label="½",
+                logy=True,
+                sharey=False,
+                label_fmt="T={:g}",
+                xlabel="physical time t = h·steps",
+                ylabel="",
+            ),
+            "Top: the worst seed's λ_min(K_t)/λ_min(K_0) against physical time (dotted: ½); "
+            "bottom: seed-mean relative Jacobian change; one column per width.",
         ),
         Figure(
             "displacement",
             plots.curves(
-                _displacement,
+                lambda ds, spec: _hot(_physical("disp_W1")(ds, spec)),
                 x="t",
                 hue="temperature",
                 facet="width",
@@ -399,7 +337,7 @@ EXPERIMENT = Experiment(
         Figure(
             "loss",
             plots.curves(
-                _loss,
+                _physical("loss", "tl"),
                 x="t",
                 hue="temperature",
                 facet="width",
@@ -415,5 +353,5 @@ EXPERIMENT = Experiment(
             "equipartition level nT/2.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )
