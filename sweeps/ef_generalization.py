@@ -92,37 +92,40 @@ def _dl_points(ds, spec):
     return st.isel(N=np.argsort(N.ravel(), kind="stable"))
 
 
-DESCRIPTION = r""" **Model.** Logistic regression $\ell(w; x, y) = \log(1 + e^{-y\,x^\top w})$ (convex, smooth, no
-bounded-gradient assumption), on a synthetic well-specified Gaussian model ($x \sim N(0, I_d)$, $P(y =
-1) = \sigma(x^\top w^\star)$, $w^\star = 3\,N(0, I_d/d)$) or on scikit-learn's breast-cancer data
+DESCRIPTION = r"""
+**Model.** Logistic regression $\ell(w; x, y) = \log(1 + e^{-y\,x^\top w})$ (convex, smooth, no
+bounded-gradient assumption), on a synthetic well-specified Gaussian model ($x \sim N(0, I_d)$, $P(y
+= 1) = \sigma(x^\top w^\star)$, $w^\star = 3\,N(0, I_d/d)$) or on scikit-learn's breast-cancer data
 (standardized, 31 features with a constant).
 
 **EF-SGD.** One-sample SGD with replacement, step $\eta = c/\sqrt T$, from $w_0 = 0$; EF14 error
 feedback $p = e + \eta g$, $\Delta = C(p)$, $w \leftarrow w - \Delta$, $e \leftarrow p - \Delta$
-(`jaxtheory.optim.error_feedback`) with top-$k$, random-$k$ (unscaled) and scaled QSGD ($s$ levels, $C =
-Q_s/(1+\omega)$) at matched contraction $\alpha$: $\alpha_{\rm QSGD} = 1/(1 + \min(d/s^2, \sqrt d/s))$
-and $k = \mathrm{round}(\alpha d)$. The gap is $F_{\rm test}(w_T) - F_S(w_T)$ of the last iterate. The
-$\ell_2$ on-average model stability $\varepsilon^2 = \mathbb E_i \|A(S^{(i)}) - A(S)\|^2$ is estimated
-from coupled runs on $P$ neighbouring datasets $S^{(i)}$ (sample $i$ replaced by a fresh draw) with the
-same index sequence and compressor randomness, vmapped over the replaced indices.
+(`jaxtheory.optim.error_feedback`) with top-$k$, random-$k$ (unscaled) and scaled QSGD ($s$ levels,
+$C = Q_s/(1+\omega)$) at matched contraction $\alpha$: $\alpha_{\rm QSGD} = 1/(1 + \min(d/s^2, \sqrt
+d/s))$ and $k = \mathrm{round}(\alpha d)$. The gap is $F_{\rm test}(w_T) - F_S(w_T)$ of the last
+iterate. The $\ell_2$ on-average model stability $\varepsilon^2 = \mathbb E_i \|A(S^{(i)}) -
+A(S)\|^2$ is estimated from coupled runs on $P$ neighbouring datasets $S^{(i)}$ (sample $i$ replaced
+by a fresh draw) with the same index sequence and compressor randomness, vmapped over the replaced
+indices.
 
-**DiLoCo-EF.** $M$ workers take $H$ local SGD steps of size $\eta_l = c_l/(H\sqrt T)$ on fresh samples,
-send their pseudo-gradient top-$k$ compressed with per-worker error feedback, and the server averages
-(`jaxtheory.optim.diloco_ef` with outer `optax.sgd(1.0)`); $T$ rounds. Excess risk $F(w) - F(w^\star)$
-is measured on a large test set ($w^\star$, the true parameter, is the population minimizer). Fresh
-samples keep $N = MHT$ below any sample-size floor.
+**DiLoCo-EF.** $M$ workers take $H$ local SGD steps of size $\eta_l = c_l/(H\sqrt T)$ on fresh
+samples, send their pseudo-gradient top-$k$ compressed with per-worker error feedback, and the
+server averages (`jaxtheory.optim.diloco_ef` with outer `optax.sgd(1.0)`); $T$ rounds. Excess risk
+$F(w) - F(w^\star)$ is measured on a large test set ($w^\star$, the true parameter, is the
+population minimizer). Fresh samples keep $N = MHT$ below any sample-size floor.
 
 **Measurements.** Every statistic is a seed mean (or a ratio of seed means, paired: methods compared
-inside a lane share data, index sequence and compressor randomness) with a 95% bootstrap interval over
-seeds, Bonferroni over a claim's cells. Claim 1 takes per-seed absolute values $|\mathrm{gap}_{\rm EF} -
-\mathrm{gap}_{\rm SGD}|$ so that sign changes cannot fake a decay. Claim 3 fits over the whole $(M, H,
-T)$ grid: $O(1/\sqrt{MHT})$ is an upper bound, and the leading term is the uncompressed one.
+inside a lane share data, index sequence and compressor randomness) with a 95% bootstrap interval
+over seeds, Bonferroni over a claim's cells. Claim 1 takes per-seed absolute values
+$|\mathrm{gap}_{\rm EF} - \mathrm{gap}_{\rm SGD}|$ so that sign changes cannot fake a decay. Claim 3
+fits over the whole $(M, H, T)$ grid: $O(1/\sqrt{MHT})$ is an upper bound, and the leading term is
+the uncompressed one.
 
 **What the medium preset shows beyond the verdicts.** The compression-induced part of the gap decays
 over $T = 250\dots4000$, but its last local slopes (from $T = 2000$ to $4000$) are flatter than the
-fitted ones, so a longer horizon could still show a floor there; plain DiLoCo has the same slope against
-$N$ as DiLoCo-EF, and the local slopes of both steepen towards large $N$: the $O(1/\sqrt{MHT})$ rate is
-an upper bound, met with room to spare.
+fitted ones, so a longer horizon could still show a floor there; plain DiLoCo has the same slope
+against $N$ as DiLoCo-EF, and the local slopes of both steepen towards large $N$: the
+$O(1/\sqrt{MHT})$ rate is an upper bound, met with room to spare.
 """
 
 _SMOKE_SPEC = dict(n=250, n_test=2000, horizons=(250, 500, 1000), num_pairs=8, diloco_n_test=5000)
