@@ -119,6 +119,6 @@ def test_claims_are_judged_per_config_when_a_parameter_is_swept():
     ds = xr.concat([good, flat], dim="gamma0").assign_coords(gamma0=[1.0, 2.0])
     ds.attrs = good.attrs
     v = _verdicts(ds)
-    assert v["gap-exponent"].cells == {"config=gamma0=1": "pass", "config=gamma0=2": "fail"}
+    assert v["gap-exponent"].cells == {"gamma0=1": "pass", "gamma0=2": "fail"}
     assert v["gap-exponent"].verdict == "fail"
     assert v["dmft-reference-precise"].error is None
