@@ -1,189 +1,5 @@
-"""``nullspace-completion``: matrix completion through a nullspace (ε) surrogate, Burer–Monteiro GD.
+r"""``nullspace-completion``: matrix completion through a nullspace (ε) surrogate, Burer–Monteiro GD.
 
-A reconstruction (the paper, OpenReview ejR5lXhZTT, was not read): completion of a PSD
-rank-r* target is turned into noisy matrix sensing by adding ε·G applied to the
-unobserved entries, with right-hand side zero there. The simulator is
-:mod:`jaxtheory.sims.matrix.nullspace`; the RIP estimate is
-:func:`jaxtheory.sims.matrix.linalg.rip_estimate`.
-"""
-
-from __future__ import annotations
-
-import numpy as np
-import xarray as xr
-
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.results import values_of
-from jaxtheory.sims.matrix import nullspace as ns
-from jaxtheory.sweep import Space, values
-
-#: A run recovers the target when its relative error ‖XXᵀ − M*‖_F/‖M*‖_F is below this
-#: (our threshold, fixed before the smoke: an O(ε) bias of ε ≤ 0.03 stays below it).
-SUCCESS_TOL = 0.1
-#: Plain completion "succeeds" in a (p, r) cell when its seed-median error is below this
-#: (the smoke's successes sit at 1e-6–1e-5, its failures above 1e-2).
-PLAIN_OK = 1e-3
-#: ε ≤ this is the small-ε regime of the slope claim ("as ε → 0").
-EPS_SMALL = 0.1
-#: ε = 0 surrogate against plain completion: the ε² term adds exact zeros, so the runs
-#: are equal bit for bit in one program (measured 0.0); the tolerance only admits a few
-#: float32 ulps, should XLA reassociate a sum differently on another CPU.
-EPS0_TOL = 1e-5
-#: δ̂ at ε = 0 is (ρ₊ − 0)/(ρ₊ + 0) = 1 exactly; the bound's slack is float32 round-off of
-#: the column norms ‖Ge_ij‖² (sums of 200 squares, relative ~1e-6).
-RIP_TOL = 1e-5
-
-
-def _final(ds):
-    return ds["final_error"]
-
-
-def _needs_eps0(ds, spec):
-    if 0.0 not in values_of(ds, "eps").tolist():
-        return "the preset has no ε = 0 lanes"
-    return None
-
-
-def _eps0_residual(ds, spec):
-    """|surrogate − plain| final error over every ε = 0 lane and rank."""
-    d = ds["final_error"].sel(eps=0.0) - ds["plain_error"].sel(eps=0.0)
-    return float(np.abs(d.values).max())
-
-
-def _rip_at_zero(ds, spec):
-    return float(np.abs(ds["delta_hat"].sel(eps=0.0).values - 1.0).max())
-
-
-def _rip_bound_gap(ds, spec):
-    """Per (p, ε > 0): min over seeds of δ̂ − (1 − ε²c)/(1 + ε²c), c = min ‖Ge_ij‖² over Ωᶜ."""
-    eps = ds["eps"].where(ds["eps"] > 0, drop=True)
-    sub = ds.sel(eps=eps)
-    x = sub["eps"] ** 2 * sub["unit_min"]
-    gap = sub["delta_hat"] - (1 - x) / (1 + x)
-    return gap.min("seed")
-
-
-def _plain_ok_cells(ds):
-    med = ds["plain_error"].sel(eps=0.0).median("seed")
-    return [
-        (float(p), int(r))
-        for p in ds["p"].values
-        for r in ds["rank"].values
-        if med.sel(p=p, rank=r) < PLAIN_OK
-    ]
-
-
-def _needs_slopes(ds, spec):
-    if _needs_eps0(ds, spec):
-        return _needs_eps0(ds, spec)
-    small = [e for e in ds["eps"].values if 0 < e <= EPS_SMALL]
-    if len(small) < 2:
-        return f"fewer than two ε in (0, {EPS_SMALL}]"
-    if not _plain_ok_cells(ds):
-        return f"plain completion succeeds (median error < {PLAIN_OK}) in no (p, r) cell"
-    return None
-
-
-def _local_slopes(ds, spec):
-    """Per seed, per (p, r) where plain completion succeeds: d log err / d log ε between neighbours."""
-    eps = sorted(float(e) for e in ds["eps"].values if 0 < e <= EPS_SMALL)
-    parts = []
-    for p, r in _plain_ok_cells(ds):
-        err = _final(ds).sel(p=p, rank=r, eps=eps).transpose("seed", "eps").values
-        s = analysis.local_slopes(eps, err)
-        parts.append(
-            xr.DataArray(
-                s[:, :, None],
-                dims=("seed", "eps_pair", "setting"),
-                coords={
-                    "eps_pair": [f"{a:g}→{b:g}" for a, b in zip(eps, eps[1:])],
-                    "setting": [f"p={p:g},r={r}"],
-                },
-            )
-        )
-    return xr.concat(parts, "setting")
-
-
-def _low_p(ds):
-    ps = sorted(float(p) for p in ds["p"].values)
-    return ps[: max(1, len(ps) - 1)]
-
-
-def _needs_ranks(ds, spec):
-    ranks = [int(r) for r in ds["rank"].values]
-    if min(ranks) != spec.r_star or max(ranks) <= spec.r_star:
-        return "the preset does not run r = r* beside an over-parametrised r"
-    return None
-
-
-def _overparam(ds, spec):
-    """Per seed: success(r = max) − success(r = r*) averaged over the low-p × ε cells (paired)."""
-    ok = (_final(ds) < SUCCESS_TOL).astype(float).sel(p=_low_p(ds))
-    rmax = int(ds["rank"].values.max())
-    return (ok.sel(rank=rmax) - ok.sel(rank=spec.r_star)).mean(["p", "eps"])
-
-
-def _draw_error(ds, spec, fig):
-    ps = list(ds["p"].values)
-    axes = fig.subplots(1, len(ps), sharey=True, squeeze=False)[0]
-    eps_pos = ds["eps"].where(ds["eps"] > 0, drop=True)
-    for ax, p in zip(axes, ps):
-        e = _final(ds).sel(p=p, eps=eps_pos)
-        plots.curves(ax, e, "eps", hue="rank", log=(True, True), marker="o", label_fmt="r={:g}")
-        plain = ds["plain_error"].sel(p=p, eps=0.0).median("seed")
-        for i, r in enumerate(ds["rank"].values):
-            ax.axhline(float(plain.sel(rank=r)), color=f"C{i}", ls=":", lw=0.8)
-        x = np.asarray(eps_pos.values, float)
-        ax.loglog(x, x, "k--", lw=0.7, label="ε")
-        ax.set_title(f"p = {p:g}")
-        ax.set_xlabel("ε")
-    axes[0].set_ylabel("‖XXᵀ − M*‖_F/‖M*‖_F (median, IQR)")
-    axes[0].legend(fontsize=7)
-
-
-def _draw_success(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    ok = (_final(ds) < SUCCESS_TOL).mean("seed")
-    eps = [float(e) for e in ds["eps"].values]
-    for i, p in enumerate(ds["p"].values):
-        for j, r in enumerate(ds["rank"].values):
-            ax.plot(
-                range(len(eps)),
-                ok.sel(p=p, rank=r).values,
-                marker="os^"[j % 3],
-                color=f"C{i}",
-                ls=("-", "--", ":")[j % 3],
-                label=f"p={p:g}, r={r}",
-            )
-    ax.set_xticks(range(len(eps)), [f"{e:g}" for e in eps])
-    ax.set_xlabel("ε")
-    ax.set_ylabel(f"fraction of seeds with error < {SUCCESS_TOL:g}")
-    ax.legend(fontsize=6, ncol=3)
-
-
-def _draw_rip(ds, spec, fig):
-    ax, ax2 = fig.subplots(1, 2)
-    eps = np.asarray(ds["eps"].values, float)
-    for i, p in enumerate(ds["p"].values):
-        d = ds["delta_hat"].sel(p=p)
-        ax.plot(eps, 1 - d.median("seed").values, "o-", color=f"C{i}", ms=7 - 2 * i, label=f"p={p:g}")
-        c = float(ds["unit_min"].sel(p=p).median())
-        x = eps**2 * c
-        ax.plot(eps, 1 - (1 - x) / (1 + x), ":", color=f"C{i}", label=f"bound, c={c:.2f}")
-        ax2.plot(
-            eps, ds["delta_random"].sel(p=p).median("seed").values, "o-", color=f"C{i}", label=f"p={p:g}"
-        )
-    for a in (ax, ax2):
-        a.set_xscale("symlog", linthresh=0.01)
-        a.set_xlabel("ε")
-    ax.set_yscale("symlog", linthresh=1e-4)
-    ax.set_ylabel("1 − δ̂ with the unit matrices (median)")
-    ax.legend(fontsize=6)
-    ax2.set_ylabel(f"δ̂ of the random rank-{spec.rip_rank or 2 * spec.r_star} samples alone (median)")
-    ax2.legend(fontsize=6)
-
-
-DESCRIPTION = r"""
 **A reconstruction.** The paper (OpenReview ejR5lXhZTT, "Using Noise to Help Reach Global
 Minima: Turning Matrix Completion into Noisy Matrix Sensing", anonymous) could not be read;
 this is the mechanism its abstract describes, with choices of ours.
@@ -234,6 +50,115 @@ surrogate rescued no failed case: at $p \le 0.2$ every $\varepsilon > 0$ succeed
 often as $\varepsilon = 0$.
 """
 
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory.results import values_of
+from jaxtheory.sims.matrix import nullspace as ns
+from jaxtheory.sweep import Space, values
+
+#: A run recovers the target when its relative error ‖XXᵀ − M*‖_F/‖M*‖_F is below this
+#: (our threshold, fixed before the smoke: an O(ε) bias of ε ≤ 0.03 stays below it).
+SUCCESS_TOL = 0.1
+#: Plain completion "succeeds" in a (p, r) cell when its seed-median error is below this
+#: (the smoke's successes sit at 1e-6–1e-5, its failures above 1e-2).
+PLAIN_OK = 1e-3
+#: ε ≤ this is the small-ε regime of the slope claim ("as ε → 0").
+EPS_SMALL = 0.1
+#: ε = 0 surrogate against plain completion: the ε² term adds exact zeros, so the runs
+#: are equal bit for bit in one program (measured 0.0); the tolerance only admits a few
+#: float32 ulps, should XLA reassociate a sum differently on another CPU.
+EPS0_TOL = 1e-5
+#: δ̂ at ε = 0 is (ρ₊ − 0)/(ρ₊ + 0) = 1 exactly; the bound's slack is float32 round-off of
+#: the column norms ‖Ge_ij‖² (sums of 200 squares, relative ~1e-6).
+RIP_TOL = 1e-5
+
+
+def _needs_eps0(ds, spec):
+    return None if 0.0 in values_of(ds, "eps").tolist() else "the preset has no ε = 0 lanes"
+
+
+def _rip_bound_gap(ds, spec):
+    """Per (p, ε > 0): min over seeds of δ̂ − (1 − ε²c)/(1 + ε²c), c = min ‖Ge_ij‖² over Ωᶜ."""
+    sub = ds.sel(eps=ds["eps"].where(ds["eps"] > 0, drop=True))
+    x = sub["eps"] ** 2 * sub["unit_min"]
+    return (sub["delta_hat"] - (1 - x) / (1 + x)).min("seed")
+
+
+def _plain_ok(ds):
+    """Per (p, rank): plain completion succeeds (seed-median error < PLAIN_OK at ε = 0)."""
+    return (ds["plain_error"].sel(eps=0.0).median("seed") < PLAIN_OK).transpose("p", "rank")
+
+
+def _needs_slopes(ds, spec):
+    if _needs_eps0(ds, spec):
+        return _needs_eps0(ds, spec)
+    if len([e for e in ds["eps"].values if 0 < e <= EPS_SMALL]) < 2:
+        return f"fewer than two ε in (0, {EPS_SMALL}]"
+    if not _plain_ok(ds).any():
+        return f"plain completion succeeds (median error < {PLAIN_OK}) in no (p, r) cell"
+    return None
+
+
+def _local_slopes(ds, spec):
+    """Per seed, per (p, r) where plain completion succeeds: d log err / d log ε between neighbours."""
+    eps = sorted(float(e) for e in ds["eps"].values if 0 < e <= EPS_SMALL)
+    le = np.log(ds["final_error"].sel(eps=eps))
+    s = le.diff("eps") / xr.DataArray(np.diff(np.log(eps)), dims="eps", coords={"eps": eps[1:]})
+    s = s.assign_coords(eps=[f"{a:g}→{b:g}" for a, b in zip(eps, eps[1:])]).rename(eps="eps_pair")
+    s = s.stack(setting=("p", "rank"))
+    keep = np.flatnonzero(_plain_ok(ds).values.ravel())
+    labels = [f"p={p:g},r={r}" for p, r in s.indexes["setting"][keep]]
+    return s.isel(setting=keep).drop_vars(["setting", "p", "rank"]).assign_coords(setting=labels)
+
+
+def _needs_ranks(ds, spec):
+    ranks = [int(r) for r in ds["rank"].values]
+    if min(ranks) != spec.r_star or max(ranks) <= spec.r_star:
+        return "the preset does not run r = r* beside an over-parametrised r"
+    return None
+
+
+def _overparam(ds, spec):
+    """Per seed: success(r = max) − success(r = r*) averaged over the low-p × ε cells (paired)."""
+    ps = sorted(float(p) for p in ds["p"].values)
+    ok = (
+        (ds["final_error"] < SUCCESS_TOL).astype(float).sel(p=ps[: max(1, len(ps) - 1)])
+    )  # every p but the largest
+    return (ok.sel(rank=int(ds["rank"].values.max())) - ok.sel(rank=spec.r_star)).mean(["p", "eps"])
+
+
+def _success(ds, spec):
+    """Whether a run's final error is below SUCCESS_TOL, ε as labels (drawn at even spacing)."""
+    ok = ds["final_error"] < SUCCESS_TOL
+    return ok.assign_coords(eps=[f"{e:g}" for e in ds["eps"].values])
+
+
+def _draw_rip(ds, spec, fig):
+    ax, ax2 = fig.subplots(1, 2)
+    eps = np.asarray(ds["eps"].values, float)
+    for i, p in enumerate(ds["p"].values):
+        d = ds["delta_hat"].sel(p=p)
+        ax.plot(eps, 1 - d.median("seed").values, "o-", color=f"C{i}", ms=7 - 2 * i, label=f"p={p:g}")
+        c = float(ds["unit_min"].sel(p=p).median())
+        x = eps**2 * c
+        ax.plot(eps, 1 - (1 - x) / (1 + x), ":", color=f"C{i}", label=f"bound, c={c:.2f}")
+        ax2.plot(
+            eps, ds["delta_random"].sel(p=p).median("seed").values, "o-", color=f"C{i}", label=f"p={p:g}"
+        )
+    for a in (ax, ax2):
+        a.set_xscale("symlog", linthresh=0.01)
+        a.set_xlabel("ε")
+    ax.set_yscale("symlog", linthresh=1e-4)
+    ax.set_ylabel("1 − δ̂ with the unit matrices (median)")
+    ax.legend(fontsize=6)
+    ax2.set_ylabel(f"δ̂ of the random rank-{spec.rip_rank or 2 * spec.r_star} samples alone (median)")
+    ax2.legend(fontsize=6)
+
+
 _SPACE = dict(p=values(0.1, 0.2, 0.3), eps=values(0.0, 0.01, 0.03, 0.1, 0.3))
 
 EXPERIMENT = Experiment(
@@ -271,7 +196,7 @@ EXPERIMENT = Experiment(
             "At ε = 0 the surrogate is plain completion: the largest |final error of the "
             "surrogate run − final error of plain completion| over every ε = 0 lane and rank "
             f"(same start) is at most {EPS0_TOL} (exact in one program; see EPS0_TOL).",
-            _eps0_residual,
+            lambda ds, spec: float(abs(ds["final_error"] - ds["plain_error"]).sel(eps=0.0).max()),
             EPS0_TOL,
             source="derived",
             requires=_needs_eps0,
@@ -280,7 +205,7 @@ EXPERIMENT = Experiment(
             "rip-one-at-eps0",
             "At ε = 0 the completion operator has a nullspace (the unobserved e_ie_jᵀ) and the "
             "RIP estimate with the unit matrices is δ̂ = 1: max |δ̂ − 1| over the ε = 0 lanes.",
-            _rip_at_zero,
+            lambda ds, spec: float(abs(ds["delta_hat"].sel(eps=0.0) - 1.0).max()),
             RIP_TOL,
             source="derived",
             requires=_needs_eps0,
@@ -335,16 +260,40 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "error_vs_eps",
-            _draw_error,
+            plots.curves(
+                "final_error",
+                x="eps",
+                hue="rank",
+                facet="p",
+                sel={"eps": lambda e: e > 0},
+                theory=lambda c, spec: c["eps"],
+                theory_label="ε",
+                logx=True,
+                logy=True,
+                marker="o",
+                label_fmt="r={:g}",
+                xlabel="ε",
+                ylabel="‖XXᵀ − M*‖_F/‖M*‖_F (median, IQR)",
+            ),
             "Final error of the surrogate against ε > 0 per p and rank (median, IQR over "
-            "seeds); dotted lines: plain completion (ε = 0) per rank; dashed: ε.",
+            "seeds); dotted: ε. Plain completion (ε = 0) is the first column of the figure success.",
             size=(10.0, 3.5),
         ),
         Figure(
             "success",
-            _draw_success,
-            f"Fraction of seeds whose final error is below {SUCCESS_TOL} against ε, per p "
-            "(colour) and rank (line style).",
+            plots.curves(
+                _success,
+                x="eps",
+                hue="rank",
+                facet="p",
+                band="se",
+                marker="o",
+                label_fmt="r={:g}",
+                xlabel="ε",
+                ylabel=f"fraction of seeds with error < {SUCCESS_TOL:g}",
+            ),
+            f"Fraction of seeds whose final error is below {SUCCESS_TOL} (± SE) against ε (ε = 0: "
+            "plain completion), per p and rank.",
         ),
         Figure(
             "rip",
@@ -356,5 +305,5 @@ EXPERIMENT = Experiment(
             size=(9.0, 3.5),
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
