@@ -1,11 +1,7 @@
 """``smoothed-halfspaces-sq``: exact Fourier tails of smoothed halfspaces and L1 regression.
 
-Illustrates arXiv:2605.02350 (a near-optimal SQ lower bound for smoothed agnostic learning of
-Boolean halfspaces) on its upper-bound side: the noise operator's tail
-:math:`\\sum_{|S|>d}\\rho^{2|S|}\\hat h(S)^2 \\le \\rho^{2(d+1)}` that makes degree
-:math:`O(\\log(1/\\varepsilon)/\\sigma)` L1 polynomial regression (Kalai, Klivans, Mansour,
-Servedio 2008) succeed, computed exactly over all :math:`2^n` points. The SQ lower bound itself
-cannot be simulated. The simulator is :mod:`jaxtheory.sims.discrete.boolean`.
+The upper-bound side of arXiv:2605.02350, computed exactly over all :math:`2^n` points by
+:mod:`jaxtheory.sims.discrete.boolean`; the SQ lower bound itself cannot be simulated.
 """
 
 from __future__ import annotations
@@ -14,23 +10,17 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.analysis import Cells
 from jaxtheory.sims.discrete import boolean as bo
 from jaxtheory.sweep import Space
 
-#: "Majority is near-worst" (our statement and threshold): d* of majority at least this share
-#: of the maximum over the sampled halfspaces, for ε at most :data:`NEAR_WORST_EPS`.
-NEAR_WORST_SHARE = 0.9
-#: Largest ε at which the near-worst claim is checked.
-NEAR_WORST_EPS = 0.1
-#: Our threshold on the coefficient of variation of d*σ/ln(1/ε) over the (σ, ε) cells with
-#: 3 ≤ d* < n; 0.30 over the whole grid fails (0.35, 0.49 with the squared criterion, at
-#: n = 15, from the exact enumeration).
-CV_MAX = 0.35
-#: The first-proposed threshold on that coefficient of variation, over the whole grid.
-DIGEST_CV_MAX = 0.30
-#: Float32 tolerance of majority's level weights against the closed form: the weights are
-#: float32 sums of at most C(15, 7) = 6435 squares of exact coefficients, with a rounding error
-#: of about log2(6435)·2^-24 ≈ 1e-6 relative in pairwise summation; 1e-5 leaves a factor 10.
+NEAR_WORST_SHARE = 0.9  # majority's d* is at least this share of the largest (our statement and threshold)
+NEAR_WORST_EPS = 0.1  # ... for ε at most this
+# our threshold on the CV of d*σ/ln(1/ε) over the (σ, ε) cells with 3 ≤ d* < n; the first-proposed one,
+# 0.30 over the whole grid, fails (0.35, 0.49 with the squared criterion, at n = 15, exact enumeration)
+CV_MAX, DIGEST_CV_MAX = 0.35, 0.30
+# float32 tolerance of majority's level weights against the closed form: float32 sums of at most
+# C(15, 7) = 6435 squares of exact coefficients err by about log2(6435)·2^-24 ≈ 1e-6 relative
 LEVEL_TOL = 1e-5
 
 
@@ -41,103 +31,81 @@ def _majority(da):
 
 def _level_residual(ds, spec):
     """max_k |W_k(majority) − closed form| over the levels."""
-    w = _majority(ds["level_weight"]).values.astype(float)
-    return float(np.max(np.abs(w - bo.majority_level_weights(spec.n))))
+    return float(np.max(np.abs(_majority(ds["level_weight"]).values - bo.majority_level_weights(spec.n))))
 
 
 def _tail_ratio(ds, spec):
     """max over functions, seeds, σ and d < n of tail(d) / ρ^(2(d+1)) (float64 ratio)."""
     tail = ds["tail"].astype(float)
     d = tail["degree"]
-    bound = (1.0 - 2.0 * tail["sigma"]) ** (2 * (d + 1))
-    return float((tail / bound).sel(degree=d < spec.n).max())
+    return float((tail / (1.0 - 2.0 * tail["sigma"]) ** (2 * (d + 1))).sel(degree=d < spec.n).max())
 
 
 def _bound_gap(ds, spec):
     """max over cells of d* − the closed-form bound, per criterion (≤ 0 when the bound holds)."""
-    out = {}
-    for crit in bo.CRITERIA:
-        dstar = ds["dstar"].sel(criterion=crit)
-        b = bo.degree_bound(dstar["sigma"].values[:, None], dstar["eps"].values[None, :], crit)
-        bound = xr.DataArray(b, dims=("sigma", "eps"), coords={"sigma": dstar["sigma"], "eps": dstar["eps"]})
-        out[f"criterion={crit}"] = float((dstar - bound).max())
-    return out
+    d = ds["dstar"]
+    b = [bo.degree_bound(d["sigma"].values[:, None], d["eps"].values[None, :], c) for c in bo.CRITERIA]
+    bound = xr.DataArray(b, coords={"criterion": list(bo.CRITERIA), "sigma": d["sigma"], "eps": d["eps"]})
+    return (d - bound).max([x for x in d.dims if x != "criterion"])
 
 
-def _small_eps(da):
-    return da.sel(eps=[e for e in da["eps"].values if e <= NEAR_WORST_EPS + 1e-12])
-
-
-def _needs_small_eps(ds, spec):
-    if not any(e <= NEAR_WORST_EPS + 1e-12 for e in ds["eps"].values):
-        return f"the preset has no ε ≤ {NEAR_WORST_EPS}"
-    return None
+def _small_eps(ds, spec):  # the reason the preset has no ε ≤ NEAR_WORST_EPS, or None
+    return None if (ds["eps"] <= NEAR_WORST_EPS + 1e-12).any() else f"the preset has no ε ≤ {NEAR_WORST_EPS}"
 
 
 def _majority_share(ds, spec):
     """Per (σ, ε ≤ 0.1): d*(majority) / max over majority and the sampled halfspaces (L2 criterion)."""
-    d = _small_eps(ds["dstar"].sel(criterion="l2")).astype(float)
+    d = ds["dstar"].sel(criterion="l2").astype(float)
+    d = d.sel(eps=d["eps"] <= NEAR_WORST_EPS + 1e-12)
     return _majority(d) / d.max(("seed", "function"))
 
 
-def _excess_drops(ds, spec):
+def _drops(var):
     """Per seed, excess(d_i) − excess(d_{i+1}) for neighbouring regression degrees."""
-    e = ds["excess"].transpose("seed", "ldegree")
-    degs = [int(x) for x in e["ldegree"].values]
-    drop = e.values[:, :-1] - e.values[:, 1:]
-    labels = [f"{a}→{b}" for a, b in zip(degs, degs[1:])]
-    return xr.DataArray(drop, dims=("seed", "degrees"), coords={"seed": e["seed"].values, "degrees": labels})
+
+    def measure(ds, spec):
+        e = ds[var].transpose("seed", "ldegree")
+        degs = [int(x) for x in e["ldegree"].values]
+        return (
+            (-e.diff("ldegree"))
+            .rename(ldegree="degrees")
+            .assign_coords(degrees=[f"{a}→{b}" for a, b in zip(degs, degs[1:])])
+        )
+
+    return measure
 
 
-def _tuned_drops(ds, spec):
-    """As :func:`_excess_drops`, with the threshold tuned on the cube (a rounding of ours)."""
-    return _excess_drops(ds.assign(excess=ds["excess_tuned"]), spec)
-
-
-def _needs_two_degrees(ds, spec):
-    if ds.sizes["ldegree"] < 2:
-        return "the preset runs fewer than two regression degrees"
-    return None
-
-
-def _scaled(ds, spec):
-    """d*σ/ln(1/ε) (L2 criterion) and the mask 3 ≤ d* < n."""
-    d = ds["dstar"].sel(criterion="l2").astype(float)
-    v = d * d["sigma"] / np.log(1.0 / d["eps"])
-    return v, (d >= 3) & (d < spec.n)
+def _two_degrees(ds, spec):
+    return "the preset runs fewer than two regression degrees" if ds.sizes["ldegree"] < 2 else None
 
 
 def _cv(values) -> float:
     values = np.asarray(values, float)
-    if values.size < 2:
-        return float("nan")
-    return float(np.std(values) / np.mean(values))
+    return float(np.std(values) / np.mean(values)) if values.size >= 2 else float("nan")
 
 
 def _cv_cells(ds, spec):
     """CV of d*σ/ln(1/ε) over the cells with 3 ≤ d* < n: majority (exact), random (mean of per-seed CVs)."""
-    v, ok = _scaled(ds, spec)
-    maj = _majority(v).values[_majority(ok).values]
-    rnd = v.sel(function="random").transpose("seed", ...)
-    rok = ok.sel(function="random").transpose("seed", ...)
-    per_seed = np.array([_cv(rnd.values[i][rok.values[i]]) for i in range(rnd.sizes["seed"])])
-    return {
-        "majority": analysis.Estimate(_cv(maj)),
-        "random": analysis.bootstrap(per_seed, lambda s: np.nanmean(s, axis=1)),
-    }
+    d = ds["dstar"].sel(criterion="l2").astype(float)
+    v, ok = d * d["sigma"] / np.log(1.0 / d["eps"]), (d >= 3) & (d < spec.n)
+    rnd, rok = (x.sel(function="random").transpose("seed", ...).values for x in (v, ok))
+    per_seed = np.array([_cv(r[k]) for r, k in zip(rnd, rok)])
+    return Cells(
+        [
+            ({"function": "majority"}, analysis.Estimate(_cv(_majority(v).values[_majority(ok).values]))),
+            (
+                {"function": "random"},
+                lambda level, seed: analysis.bootstrap(
+                    per_seed, lambda s: np.nanmean(s, axis=1), level=level, seed=seed
+                ),
+            ),
+        ]
+    )
 
 
 def whole_grid_cv(ds, spec, criterion="l2"):
-    """The first-proposed statistic: majority's CV of d*σ/ln(1/ε) over the whole (σ, ε) grid.
-
-    Args:
-        ds: the results.
-        spec: the spec.
-        criterion: one of :data:`~jaxtheory.sims.discrete.boolean.CRITERIA`.
-
-    Returns:
-        The coefficient of variation (a float).
-    """
+    """The first-proposed statistic: majority's CV of d*σ/ln(1/ε) over the whole (σ, ε) grid, under
+    ``criterion`` (one of :data:`~jaxtheory.sims.discrete.boolean.CRITERIA`)."""
     d = _majority(ds["dstar"].sel(criterion=criterion)).astype(float)
     return _cv((d * d["sigma"] / np.log(1.0 / d["eps"])).values)
 
@@ -146,22 +114,14 @@ def _draw_levels(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     odd = np.arange(1, spec.n + 1, 2)
     w = ds["level_weight"].sel(level=odd)
-    plots.curves(
-        ax,
-        w.sel(function="random"),
-        "level",
-        band="iqr",
-        log=(False, True),
-        marker="o",
-        ms=3,
-        color="C1",
-        label="random halfspaces (median, IQR)",
+    kw = dict(
+        band="iqr", log=(False, True), marker="o", ms=3, color="C1", label="random halfspaces (median, IQR)"
     )
+    plots.curves(ax, w.sel(function="random"), "level", **kw)
     ax.semilogy(odd, _majority(w).values, "s", color="C0", ms=5, label="majority (FWHT)")
     ax.semilogy(odd, bo.majority_level_weights(spec.n)[odd], "k+", ms=9, label="majority (closed form)")
     ax.axhline(2 / np.pi, color="0.5", ls=":", lw=0.8, label="2/π (majority's W₁ as n → ∞)")
-    ax.set_xlabel("level k (odd)")
-    ax.set_ylabel("W_k = Σ_{|S|=k} ĥ(S)²")
+    ax.set(xlabel="level k (odd)", ylabel="W_k = Σ_{|S|=k} ĥ(S)²")
     ax.set_title(f"Level weights on {{±1}}^{spec.n}", fontsize=9)
     ax.legend(fontsize=7)
 
@@ -169,35 +129,21 @@ def _draw_levels(ds, spec, fig):
 def _draw_degrees(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     d = ds["dstar"].sel(criterion="l2")
-    s = np.asarray(d["sigma"].values, float)[:, None]
-    e = np.asarray(d["eps"].values, float)[None, :]
+    s, e = np.asarray(d["sigma"].values, float)[:, None], np.asarray(d["eps"].values, float)[None, :]
     x = np.log(1 / e) / np.log(1 / (1 - 2 * s))  # the bound is ⌈x⌉ − 1
     rnd = d.sel(function="random").transpose("seed", "sigma", "eps").values
-    jitter = np.linspace(-0.15, 0.15, rnd.shape[0])
-    for i in range(rnd.shape[0]):
+    for i, dx in enumerate(np.linspace(-0.15, 0.15, rnd.shape[0])):  # jittered sideways
         ax.plot(
-            (x + jitter[i]).ravel(),
-            rnd[i].ravel(),
-            ".",
-            color="C1",
-            ms=3,
-            label="random halfspaces" if i == 0 else None,
+            (x + dx).ravel(), rnd[i].ravel(), ".", color="C1", ms=3, label=None if i else "random halfspaces"
         )
     ax.plot(x.ravel(), _majority(d).values.ravel(), "s", mfc="none", color="C0", ms=6, label="majority")
     grid = np.linspace(x.min(), x.max(), 400)
-    ax.plot(
-        grid,
-        np.minimum(np.maximum(np.ceil(grid) - 1, 0), spec.n),
-        "k-",
-        lw=0.8,
-        label="bound min(⌈ln(1/ε)/ln(1/ρ)⌉ − 1, n)",
-    )
+    bound = np.minimum(np.maximum(np.ceil(grid) - 1, 0), spec.n)
+    ax.plot(grid, bound, "k-", lw=0.8, label="bound min(⌈ln(1/ε)/ln(1/ρ)⌉ − 1, n)")
     ax.set_xscale("log")
-    ticks = [2, 5, 10, 20, 40]
-    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.set_xticks([2, 5, 10, 20, 40], ["2", "5", "10", "20", "40"])
     ax.set_xticks([], minor=True)
-    ax.set_xlabel("ln(1/ε) / ln(1/ρ)")
-    ax.set_ylabel("d*(σ, ε): least d with tail(d) ≤ ε²")
+    ax.set(xlabel="ln(1/ε) / ln(1/ρ)", ylabel="d*(σ, ε): least d with tail(d) ≤ ε²")
     ax.set_title("Degree needed against the noise bound", fontsize=9)
     ax.legend(fontsize=7)
 
@@ -209,65 +155,59 @@ def _excess_by_threshold(ds, spec):
 
 
 DESCRIPTION = r"""
-Every function is tabulated over all $2^n$ points of $\{\pm1\}^n$ and transformed exactly by
-the fast Walsh–Hadamard transform (int32: the unnormalised coefficients are exact integers):
-$\hat h(S) = 2^{-n}\sum_x h(x)\chi_S(x)$. The functions are majority ($n = 15$, odd) and, one per
-seed, $h = \mathrm{sign}(w\cdot x)$ with $w \sim N(0, I_n)$. Smoothing flips each bit with
-probability $\sigma$; with $\rho = 1 - 2\sigma$ it multiplies $\hat h(S)$ by $\rho^{|S|}$, so the
-squared L2 error of the degree-$d$ truncation of $T_\rho h$ is the noisy tail
-$\mathrm{tail}(d) = \sum_{|S|>d}\rho^{2|S|}\hat h(S)^2 = \sum_{k>d}\rho^{2k}W_k$, with level weights
-$W_k = \sum_{|S|=k}\hat h(S)^2$ summing to 1 (Parseval), whence $\mathrm{tail}(d) \le \rho^{2(d+1)}$
-(the often-quoted $\rho^{2d}$ is weaker).
+Every function is tabulated over all $2^n$ points of $\{\pm1\}^n$ and transformed exactly by the fast
+Walsh–Hadamard transform (int32: the unnormalised coefficients are exact integers): $\hat h(S) =
+2^{-n}\sum_x h(x)\chi_S(x)$. The functions are majority ($n = 15$, odd) and, one per seed, $h =
+\mathrm{sign}(w\cdot x)$ with $w \sim N(0, I_n)$. Smoothing flips each bit with probability $\sigma$; with
+$\rho = 1 - 2\sigma$ it multiplies $\hat h(S)$ by $\rho^{|S|}$, so the squared L2 error of the degree-$d$
+truncation of $T_\rho h$ is the noisy tail $\mathrm{tail}(d) = \sum_{|S|>d}\rho^{2|S|}\hat h(S)^2 =
+\sum_{k>d}\rho^{2k}W_k$, with level weights $W_k = \sum_{|S|=k}\hat h(S)^2$ summing to 1 (Parseval), whence
+$\mathrm{tail}(d) \le \rho^{2(d+1)}$ (the often-quoted $\rho^{2d}$ is weaker).
 
-**$d^*$** ("the smallest degree whose L2 error is ≤ ε"):
-$d^*(\sigma, \varepsilon) = \min\{d : \sqrt{\mathrm{tail}(d)} \le \varepsilon\} = \min\{d : \mathrm{tail}(d) \le \varepsilon^2\}$
-with $\rho = 1 - 2\sigma$ (criterion `l2`; its closed-form bound is
-$\lceil\ln(1/\varepsilon)/\ln(1/\rho)\rceil - 1$). The results also carry the squared criterion
-$\mathrm{tail}(d) \le \varepsilon$ (`squared`, bound $\lceil\ln(1/\varepsilon)/(2\ln(1/\rho))\rceil - 1$).
-All halfspaces through the origin are odd, so only odd levels carry weight and $d^*$ is 0 or odd.
-Since $\ln(1/\rho) \approx 2\sigma$, the bound is the degree $O(\log(1/\varepsilon)/\sigma)$ behind the
-abstract's $n^{O(\log(1/\varepsilon)/\sigma)}$ upper bound for $L^1$ polynomial regression.
+**$d^*$** ("the smallest degree whose L2 error is ≤ ε"): $d^*(\sigma, \varepsilon) = \min\{d :
+\sqrt{\mathrm{tail}(d)} \le \varepsilon\} = \min\{d : \mathrm{tail}(d) \le \varepsilon^2\}$ with $\rho = 1 -
+2\sigma$ (criterion `l2`; its closed-form bound is $\lceil\ln(1/\varepsilon)/\ln(1/\rho)\rceil - 1$). The
+results also carry the squared criterion $\mathrm{tail}(d) \le \varepsilon$ (`squared`, bound
+$\lceil\ln(1/\varepsilon)/(2\ln(1/\rho))\rceil - 1$). All halfspaces through the origin are odd, so only odd
+levels carry weight and $d^*$ is 0 or odd. Since $\ln(1/\rho) \approx 2\sigma$, the bound is the degree
+$O(\log(1/\varepsilon)/\sigma)$ behind the abstract's $n^{O(\log(1/\varepsilon)/\sigma)}$ upper bound for
+$L^1$ polynomial regression.
 
 **What was measured against.** A first proposal for the degree-scaling check was
-"$d^*\sigma/\ln(1/\varepsilon)$ is roughly constant over the $(\sigma, \varepsilon)$ grid,
-coefficient of variation < 30 %". For majority over the whole $4 \times 4$ grid it is 0.35
-(0.49 with the squared criterion, exact enumeration), so that version fails; the cells where
-$d^* \le 1$ or $d^* = n$ are saturated (an odd function's degree cannot go below 1, nor any
-above $n$), and over the cells with $3 \le d^* < n$ the CV is 0.25, which is what claim
-`degree-scaling-cv` checks against our threshold 0.35.
+"$d^*\sigma/\ln(1/\varepsilon)$ is roughly constant over the $(\sigma, \varepsilon)$ grid, coefficient of
+variation < 30 %". For majority over the whole $4 \times 4$ grid it is 0.35 (0.49 with the squared
+criterion, exact enumeration), so that version fails; the cells where $d^* \le 1$ or $d^* = n$ are saturated
+(an odd function's degree cannot go below 1, nor any above $n$), and over the cells with $3 \le d^* < n$ the
+CV is 0.25, which is what claim `degree-scaling-cv` checks against our threshold 0.35.
 
-**Majority is not uniformly the worst case.** No sentence of the abstract says majority is
-the hardest halfspace; the near-worst claim is ours. At $(\sigma, \varepsilon) = (0.1, 0.1)$ and
-$(0.2, 0.02)$ majority needs $d^* = 3$ where most random halfspaces need 5 (share 0.6); in
-the other ten cells with $\varepsilon \le 0.1$ majority is the worst, with 8 and with 64 random
-halfspaces alike. Random halfspaces carry more weight on the middle levels (median
-$W_5 \approx .081$, $W_7 \approx .077$ against majority's $.058$, $.038$), majority more on the top
-ones ($W_{15} \approx .044$, none of the random ones above $10^{-3}$ at levels ≥ 13), which only
-weak noise ($\sigma = 0.05$) leaves unsuppressed: majority is the worst case for weak noise,
-not uniformly.
+**Majority is not uniformly the worst case.** No sentence of the abstract says majority is the hardest
+halfspace; the near-worst claim is ours. At $(\sigma, \varepsilon) = (0.1, 0.1)$ and $(0.2, 0.02)$ majority
+needs $d^* = 3$ where most random halfspaces need 5 (share 0.6); in the other ten cells with $\varepsilon
+\le 0.1$ majority is the worst, with 8 and with 64 random halfspaces alike. Random halfspaces carry more
+weight on the middle levels (median $W_5 \approx .081$, $W_7 \approx .077$ against majority's $.058$,
+$.038$), majority more on the top ones ($W_{15} \approx .044$, none of the random ones above $10^{-3}$ at
+levels ≥ 13), which only weak noise ($\sigma = 0.05$) leaves unsuppressed: majority is the worst case for
+weak noise, not uniformly.
 
-**Learning.** On the whole cube $\{\pm1\}^9$ (512 points, so errors are exact, with no sampling):
-a planted $h^* = \mathrm{sign}(w^*\cdot x)$, $w^* \sim N(0, I)$, with the labels of the 10 % of
-points nearest its boundary (least $|w^*\cdot x|$) flipped: an adversarial, boundary-concentrated
-corruption. L1 regression over the odd characters of degree $\le d$, $d \in \{1, 3, 5\}$ (the labels
-are odd, and the even part of a polynomial only adds L1 loss), is solved by IRLS on the Huber
-loss with $\delta = 10^{-3}$ (no LP solver; within $\delta/2$ of the L1 optimum). Rounding:
-Kalai et al.'s random threshold $t \sim U[-1, 1]$ errs with probability
-$\tfrac12\mathbb E|y - \mathrm{clip}(p)|$ (the claimed curve), and the threshold tuned on the
-cube. The benchmark is the planted halfspace's smoothed error $\Pr[h^*(z) \ne y]$ at
-$\sigma = 0.1$, exactly $(1 - \mathbb E[y\,T_\rho h^*])/2$; it is only an upper bound on
-$\mathrm{opt}_\sigma$ (the minimum over all halfspaces, which is not enumerable), so the excess
-shown is a lower bound on the excess over $\mathrm{opt}_\sigma$. The learner sees clean $x$, the
-benchmark smoothed $z$, so the excess is negative here at every degree, far below every
-$\varepsilon$ of the grid: "the excess drops below ε near $d^*$" holds trivially in this setting.
-With the random threshold the excess falls from degree to degree in every draw; with the
-tuned threshold the mean falls, but from degree 1 to 3 it rises in about 30 % of the 64
-draws of the medium preset: a thresholded classification error is not the L1 objective the
-regression minimises.
+**Learning.** On the whole cube $\{\pm1\}^9$ (512 points, so errors are exact, with no sampling): a planted
+$h^* = \mathrm{sign}(w^*\cdot x)$, $w^* \sim N(0, I)$, with the labels of the 10 % of points nearest its
+boundary (least $|w^*\cdot x|$) flipped: an adversarial, boundary-concentrated corruption. L1 regression
+over the odd characters of degree $\le d$, $d \in \{1, 3, 5\}$ (the labels are odd, and the even part of a
+polynomial only adds L1 loss), is solved by IRLS on the Huber loss with $\delta = 10^{-3}$ (no LP solver;
+within $\delta/2$ of the L1 optimum). Rounding: Kalai et al.'s random threshold $t \sim U[-1, 1]$ errs with
+probability $\tfrac12\mathbb E|y - \mathrm{clip}(p)|$ (the claimed curve), and the threshold tuned on the
+cube. The benchmark is the planted halfspace's smoothed error $\Pr[h^*(z) \ne y]$ at $\sigma = 0.1$, exactly
+$(1 - \mathbb E[y\,T_\rho h^*])/2$; it is only an upper bound on $\mathrm{opt}_\sigma$ (the minimum over all
+halfspaces, which is not enumerable), so the excess shown is a lower bound on the excess over
+$\mathrm{opt}_\sigma$. The learner sees clean $x$, the benchmark smoothed $z$, so the excess is negative
+here at every degree, far below every $\varepsilon$ of the grid: "the excess drops below ε near $d^*$" holds
+trivially in this setting. With the random threshold the excess falls from degree to degree in every draw;
+with the tuned threshold the mean falls, but from degree 1 to 3 it rises in about 30 % of the 64 draws of
+the medium preset: a thresholded classification error is not the L1 objective the regression minimises.
 
 **Not simulated.** The paper's result, an SQ lower bound $n^{\Omega(\log(1+\sigma/\varepsilon^2)/\sigma)}$
-on every statistical-query algorithm, is a statement over all algorithms and cannot be computed;
-nothing here tests it.
+on every statistical-query algorithm, is a statement over all algorithms and cannot be computed; nothing
+here tests it.
 """
 
 _SPEC = {"n": 15, "learn_n": 9, "learn_degrees": (1, 3, 5)}
@@ -277,11 +217,11 @@ EXPERIMENT = Experiment(
     paper=Paper(
         title="A Near-optimal SQ Lower Bound for Smoothed Agnostic Learning of Boolean Halfspaces",
         arxiv="2605.02350",
-        banner="The SQ lower bound itself cannot be simulated: this page computes the upper-bound "
-        "side exactly (Fourier tails of smoothed halfspaces, L1 polynomial regression).",
+        banner="The SQ lower bound itself cannot be simulated: this page computes the upper-bound side "
+        "exactly (Fourier tails of smoothed halfspaces, L1 polynomial regression).",
         unverified=(
-            "Every SQ algorithm for smoothed agnostic learning of halfspaces on {±1}^n needs "
-            "complexity n^Ω(log(1 + σ/ε²)/σ).",
+            "Every SQ algorithm for smoothed agnostic learning of halfspaces on {±1}^n needs complexity "
+            "n^Ω(log(1 + σ/ε²)/σ).",
         ),
     ),
     simulator=bo.SIMULATOR,
@@ -290,7 +230,8 @@ EXPERIMENT = Experiment(
             Space(seeds=8),
             spec=_SPEC,
             description="CPU, one compile: majority and 8 Gaussian halfspaces on {±1}^15, σ ∈ {.05, .1, "
-            ".2, .3} × ε ∈ {.2, .1, .05, .02}; L1 regression on {±1}^9, d ∈ {1, 3, 5}, 8 planted halfspaces.",
+            ".2, .3} × ε ∈ {.2, .1, .05, .02}; L1 regression on {±1}^9, d ∈ {1, 3, 5}, 8 planted "
+            "halfspaces.",
         ),
         "medium": Preset(
             Space(seeds=64),
@@ -306,25 +247,25 @@ EXPERIMENT = Experiment(
                 "learn_n": 11,
                 "learn_degrees": (1, 3, 5),
             },
-            description="One accelerator: 256 halfspaces on {±1}^19, a 6 × 5 (σ, ε) grid; "
-            "L1 regression on {±1}^11 (2048 points, up to 638 characters).",
+            description="One accelerator: 256 halfspaces on {±1}^19, a 6 × 5 (σ, ε) grid; L1 regression "
+            "on {±1}^11 (2048 points, up to 638 characters).",
         ),
     },
     claims=[
         Claim.identity(
             "majority-level-weights",
-            "Majority's level weights from the FWHT equal the closed form of its Fourier "
-            "coefficients (O'Donnell, Analysis of Boolean Functions, Thm 5.19) to float32 rounding "
-            "(1e-5); at n = 15 W₁ = .658, W₃ = .118, W₅ = .058, as measured while planning.",
+            "Majority's level weights from the FWHT equal the closed form of its Fourier coefficients "
+            "(O'Donnell, Analysis of Boolean Functions, Thm 5.19) to float32 rounding (1e-5); at n = 15 "
+            "W₁ = .658, W₃ = .118, W₅ = .058, as measured while planning.",
             _level_residual,
             LEVEL_TOL,
             source="lit",
         ),
         Claim.at_most(
             "noisy-tail-bound",
-            "Σ_{|S|>d} ρ^{2|S|} ĥ(S)² ≤ ρ^{2(d+1)} for every halfspace, σ and d < n (Parseval: the "
-            "level weights sum to 1); measured: the largest ratio tail(d)/ρ^{2(d+1)}, exact "
-            "data. The often-quoted ρ^{2d} is weaker.",
+            "Σ_{|S|>d} ρ^{2|S|} ĥ(S)² ≤ ρ^{2(d+1)} for every halfspace, σ and d < n (Parseval: the level "
+            "weights sum to 1); measured: the largest ratio tail(d)/ρ^{2(d+1)}, exact data. The "
+            "often-quoted ρ^{2d} is weaker.",
             _tail_ratio,
             1.0,
             source="derived",
@@ -332,9 +273,9 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "degree-bound",
-            "d* ≤ ⌈ln(1/ε)/ln(1/ρ)⌉ − 1 for the L2 criterion (tail ≤ ε²) and "
-            "⌈ln(1/ε)/(2 ln(1/ρ))⌉ − 1 for the squared one (tail ≤ ε), for every halfspace and "
-            "cell, from the tail bound; measured: the largest d* − bound, exact.",
+            "d* ≤ ⌈ln(1/ε)/ln(1/ρ)⌉ − 1 for the L2 criterion (tail ≤ ε²) and ⌈ln(1/ε)/(2 ln(1/ρ))⌉ − 1 "
+            "for the squared one (tail ≤ ε), for every halfspace and cell, from the tail bound; measured: "
+            "the largest d* − bound, exact.",
             _bound_gap,
             0,
             source="derived",
@@ -347,35 +288,30 @@ EXPERIMENT = Experiment(
             "per (σ, ε) cell; exact given the sample. The statement and the 90 % are ours.",
             _majority_share,
             NEAR_WORST_SHARE,
-            # Proposed: no sentence of the abstract says majority is the hardest halfspace.
             source="proposed",
             over=None,
-            requires=_needs_small_eps,
+            requires=_small_eps,
         ),
         Claim.at_least(
             "l1-excess-falls-with-degree",
-            "The excess error of L1 polynomial regression over the planted halfspace's smoothed "
-            "error falls with the degree: excess(d) − excess(d′) > 0 for neighbouring odd degrees "
-            "d < d′, with Kalai et al.'s random-threshold rounding (expected error "
-            "½E|y − clip(p)|), seed mean over planted halfspaces.",
-            _excess_drops,
+            "The excess error of L1 polynomial regression over the planted halfspace's smoothed error "
+            "falls with the degree: excess(d) − excess(d′) > 0 for neighbouring odd degrees d < d′, with "
+            "Kalai et al.'s random-threshold rounding (expected error ½E|y − clip(p)|), seed mean over "
+            "planted halfspaces.",
+            _drops("excess"),
             0.0,
-            # Proposed: the abstract gives a complexity bound for L1 regression, not a fall of
-            # the excess at each step of the degree.
             source="proposed",
-            requires=_needs_two_degrees,
+            requires=_two_degrees,
         ),
         Claim.at_least(
             "tuned-threshold-error-falls",
-            "A variant of the same: with sign(p − t) and t tuned on the sample, the "
-            "excess error over the planted halfspace falls with the degree: excess(d) − "
-            "excess(d′) > 0 for neighbouring odd d < d′, seed mean (not in every draw: see "
-            "the description).",
-            _tuned_drops,
+            "A variant of the same: with sign(p − t) and t tuned on the sample, the excess error over the "
+            "planted halfspace falls with the degree: excess(d) − excess(d′) > 0 for neighbouring odd d < "
+            "d′, seed mean (not in every draw: see the description).",
+            _drops("excess_tuned"),
             0.0,
-            # Proposed: a rounding of ours, not the abstract's statement.
             source="proposed",
-            requires=_needs_two_degrees,
+            requires=_two_degrees,
         ),
         Claim.at_most(
             "degree-scaling-cv",
@@ -394,14 +330,14 @@ EXPERIMENT = Experiment(
         Figure(
             "level_weights",
             _draw_levels,
-            "Level weights W_k (odd k) of majority (FWHT and closed form) and of the random "
-            "halfspaces (median and interquartile range over seeds), log scale.",
+            "Level weights W_k (odd k) of majority (FWHT and closed form) and of the random halfspaces "
+            "(median and interquartile range over seeds), log scale.",
         ),
         Figure(
             "degree_scaling",
             _draw_degrees,
-            "d*(σ, ε) under the L2 criterion against ln(1/ε)/ln(1/ρ) for every cell of the grid, "
-            "with the closed-form bound (random halfspaces jittered sideways).",
+            "d*(σ, ε) under the L2 criterion against ln(1/ε)/ln(1/ρ) for every cell of the grid, with the "
+            "closed-form bound (random halfspaces jittered sideways).",
         ),
         Figure(
             "learning",
@@ -416,8 +352,8 @@ EXPERIMENT = Experiment(
                 ylabel="error − Pr[h*(z) ≠ y]: seed mean ± SE",
                 title=lambda spec: f"L1 regression on the whole cube {{±1}}^{spec.learn_n}",
             ),
-            "Excess error of L1 regression over the planted halfspace's smoothed error against "
-            "the degree, random (Kalai et al.) and tuned thresholds, seed mean ± one standard error.",
+            "Excess error of L1 regression over the planted halfspace's smoothed error against the "
+            "degree, random (Kalai et al.) and tuned thresholds, seed mean ± one standard error.",
         ),
     ],
     description=DESCRIPTION,
