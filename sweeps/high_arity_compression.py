@@ -1,16 +1,12 @@
 """``high-arity-compression``: sample compression of 2-ary relations on [0,1]², an illustration.
 
-Illustrates arXiv:2605.12465 (Coregliano, Opich; pure theory): in high-arity PAC
-learning the learner sees the label of every k-tuple of sample points, and a compression
-scheme keeps a few sample points from which all those labels are reconstructed. For
-k = 2, products of intervals and half-graphs :math:`1[x + y \\le a]`, the tightest
-consistent hypothesis is determined by 4 and 2 extreme points; the simulator
-:mod:`jaxtheory.sims.discrete.compression` compresses, reconstructs, checks every
-labelled pair and measures the exact error mass, at nested sample sizes m.
+The simulator (:mod:`jaxtheory.sims.discrete.compression`) compresses, reconstructs, checks every labelled
+pair and measures the exact error mass, at nested sample sizes m.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -20,115 +16,73 @@ from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
 from jaxtheory.sims.discrete import compression as cp
 from jaxtheory.sweep import Space
 
-#: Fit the rates over m >= FIT_MIN_M: below it the interval error is pre-asymptotic (the
-#: exact mean's local slope is −0.75 from m = 8 to 16 and −0.94 from 32 to 64; its
-#: least-squares slope over 32…512 is −0.977).
+# the rates are fitted over m >= FIT_MIN_M: below it the interval error is pre-asymptotic (the exact
+# mean's local slope is −0.75 from m = 8 to 16 and −0.94 from 32 to 64; its fit over 32…512 is −0.977)
 FIT_MIN_M = 32
-#: Products of intervals: log-log slope −1 (derived in the description); the tolerance is ours.
-INTERVAL_SLOPE, INTERVAL_TOL = -1.0, 0.15
-#: Half-graphs: −2 (m² labelled pairs probe a diagonal boundary); the tolerance is ours.
-HALF_GRAPH_SLOPE, HALF_GRAPH_TOL = -2.0, 0.2
-#: δ of the compression-bound form (s ln m + ln(1/δ))/(m − s).
-DELTA = 0.05
-#: Tolerance on the ratio of the measured mean interval error to its exact expectation
-#: (ours: the seed mean of 1024 lanes has a relative standard error of about 2 % per m).
+INTERVAL_SLOPE, INTERVAL_TOL = -1.0, 0.15  # products of intervals (derived); the tolerance is ours
+HALF_GRAPH_SLOPE, HALF_GRAPH_TOL = -2.0, 0.2  # half-graphs: m² labelled pairs probe a diagonal boundary
+DELTA = 0.05  # δ of the compression-bound form (s ln m + ln(1/δ))/(m − s)
+# the measured mean interval error over its exact expectation (ours: the seed mean of 1024 lanes has a
+# relative standard error of about 2 % per m)
 EXACT_MEAN_TOL = 0.1
 
-_METRIC = {"intervals": "intervals", "half-graph": "half_graph"}
 
-
-def _ms(ds):
-    return np.asarray(ds["m"].values, dtype=np.int64)
+def _of(ds, what, c):  # a class's variable: "error", "size" or "disagreements"
+    return ds[f"{what}_{c.replace('-', '_')}"]
 
 
 def _needs_fit_range(ds, spec):
-    n = int((_ms(ds) >= FIT_MIN_M).sum())
-    if n < 3:
-        return f"the preset has {n} sample sizes m >= {FIT_MIN_M}; a rate needs at least 3"
-    return None
-
-
-def _by_class(ds, what):
-    return {c: ds[f"{what}_{_METRIC[c]}"] for c in cp.CLASSES}
-
-
-def _disagreements(ds, spec):
-    """Wrong labelled pairs, summed over every lane and every m, per class."""
-    return {c: int(da.sum()) for c, da in _by_class(ds, "disagreements").items()}
+    n = int((ds["m"] >= FIT_MIN_M).sum())
+    return f"the preset has {n} sample sizes m >= {FIT_MIN_M}; a rate needs at least 3" if n < 3 else None
 
 
 def _sizes(ds, spec):
     """Per class, the distinct values over m of the largest kept size across lanes."""
-    out = {}
-    for c, da in _by_class(ds, "size").items():
-        per_m = np.asarray(da.transpose("m", ...).values).reshape(da.sizes["m"], -1).max(axis=1)
-        out[c] = sorted({int(v) for v in per_m})
-    return out
-
-
-def _error(cls):
-    def measure(ds, spec):
-        return ds[f"error_{_METRIC[cls]}"]
-
-    return measure
+    da = {c: _of(ds, "size", c) for c in cp.CLASSES}
+    return {c: sorted({int(v) for v in d.max([x for x in d.dims if x != "m"]).values}) for c, d in da.items()}
 
 
 def _bound(m, s):
     """The compression-bound form (s ln m + ln(1/δ))/(m − s), constant 1."""
     m = np.asarray(m, float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        b = (s * np.log(m) + math.log(1 / DELTA)) / (m - s)
-    return np.where(m > s, b, np.inf)
+        return np.where(m > s, (s * np.log(m) + math.log(1 / DELTA)) / (m - s), np.inf)
 
 
 def _within_bound(ds, spec):
     """Whether each lane's error (every m, both classes) is below the bound form."""
-    parts = []
-    for c in cp.CLASSES:
-        err = ds[f"error_{_METRIC[c]}"]
-        b = xr.DataArray(_bound(_ms(ds), cp.SIZE_BOUND[c]), dims=["m"], coords={"m": ds["m"]})
-        parts.append(np.asarray((err <= b).values).ravel())
-    return np.concatenate(parts)
+    return np.concatenate(
+        [
+            (
+                _of(ds, "error", c)
+                <= xr.DataArray(_bound(ds["m"], cp.SIZE_BOUND[c]), dims=["m"], coords={"m": ds["m"]})
+            ).values.ravel()
+            for c in cp.CLASSES
+        ]
+    )
 
 
 def _interval_ratio(ds, spec):
     """Per seed and m: interval error / its exact expectation (the targets of the run)."""
-    li, lj = ds["length_i"].astype(float), ds["length_j"].astype(float)
-    cache: dict[tuple[float, float, int], float] = {}
-
-    def exact(a, b, m):
-        k = (float(a), float(b), int(m))
-        if k not in cache:
-            cache[k] = cp.box_expected_error(k[2], (0.0, k[0], 0.0, k[1]))
-        return cache[k]
-
-    ms = xr.DataArray(_ms(ds), dims=["m"], coords={"m": ds["m"]})
-    expected = xr.apply_ufunc(np.vectorize(exact, otypes=[float]), li, lj, ms)
-    ratio = ds["error_intervals"] / expected
-    return ratio
+    exact = functools.cache(lambda a, b, m: cp.box_expected_error(m, (0.0, a, 0.0, b)))
+    vexact = np.vectorize(lambda a, b, m: exact(float(a), float(b), int(m)), otypes=[float])
+    expected = xr.apply_ufunc(vexact, ds["length_i"].astype(float), ds["length_j"].astype(float), ds["m"])
+    return ds["error_intervals"] / expected
 
 
 def _draw_errors(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
-    ms = _ms(ds).astype(float)
+    ms = ds["m"].values.astype(float)
+    m0 = ms[ms >= FIT_MIN_M][0]
     for i, (c, slope) in enumerate((("intervals", INTERVAL_SLOPE), ("half-graph", HALF_GRAPH_SLOPE))):
-        err = ds[f"error_{_METRIC[c]}"]
-        plots.curves(
-            ax, err, "m", band="se", log=(True, True), marker="o", ms=3, color=f"C{i}", label=f"{c}: error"
-        )
-        anchor = float(err.sel(m=ms[ms >= FIT_MIN_M][0]).mean("seed"))
-        ref = anchor * (ms / ms[ms >= FIT_MIN_M][0]) ** slope
-        ax.loglog(ms, ref, ":", color=f"C{i}", lw=1, label=f"m^{slope:g}")
+        err, kw = _of(ds, "error", c), dict(color=f"C{i}")
+        plots.curves(ax, err, "m", band="se", log=(True, True), marker="o", ms=3, label=f"{c}: error", **kw)
         ax.loglog(
-            ms,
-            _bound(ms, cp.SIZE_BOUND[c]),
-            "--",
-            color=f"C{i}",
-            lw=0.8,
-            label=f"bound form, s={cp.SIZE_BOUND[c]}",
+            ms, float(err.sel(m=m0).mean("seed")) * (ms / m0) ** slope, ":", lw=1, label=f"m^{slope:g}", **kw
         )
-    ax.set_xlabel("m (points per coordinate; m² labelled pairs)")
-    ax.set_ylabel("μ² error: seed mean ± SE")
+        s = cp.SIZE_BOUND[c]
+        ax.loglog(ms, _bound(ms, s), "--", lw=0.8, label=f"bound form, s={s}", **kw)
+    ax.set(xlabel="m (points per coordinate; m² labelled pairs)", ylabel="μ² error: seed mean ± SE")
     ax.set_title("reconstruction error against m", fontsize=9)
     ax.legend(fontsize=6)
 
@@ -136,66 +90,51 @@ def _draw_errors(ds, spec, fig):
 def _draw_sizes(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     for i, c in enumerate(cp.CLASSES):
-        size = ds[f"size_{_METRIC[c]}"].astype(float)
-        plots.curves(
-            ax, size, "m", band="se", log=(True, False), marker="o", ms=3, color=f"C{i}", label=f"{c}: mean"
-        )
-        ax.plot(
-            _ms(ds), size.max("seed").values, "s", mfc="none", color=f"C{i}", label=f"{c}: max over seeds"
-        )
-        ax.axhline(cp.SIZE_BOUND[c], ls=":", color=f"C{i}", lw=0.8)
-    ax.set_ylim(0, 5)
-    ax.set_xlabel("m (points per coordinate)")
-    ax.set_ylabel("sample points kept")
+        size, kw = _of(ds, "size", c).astype(float), dict(color=f"C{i}")
+        plots.curves(ax, size, "m", band="se", log=(True, False), marker="o", ms=3, label=f"{c}: mean", **kw)
+        ax.plot(ds["m"].values, size.max("seed").values, "s", mfc="none", label=f"{c}: max over seeds", **kw)
+        ax.axhline(cp.SIZE_BOUND[c], ls=":", lw=0.8, **kw)
+    ax.set(ylim=(0, 5), xlabel="m (points per coordinate)", ylabel="sample points kept")
     ax.set_title("compression size (dotted: the schemes' bounds 4 and 2)", fontsize=9)
     ax.legend(fontsize=6)
 
 
 DESCRIPTION = r"""
-**Setting** (k = 2, an elementary illustration of the paper's definitions, ours).
-Draw $x_1, \dots, x_m$ and $y_1, \dots, y_m$ i.i.d. uniform on $[0,1]$ (a product
-$\mu_1 \times \mu_2$) and label all $m^2$ pairs $(x_i, y_j)$ by a target relation: a
-product of intervals $1[x \in I]\,1[y \in J]$ with $I = [0.2, 0.7]$, $J = [0.3, 0.9]$,
-or a half-graph $1[x + y \le a]$ with $a = 0.9$. The compression keeps, from the points
-and their labels only, the extreme points of the positive pairs: the smallest and
-largest positive $x$ and $y$ (at most 4 points) for intervals, the positive pair with
-the largest sum (2 points) for half-graphs. The reconstruction is the tightest consistent
-hypothesis: the bounding box $\hat I \times \hat J$, or $1[x + y \le \hat a]$ with
-$\hat a = x_{i^*} + y_{j^*}$. Its error is the $\mu^2$ mass of the symmetric difference
-with the target, in closed form (rectangle areas; the triangular law of $x + y$). Points
-are drawn on the grid $k/2^{30}$ so that labels and reconstructions are exact integer
-comparisons; each seed draws $\max m$ points per coordinate once (512 in the smoke
-preset), and the sample of size $m$
-is its first $m$ points (nested samples, so a seed's curve over $m$ is one learning
-curve and the bootstrap resamples whole curves).
+**Setting** (k = 2, an elementary illustration of the paper's definitions, ours). Draw $x_1, \dots, x_m$ and
+$y_1, \dots, y_m$ i.i.d. uniform on $[0,1]$ (a product $\mu_1 \times \mu_2$) and label all $m^2$ pairs
+$(x_i, y_j)$ by a target relation: a product of intervals $1[x \in I]\,1[y \in J]$ with $I = [0.2, 0.7]$, $J
+= [0.3, 0.9]$, or a half-graph $1[x + y \le a]$ with $a = 0.9$. The compression keeps, from the points and
+their labels only, the extreme points of the positive pairs: the smallest and largest positive $x$ and $y$
+(at most 4 points) for intervals, the positive pair with the largest sum (2 points) for half-graphs. The
+reconstruction is the tightest consistent hypothesis: the bounding box $\hat I \times \hat J$, or $1[x + y
+\le \hat a]$ with $\hat a = x_{i^*} + y_{j^*}$. Its error is the $\mu^2$ mass of the symmetric difference
+with the target, in closed form (rectangle areas; the triangular law of $x + y$). Points are drawn on the
+grid $k/2^{30}$ so that labels and reconstructions are exact integer comparisons; each seed draws $\max m$
+points per coordinate once (512 in the smoke preset), and the sample of size $m$ is its first $m$ points
+(nested samples, so a seed's curve over $m$ is one learning curve and the bootstrap resamples whole curves).
 
-**Why the rates differ.** A product's boundary is axis-parallel: only the $m$ values
-$x_i$ probe the ends of $I$ (and the $m$ values $y_j$ those of $J$), the gaps between
-an end and the nearest sample point inside are $\approx 1/(m|I|)$, and the error
-$|I||J| - |\hat I||\hat J| \approx |J|\,\text{gap}_I + |I|\,\text{gap}_J \sim 1/m$
-(exactly, $\mathbb E\,\text{err} = |I||J| - \mathbb E|\hat I|\,\mathbb E|\hat J|$ with
-$\mathbb E|\hat I| = |I|\sum_n \mathrm{Bin}(n; m, |I|)\frac{n-1}{n+1}$). A half-graph's
-boundary is diagonal: each of the $m^2$ sums $x_i + y_j$ probes it, the expected number
-of sums in $(a - t, a]$ is $m^2 g(a)\,t$ ($g$ the density of $x + y$), so the gap
-$a - \hat a$ is of order $1/(g(a) m^2)$ and the error $\approx g(a)(a - \hat a)$ of
-order $1/m^2$. (Seen per point: for each $x_i$ the nearest $y_j$ below $a - x_i$ is at
-a distance uniform over a spacing of order $1/m$; the minimum over the $m$ values of $i$
-is of order $1/m^2$.) A single slope −1 for both classes therefore holds for intervals
-only; the mathematics gives −2 for half-graphs.
+**Why the rates differ.** A product's boundary is axis-parallel: only the $m$ values $x_i$ probe the ends of
+$I$ (and the $m$ values $y_j$ those of $J$), the gaps between an end and the nearest sample point inside are
+$\approx 1/(m|I|)$, and the error $|I||J| - |\hat I||\hat J| \approx |J|\,\text{gap}_I + |I|\,\text{gap}_J
+\sim 1/m$ (exactly, $\mathbb E\,\text{err} = |I||J| - \mathbb E|\hat I|\,\mathbb E|\hat J|$ with $\mathbb
+E|\hat I| = |I|\sum_n \mathrm{Bin}(n; m, |I|)\frac{n-1}{n+1}$). A half-graph's boundary is diagonal: each of
+the $m^2$ sums $x_i + y_j$ probes it, the expected number of sums in $(a - t, a]$ is $m^2 g(a)\,t$ ($g$ the
+density of $x + y$), so the gap $a - \hat a$ is of order $1/(g(a) m^2)$ and the error $\approx g(a)(a - \hat
+a)$ of order $1/m^2$. (Seen per point: for each $x_i$ the nearest $y_j$ below $a - x_i$ is at a distance
+uniform over a spacing of order $1/m$; the minimum over the $m$ values of $i$ is of order $1/m^2$.) A single
+slope −1 for both classes therefore holds for intervals only; the mathematics gives −2 for half-graphs.
 
-**Against the compression bound.** The error is also compared with the compression-bound
-form $(s \ln m + \ln(1/\delta))/(m - s)$; the constant of the k-ary bound is not known (the
-paper's quality threshold was not retrieved), so the claim against it uses constant 1
-and is ours (`proposed`).
+**Against the compression bound.** The error is also compared with the compression-bound form $(s \ln m +
+\ln(1/\delta))/(m - s)$; the constant of the k-ary bound is not known (the paper's quality threshold was not
+retrieved), so the claim against it uses constant 1 and is ours (`proposed`).
 
-**Sources.** The abstract states one theorem (a high-arity compression scheme of
-non-trivial quality implies high-arity PAC learnability), which no finite computation
-decides: it is listed without a verdict. Every claim here checks our two elementary schemes
-(`derived`: consistency, size and rates follow from the constructions) or our bound form
-(`proposed`).
+**Sources.** The abstract states one theorem (a high-arity compression scheme of non-trivial quality implies
+high-arity PAC learnability), which no finite computation decides: it is listed without a verdict. Every
+claim here checks our two elementary schemes (`derived`: consistency, size and rates follow from the
+constructions) or our bound form (`proposed`).
 """
 
-SMOKE_MS = (8, 16, 32, 64, 128, 256, 512)
+_FIT = dict(xmin=FIT_MIN_M, source="derived", requires=_needs_fit_range)  # the rates' fits
 
 EXPERIMENT = Experiment(
     name="high-arity-compression",
@@ -211,41 +150,38 @@ EXPERIMENT = Experiment(
         ),
     ),
     simulator=cp.SIMULATOR,
-    spec=cp.CompressionSpec(ms=SMOKE_MS),
+    spec=cp.CompressionSpec(ms=(8, 16, 32, 64, 128, 256, 512)),
     presets={
         "smoke": Preset(
             Space(seeds=1024),
             chunk=256,
-            description="CPU, seconds: 1024 seeds (the exact-mean check per m needs them), m = 8…512, "
-            "one compile; 256 lanes per chunk keep the m² label arrays near 0.5 GB.",
+            description="CPU, seconds: 1024 seeds (the exact-mean check per m needs them), m = 8…512, one "
+            "compile; 256 lanes per chunk keep the m² label arrays near 0.5 GB.",
         ),
         "full": Preset(
             Space(seeds=2048),
             spec={"ms": (8, 16, 32, 64, 128, 256, 512, 1024, 2048)},
             chunk=256,
-            description="One accelerator: 2048 seeds, m up to 2048 (4.2M labelled pairs per lane); "
-            "256 lanes per chunk bound the m² label arrays in memory.",
+            description="One accelerator: 2048 seeds, m up to 2048 (4.2M labelled pairs per lane); 256 "
+            "lanes per chunk bound the m² label arrays in memory.",
         ),
     },
     claims=[
         Claim.equals(
             "reconstruction-consistent",
-            "The reconstruction from the kept points agrees with every one of the m² labelled pairs, "
-            "in every lane and at every m: the count of wrong labelled pairs is 0 for both classes.",
-            _disagreements,
+            "The reconstruction from the kept points agrees with every one of the m² labelled pairs, in "
+            "every lane and at every m: the count of wrong labelled pairs is 0 for both classes.",
+            lambda ds, spec: {c: int(_of(ds, "disagreements", c).sum()) for c in cp.CLASSES},
             {c: 0 for c in cp.CLASSES},
-            # derived, not paper: the abstract says nothing of these schemes; the tightest
-            # consistent hypothesis is consistent by construction
             source="derived",
         ),
         Claim.equals(
             "size-constant-in-m",
-            "The compression size does not grow with m: at every m the largest number of kept "
-            "sample points over the lanes is the same, 4 for products of intervals and 2 for "
-            "half-graphs (s(m) = O(1), in particular o(m)).",
+            "The compression size does not grow with m: at every m the largest number of kept sample "
+            "points over the lanes is the same, 4 for products of intervals and 2 for half-graphs (s(m) = "
+            "O(1), in particular o(m)).",
             _sizes,
             {c: [cp.SIZE_BOUND[c]] for c in cp.CLASSES},
-            # derived, not paper: 4 and 2 extreme points are the schemes' construction
             source="derived",
         ),
         Claim.slope(
@@ -253,34 +189,29 @@ EXPERIMENT = Experiment(
             f"Products of intervals: the realisable error decays like 1/m, the log-log slope of the "
             f"seed-mean error against m (m >= {FIT_MIN_M}) is −1 ± 0.15 (gaps of order 1/m at the "
             f"interval ends, see the description; the tolerance is ours).",
-            _error("intervals"),
+            lambda ds, spec: ds["error_intervals"],
             "m",
             expected=INTERVAL_SLOPE,
             atol=INTERVAL_TOL,
-            xmin=FIT_MIN_M,
-            # derived, not paper: the abstract states no rate; the 1/m follows from the gaps
-            source="derived",
-            requires=_needs_fit_range,
+            **_FIT,
         ),
         Claim.slope(
             "half-graph-rate",
             f"Half-graphs 1[x + y ≤ a]: the error decays like 1/m², slope −2 ± 0.2 (m >= {FIT_MIN_M}). "
-            "Derived: the m² labelled sums x_i + y_j all probe the diagonal boundary, so the gap "
-            "a − â is of order 1/m² (a single slope −1 for both classes would hold for intervals "
-            "only); the tolerance is ours.",
-            _error("half-graph"),
+            "Derived: the m² labelled sums x_i + y_j all probe the diagonal boundary, so the gap a − â is "
+            "of order 1/m² (a single slope −1 for both classes would hold for intervals only); the "
+            "tolerance is ours.",
+            lambda ds, spec: ds["error_half_graph"],
             "m",
             expected=HALF_GRAPH_SLOPE,
             atol=HALF_GRAPH_TOL,
-            xmin=FIT_MIN_M,
-            source="derived",
-            requires=_needs_fit_range,
+            **_FIT,
         ),
         Claim.close(
             "intervals-exact-mean",
-            "The measured mean interval error equals its exact expectation "
-            "|I||J| − E|Î| E|Ĵ| (binomial sum) at every m: the ratio is 1 ± 0.1 (our tolerance; "
-            "a check of the simulator and of the error's closed form).",
+            "The measured mean interval error equals its exact expectation |I||J| − E|Î| E|Ĵ| (binomial "
+            "sum) at every m: the ratio is 1 ± 0.1 (our tolerance; a check of the simulator and of the "
+            "error's closed form).",
             _interval_ratio,
             1.0,
             atol=EXACT_MEAN_TOL,
@@ -300,15 +231,15 @@ EXPERIMENT = Experiment(
         Figure(
             "errors",
             _draw_errors,
-            "Seed-mean μ² error of the reconstruction against m (band ± one standard error over "
-            "seeds), with the slopes −1 and −2 dotted (anchored at m = 32) and the compression-bound "
-            "form (s ln m + ln 20)/(m − s) dashed.",
+            "Seed-mean μ² error of the reconstruction against m (band ± one standard error over seeds), "
+            "with the slopes −1 and −2 dotted (anchored at m = 32) and the compression-bound form (s ln m "
+            "+ ln 20)/(m − s) dashed.",
         ),
         Figure(
             "sizes",
             _draw_sizes,
-            "Number of sample points kept against m: seed mean ± SE and the maximum over seeds, "
-            "with the schemes' bounds dotted.",
+            "Number of sample points kept against m: seed mean ± SE and the maximum over seeds, with the "
+            "schemes' bounds dotted.",
         ),
     ],
     description=DESCRIPTION,
