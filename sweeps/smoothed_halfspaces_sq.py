@@ -1,7 +1,53 @@
-"""``smoothed-halfspaces-sq``: exact Fourier tails of smoothed halfspaces and L1 regression.
+r"""``smoothed-halfspaces-sq``: exact Fourier tails of smoothed halfspaces and L1 regression.
 
-The upper-bound side of arXiv:2605.02350, computed exactly over all :math:`2^n` points by
-:mod:`jaxtheory.sims.discrete.boolean`; the SQ lower bound itself cannot be simulated.
+The upper-bound side of arXiv:2605.02350; the SQ lower bound itself cannot be simulated.
+
+Every function is tabulated over all $2^n$ points of $\{\pm1\}^n$ and transformed exactly by the fast
+Walsh–Hadamard transform (int32: the unnormalised coefficients are exact integers): $\hat h(S) =
+2^{-n}\sum_x h(x)\chi_S(x)$. The functions are majority ($n = 15$, odd) and, one per seed, $h =
+\mathrm{sign}(w\cdot x)$ with $w \sim N(0, I_n)$. Smoothing flips each bit with probability $\sigma$; with
+$\rho = 1 - 2\sigma$ it multiplies $\hat h(S)$ by $\rho^{|S|}$, so the squared L2 error of the degree-$d$
+truncation of $T_\rho h$ is the noisy tail $\mathrm{tail}(d) = \sum_{|S|>d}\rho^{2|S|}\hat h(S)^2 =
+\sum_{k>d}\rho^{2k}W_k$, with level weights $W_k = \sum_{|S|=k}\hat h(S)^2$ summing to 1 (Parseval), whence
+$\mathrm{tail}(d) \le \rho^{2(d+1)}$ (the often-quoted $\rho^{2d}$ is weaker).
+
+**$d^*$** ("the smallest degree whose L2 error is ≤ ε"): $d^*(\sigma, \varepsilon) = \min\{d :
+\sqrt{\mathrm{tail}(d)} \le \varepsilon\} = \min\{d : \mathrm{tail}(d) \le \varepsilon^2\}$ with $\rho = 1 -
+2\sigma$ (criterion `l2`; its closed-form bound is $\lceil\ln(1/\varepsilon)/\ln(1/\rho)\rceil - 1$). The
+results also carry the squared criterion $\mathrm{tail}(d) \le \varepsilon$ (`squared`, bound
+$\lceil\ln(1/\varepsilon)/(2\ln(1/\rho))\rceil - 1$). All halfspaces through the origin are odd, so only odd
+levels carry weight and $d^*$ is 0 or odd. Since $\ln(1/\rho) \approx 2\sigma$, the bound is the degree
+$O(\log(1/\varepsilon)/\sigma)$ behind the abstract's $n^{O(\log(1/\varepsilon)/\sigma)}$ upper bound for
+$L^1$ polynomial regression.
+
+**What was measured against.** The first-proposed degree-scaling check (CV of $d^*\sigma/\ln(1/\varepsilon)$
+< 30 % over the whole grid) fails for majority because the cells where $d^* \le 1$ or $d^* = n$ are
+saturated (an odd function's degree cannot go below 1, nor any above $n$); over the cells with $3 \le d^* <
+n$ the CV is 0.25, which `degree-scaling-cv` checks against our threshold 0.35.
+
+**Majority is not uniformly the worst case.** At $(\sigma, \varepsilon) = (0.1, 0.1)$ and $(0.2, 0.02)$
+majority needs $d^* = 3$ where most random halfspaces need 5 (share 0.6); in the other ten cells with
+$\varepsilon \le 0.1$ majority is the worst, with 8 and with 64 random halfspaces alike. Random halfspaces
+carry more weight on the middle levels (median $W_5 \approx .081$, $W_7 \approx .077$ against majority's
+$.058$, $.038$), majority more on the top ones ($W_{15} \approx .044$, none of the random ones above
+$10^{-3}$ at levels ≥ 13), which only weak noise ($\sigma = 0.05$) leaves unsuppressed: majority is the
+worst case for weak noise, not uniformly.
+
+**Learning.** On the whole cube $\{\pm1\}^9$ (512 points, so errors are exact, with no sampling): a planted
+$h^* = \mathrm{sign}(w^*\cdot x)$, $w^* \sim N(0, I)$, with the labels of the 10 % of points nearest its
+boundary (least $|w^*\cdot x|$) flipped: an adversarial, boundary-concentrated corruption. L1 regression
+over the odd characters of degree $\le d$, $d \in \{1, 3, 5\}$ (the labels are odd, and the even part of a
+polynomial only adds L1 loss), is solved by IRLS on the Huber loss with $\delta = 10^{-3}$ (no LP solver;
+within $\delta/2$ of the L1 optimum). Rounding: Kalai et al.'s random threshold $t \sim U[-1, 1]$ errs with
+probability $\tfrac12\mathbb E|y - \mathrm{clip}(p)|$ (the claimed curve), and the threshold tuned on the
+cube. The benchmark is the planted halfspace's smoothed error $\Pr[h^*(z) \ne y]$ at $\sigma = 0.1$, exactly
+$(1 - \mathbb E[y\,T_\rho h^*])/2$; it is only an upper bound on $\mathrm{opt}_\sigma$ (the minimum over all
+halfspaces, which is not enumerable), so the excess shown is a lower bound on the excess over
+$\mathrm{opt}_\sigma$. The learner sees clean $x$, the benchmark smoothed $z$, so the excess is negative
+here at every degree, far below every $\varepsilon$ of the grid: "the excess drops below ε near $d^*$" holds
+trivially in this setting. With the random threshold the excess falls from degree to degree in every draw;
+with the tuned threshold the mean falls, but from degree 1 to 3 it rises in about 30 % of the 64 draws of
+the medium preset: a thresholded classification error is not the L1 objective the regression minimises.
 """
 
 from __future__ import annotations
@@ -154,62 +200,6 @@ def _excess_by_threshold(ds, spec):
     return both.assign_coords(threshold=["random threshold (KKMS)", "tuned threshold"])
 
 
-DESCRIPTION = r"""
-Every function is tabulated over all $2^n$ points of $\{\pm1\}^n$ and transformed exactly by the fast
-Walsh–Hadamard transform (int32: the unnormalised coefficients are exact integers): $\hat h(S) =
-2^{-n}\sum_x h(x)\chi_S(x)$. The functions are majority ($n = 15$, odd) and, one per seed, $h =
-\mathrm{sign}(w\cdot x)$ with $w \sim N(0, I_n)$. Smoothing flips each bit with probability $\sigma$; with
-$\rho = 1 - 2\sigma$ it multiplies $\hat h(S)$ by $\rho^{|S|}$, so the squared L2 error of the degree-$d$
-truncation of $T_\rho h$ is the noisy tail $\mathrm{tail}(d) = \sum_{|S|>d}\rho^{2|S|}\hat h(S)^2 =
-\sum_{k>d}\rho^{2k}W_k$, with level weights $W_k = \sum_{|S|=k}\hat h(S)^2$ summing to 1 (Parseval), whence
-$\mathrm{tail}(d) \le \rho^{2(d+1)}$ (the often-quoted $\rho^{2d}$ is weaker).
-
-**$d^*$** ("the smallest degree whose L2 error is ≤ ε"): $d^*(\sigma, \varepsilon) = \min\{d :
-\sqrt{\mathrm{tail}(d)} \le \varepsilon\} = \min\{d : \mathrm{tail}(d) \le \varepsilon^2\}$ with $\rho = 1 -
-2\sigma$ (criterion `l2`; its closed-form bound is $\lceil\ln(1/\varepsilon)/\ln(1/\rho)\rceil - 1$). The
-results also carry the squared criterion $\mathrm{tail}(d) \le \varepsilon$ (`squared`, bound
-$\lceil\ln(1/\varepsilon)/(2\ln(1/\rho))\rceil - 1$). All halfspaces through the origin are odd, so only odd
-levels carry weight and $d^*$ is 0 or odd. Since $\ln(1/\rho) \approx 2\sigma$, the bound is the degree
-$O(\log(1/\varepsilon)/\sigma)$ behind the abstract's $n^{O(\log(1/\varepsilon)/\sigma)}$ upper bound for
-$L^1$ polynomial regression.
-
-**What was measured against.** A first proposal for the degree-scaling check was
-"$d^*\sigma/\ln(1/\varepsilon)$ is roughly constant over the $(\sigma, \varepsilon)$ grid, coefficient of
-variation < 30 %". For majority over the whole $4 \times 4$ grid it is 0.35 (0.49 with the squared
-criterion, exact enumeration), so that version fails; the cells where $d^* \le 1$ or $d^* = n$ are saturated
-(an odd function's degree cannot go below 1, nor any above $n$), and over the cells with $3 \le d^* < n$ the
-CV is 0.25, which is what claim `degree-scaling-cv` checks against our threshold 0.35.
-
-**Majority is not uniformly the worst case.** No sentence of the abstract says majority is the hardest
-halfspace; the near-worst claim is ours. At $(\sigma, \varepsilon) = (0.1, 0.1)$ and $(0.2, 0.02)$ majority
-needs $d^* = 3$ where most random halfspaces need 5 (share 0.6); in the other ten cells with $\varepsilon
-\le 0.1$ majority is the worst, with 8 and with 64 random halfspaces alike. Random halfspaces carry more
-weight on the middle levels (median $W_5 \approx .081$, $W_7 \approx .077$ against majority's $.058$,
-$.038$), majority more on the top ones ($W_{15} \approx .044$, none of the random ones above $10^{-3}$ at
-levels ≥ 13), which only weak noise ($\sigma = 0.05$) leaves unsuppressed: majority is the worst case for
-weak noise, not uniformly.
-
-**Learning.** On the whole cube $\{\pm1\}^9$ (512 points, so errors are exact, with no sampling): a planted
-$h^* = \mathrm{sign}(w^*\cdot x)$, $w^* \sim N(0, I)$, with the labels of the 10 % of points nearest its
-boundary (least $|w^*\cdot x|$) flipped: an adversarial, boundary-concentrated corruption. L1 regression
-over the odd characters of degree $\le d$, $d \in \{1, 3, 5\}$ (the labels are odd, and the even part of a
-polynomial only adds L1 loss), is solved by IRLS on the Huber loss with $\delta = 10^{-3}$ (no LP solver;
-within $\delta/2$ of the L1 optimum). Rounding: Kalai et al.'s random threshold $t \sim U[-1, 1]$ errs with
-probability $\tfrac12\mathbb E|y - \mathrm{clip}(p)|$ (the claimed curve), and the threshold tuned on the
-cube. The benchmark is the planted halfspace's smoothed error $\Pr[h^*(z) \ne y]$ at $\sigma = 0.1$, exactly
-$(1 - \mathbb E[y\,T_\rho h^*])/2$; it is only an upper bound on $\mathrm{opt}_\sigma$ (the minimum over all
-halfspaces, which is not enumerable), so the excess shown is a lower bound on the excess over
-$\mathrm{opt}_\sigma$. The learner sees clean $x$, the benchmark smoothed $z$, so the excess is negative
-here at every degree, far below every $\varepsilon$ of the grid: "the excess drops below ε near $d^*$" holds
-trivially in this setting. With the random threshold the excess falls from degree to degree in every draw;
-with the tuned threshold the mean falls, but from degree 1 to 3 it rises in about 30 % of the 64 draws of
-the medium preset: a thresholded classification error is not the L1 objective the regression minimises.
-
-**Not simulated.** The paper's result, an SQ lower bound $n^{\Omega(\log(1+\sigma/\varepsilon^2)/\sigma)}$
-on every statistical-query algorithm, is a statement over all algorithms and cannot be computed; nothing
-here tests it.
-"""
-
 _SPEC = {"n": 15, "learn_n": 9, "learn_degrees": (1, 3, 5)}
 
 EXPERIMENT = Experiment(
@@ -356,5 +346,5 @@ EXPERIMENT = Experiment(
             "degree, random (Kalai et al.) and tuned thresholds, seed mean ± one standard error.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
