@@ -1,216 +1,8 @@
-"""``prover-estimator-debate``: why obfuscated arguments defeat recursive debate and what stability buys.
+r"""``prover-estimator-debate``: why obfuscated arguments defeat recursive debate and what stability buys.
 
-An illustration of the mechanism of arXiv:2506.13609 (Brown-Cohen, Irving, Piliouras),
-a complexity-theory paper without experiments: synthetic argument trees with majority
-(stable) or AND (unstable) gates, the old recursive protocol against an obfuscated AND
-tree, and a binary-estimate model of prover–estimator debate with agents whose compute
-is the number of leaves they read. The simulator is :mod:`jaxtheory.sims.games.debate`.
-"""
+An illustration of the mechanism of arXiv:2506.13609 (Brown-Cohen, Irving, Piliouras), a
+complexity-theory paper without experiments; simulator `jaxtheory.sims.games.debate`.
 
-from __future__ import annotations
-
-import numpy as np
-
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis
-from jaxtheory.results import values_of
-from jaxtheory.sims.games import debate as db
-from jaxtheory.sweep import Space, static, zipped
-
-#: Tolerance of the flip-probability check: the pooled Monte Carlo estimate (131,072
-#: trials per cell in the smoke preset: Bonferroni 95% half-width ≤ 0.004) must lie within
-#: 0.01 of the binomial closed form.
-FLIP_ATOL = 0.01
-#: Tolerance of the win-rate closed forms (old protocol, obfuscated prover–estimator
-#: games): 0.03, where 10,240 games per cell give a Bonferroni 95% half-width ≤ 0.014.
-WIN_ATOL = 0.03
-#: Our threshold: the honest side wins at least 95% of the games ...
-HONEST_WIN = 0.95
-#: ... with at most twice the opponent's compute.
-COMPUTE_RATIO = 2.0
-#: Obfuscated trees this large (q^D leaves, far beyond the honest side's D·q·2s reads) must
-#: show the collapse: the honest side wins at most half the games at twice the compute.
-COLLAPSE_LEAVES = 625
-COLLAPSE_WIN = 0.5
-
-
-def _sizes(ds):
-    """``[(index, depth, branching), ...]`` over the static ``size`` dimension."""
-    return [
-        (i, int(d), int(q))
-        for i, (d, q) in enumerate(zip(values_of(ds, "depth"), values_of(ds, "branching")))
-    ]
-
-
-def _n_seeds(ds):
-    return int(ds.sizes["seed"])
-
-
-def _pooled(counts, n, cells):
-    """Wilson estimates (Bonferroni over the cells) of counts pooled over seeds, by label."""
-    level = 1 - (1 - analysis.DEFAULT_LEVEL) / max(1, len(cells))
-    return {label: analysis.proportion(int(counts[label]), n, level=level) for label in cells}
-
-
-def _size_label(d, q):
-    return f"D={d},q={q}"
-
-
-def _flip_cells(ds, spec):
-    """Pooled flip counts and closed forms of majority gates per (size, p, eps)."""
-    gate = db.GATES.index("majority")
-    counts, expected = {}, {}
-    for i, d, q in _sizes(ds):
-        k = db.gate_threshold("majority", q)
-        c = ds["flip_count"].isel(size=i, gate=gate).sum("seed")
-        for p in values_of(ds, "p"):
-            for e in values_of(ds, "eps"):
-                label = f"q={q},{_size_label(d, q)},p={p:g},eps={e:g}"
-                counts[label] = int(c.sel(p=p, eps=e))
-                expected[label] = db.flip_probability(q, k, float(p), float(e))
-    return counts, expected
-
-
-def _search_cells(ds, spec):
-    counts, expected = {}, {}
-    for i, d, q in _sizes(ds):
-        c = ds["search_wins"].isel(size=i).sum("seed")
-        for b in values_of(ds, "budget"):
-            label = f"{_size_label(d, q)},b={int(b)}"
-            counts[label] = int(c.sel(budget=b))
-            expected[label] = db.search_win_probability(int(b), q**d)
-    return counts, expected
-
-
-def _obf_cells(ds, spec):
-    counts, expected = {}, {}
-    for i, d, q in _sizes(ds):
-        c = ds["obfuscated_wins"].isel(size=i).sum("seed")
-        for side in db.SIDES:
-            for s in values_of(ds, "opponent"):
-                for r in values_of(ds, "ratio"):
-                    label = f"{_size_label(d, q)},honest={side},s={int(s)},ratio={r:g}"
-                    counts[label] = int(c.sel(honest=side, opponent=s, ratio=r))
-                    h = spec.honest_budget(int(s), float(r))
-                    expected[label] = db.obfuscated_pe_win_probability(d, q, h)
-    return counts, expected
-
-
-def _close_to_closed_form(name, statement, cells, atol, trials_of):
-    """A Claim.close whose expected value per cell is a closed form computed from the results."""
-    state = {}
-
-    def measure(ds, spec):
-        counts, expected = cells(ds, spec)
-        state["expected"] = expected
-        return _pooled(counts, trials_of(spec) * _n_seeds(ds), list(counts))
-
-    return Claim.close(
-        name,
-        statement,
-        measure,
-        lambda cell: state["expected"][cell["cell"]],  # cells of a dict by label
-        atol=atol,
-        source="derived",
-    )
-
-
-def _stable_at_ratio(ds, spec):
-    """Honest win rates on planted majority trees at ratio 2, per (size, delta, side, opponent)."""
-    if COMPUTE_RATIO not in values_of(ds, "ratio"):
-        raise ValueError(f"the preset has no ratio {COMPUTE_RATIO}")
-    counts = {}
-    for i, d, q in _sizes(ds):
-        c = ds["stable_wins"].isel(size=i).sel(ratio=COMPUTE_RATIO).sum("seed")
-        for dl in values_of(ds, "delta"):
-            for side in db.SIDES:
-                for s in values_of(ds, "opponent"):
-                    label = f"{_size_label(d, q)},delta={dl:g},honest={side},s={int(s)}"
-                    counts[label] = int(c.sel(delta=dl, honest=side, opponent=s))
-    return _pooled(counts, spec.games * _n_seeds(ds), list(counts))
-
-
-def _needs_large_tree(ds, spec):
-    if not any(q**d >= COLLAPSE_LEAVES for _, d, q in _sizes(ds)):
-        return f"the preset has no tree with at least {COLLAPSE_LEAVES} leaves"
-    return None
-
-
-def _obfuscated_at_ratio(ds, spec):
-    counts = {}
-    for i, d, q in _sizes(ds):
-        if q**d < COLLAPSE_LEAVES:
-            continue
-        c = ds["obfuscated_wins"].isel(size=i).sel(ratio=COMPUTE_RATIO).sum("seed")
-        for side in db.SIDES:
-            for s in values_of(ds, "opponent"):
-                counts[f"{_size_label(d, q)},honest={side},s={int(s)}"] = int(c.sel(honest=side, opponent=s))
-    return _pooled(counts, spec.games * _n_seeds(ds), list(counts))
-
-
-# -- figures -----------------------------------------------------------------------------
-
-
-def _draw_stability(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    n = spec.flip_trials * _n_seeds(ds)
-    eps = float(values_of(ds, "eps")[len(ds["eps"]) // 2])
-    ps = np.asarray(ds["p"].values, float)
-    grid = np.linspace(0.0, 1.0 - eps, 101)
-    seen = set()
-    for j, (i, _d, q) in enumerate(_sizes(ds)):
-        if q in seen:
-            continue
-        seen.add(q)
-        for gate, ls, mk in (("majority", "-", "o"), ("and", "--", "s")):
-            k = db.gate_threshold(gate, q)
-            meas = ds["flip_count"].isel(size=i).sel(gate=gate, eps=eps).sum("seed").values / n
-            ax.plot(ps, meas / eps, mk, color=f"C{j}", ms=5, label=f"{gate}, q={q} (Monte Carlo)")
-            ax.plot(grid, [db.flip_probability(q, k, p, eps) / eps for p in grid], ls, color=f"C{j}", lw=0.9)
-    ax.axhline(1.0, color="0.5", lw=0.6, ls=":")
-    ax.set_xlabel("children's probability p")
-    ax.set_ylabel(f"flip probability ρ / ε at ε = {eps:g}")
-    ax.set_title("gate stability: lines binomial closed form, markers Monte Carlo", fontsize=9)
-    ax.legend(fontsize=6, ncol=2)
-
-
-def _draw_search(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    n = spec.games * _n_seeds(ds)
-    b = np.asarray(ds["budget"].values, float)
-    for j, (i, d, q) in enumerate(_sizes(ds)):
-        wins = ds["search_wins"].isel(size=i).sum("seed").values / n
-        ax.plot(b, wins, "o", color=f"C{j}", label=f"D={d}, q={q} (N={q**d})")
-        ax.plot(b, np.minimum(1.0, b / q**d), "-", color=f"C{j}", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_xlabel("challenger's budget b (leaves examined)")
-    ax.set_ylabel("honest challenger's win rate")
-    ax.set_title("old protocol on an obfuscated AND tree: markers measured, lines min(1, b/q^D)", fontsize=9)
-    ax.legend(fontsize=7)
-
-
-def _draw_ratio(ds, spec, fig):
-    n = spec.games * _n_seeds(ds)
-    i, d, q = _sizes(ds)[-1]
-    s = int(values_of(ds, "opponent")[-1])
-    r = np.asarray(ds["ratio"].values, float)
-    for col, side in enumerate(db.SIDES):
-        ax = fig.add_subplot(1, 2, col + 1)
-        for j, dl in enumerate(values_of(ds, "delta")):
-            w = ds["stable_wins"].isel(size=i).sel(delta=dl, honest=side, opponent=s).sum("seed").values / n
-            ax.plot(r, w, "o-", color=f"C{j}", label=f"majority, δ={dl:g}")
-        w = ds["obfuscated_wins"].isel(size=i).sel(honest=side, opponent=s).sum("seed").values / n
-        ax.plot(r, w, "s--", color="k", label="AND, one flaw")
-        ax.axhline(HONEST_WIN, color="0.5", lw=0.6, ls=":")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("honest / dishonest compute")
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"honest {side}, D={d}, q={q}, opponent s={s}", fontsize=8)
-        if col == 0:
-            ax.set_ylabel("honest side's win rate")
-            ax.legend(fontsize=6)
-
-
-DESCRIPTION = r"""
 **An illustration, not a test of the theorem.** The paper proves that prover–estimator
 debate lets the honest side win with compute comparable to its opponent's when the
 argument is *stable*; it has no experiments. What runs here is a small model of that
@@ -279,6 +71,89 @@ small budgets and thin margins. The estimator, who must be right about every chi
 commits to, needs more than the prover, who must find one error.
 """
 
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.analysis import Cells
+from jaxtheory.results import values_of
+from jaxtheory.sims.games import debate as db
+from jaxtheory.sweep import Space, static, zipped
+
+#: Tolerance of the flip-probability check: the pooled Monte Carlo estimate (131,072
+#: trials per cell in the smoke preset: Bonferroni 95% half-width ≤ 0.004) must lie within
+#: 0.01 of the binomial closed form.
+FLIP_ATOL = 0.01
+#: Tolerance of the win-rate closed forms (old protocol, obfuscated prover–estimator
+#: games): 0.03, where 10,240 games per cell give a Bonferroni 95% half-width ≤ 0.014.
+WIN_ATOL = 0.03
+HONEST_WIN, COMPUTE_RATIO = 0.95, 2.0  # ours: the honest side wins ≥ 95% of the games at 2× the compute
+#: Obfuscated trees this large (q^D leaves, far beyond the honest side's D·q·2s reads) must
+#: show the collapse: the honest side wins at most half the games at twice the compute.
+COLLAPSE_LEAVES, COLLAPSE_WIN = 625, 0.5
+
+
+def _pooled(var, trials, keep=lambda leaves: True, **sel):
+    """Counts of ``var`` pooled over seeds per cell (D, q and the other dims), each a Wilson
+    estimate at the family's per-cell (Bonferroni) level."""
+
+    def measure(ds, spec):
+        n = getattr(spec, trials) * ds.sizes["seed"]
+        out = Cells()
+        for i, (d, q) in enumerate(zip(values_of(ds, "depth").tolist(), values_of(ds, "branching").tolist())):
+            if keep(q**d):
+                for coords, k in analysis.cells(ds[var].isel(size=i).sel(sel).sum("seed"), []):
+                    out.add(
+                        {"D": d, "q": q, **coords},
+                        lambda level, seed, k=int(k): analysis.proportion(k, n, level=level),
+                    )
+        return out
+
+    return measure
+
+
+def _needs_large_tree(ds, spec):
+    if not any(q**d >= COLLAPSE_LEAVES for d, q in zip(values_of(ds, "depth"), values_of(ds, "branching"))):
+        return f"the preset has no tree with at least {COLLAPSE_LEAVES} leaves"
+    return None
+
+
+def _by_q(var, trials, **sel):
+    """Pooled rate of ``var`` per tree size, its dimension ``branching`` (one q per size)."""
+
+    def rate(ds, spec):
+        return (ds[var].sel(sel).sum("seed") / (getattr(spec, trials) * ds.sizes["seed"])).swap_dims(
+            size="branching"
+        )
+
+    return rate
+
+
+def _flip_per_eps(ds, spec):
+    eps = float(values_of(ds, "eps")[ds.sizes["eps"] // 2])
+    return _by_q("flip_count", "flip_trials", eps=eps)(ds, spec) / eps
+
+
+def _flip_theory(c, spec):
+    q = int(c["branching"])
+    rho = [db.flip_probability(q, db.gate_threshold(c["gate"], q), p, c["eps"]) for p in c["p"]]
+    return np.asarray(rho) / c["eps"]
+
+
+def _honest_win(ds, spec):
+    """Win rates on the largest tree against the largest opponent budget: stable trees per δ,
+    and the obfuscated AND tree."""
+    sel = dict(size=-1, opponent=-1)
+    n = spec.games * ds.sizes["seed"]
+    stable = ds["stable_wins"].isel(sel).sum("seed") / n
+    obf = ds["obfuscated_wins"].isel(sel).sum("seed") / n
+    trees = [*(f"majority, δ={d:g}" for d in stable["delta"].values), "AND, one flaw"]
+    rates = [*(stable.isel(delta=k, drop=True) for k in range(stable.sizes["delta"])), obf]
+    return xr.concat(rates, xr.DataArray(trees, dims="tree"), coords="minimal", compat="override")
+
+
 _SMOKE = Space(size=zipped(depth=static(3, 4, 4), branching=static(3, 5, 7)), seeds=16)
 
 EXPERIMENT = Experiment(
@@ -321,24 +196,26 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
-        _close_to_closed_form(
+        Claim.close(
             "majority-flip-closed-form",
             "The flip probability ρ(ε) of a majority gate (children Bernoulli(p) moved to "
             "p + ε on the same uniforms) equals the binomial closed form "
             "T_k(p + ε) − T_k(p) within Monte Carlo error: the pooled estimate lies within "
             f"{FLIP_ATOL} of it, per (q, p, ε).",
-            _flip_cells,
-            FLIP_ATOL,
-            lambda spec: spec.flip_trials,
+            _pooled("flip_count", "flip_trials", gate="majority"),
+            lambda c: db.flip_probability(c["q"], db.gate_threshold("majority", c["q"]), c["p"], c["eps"]),
+            atol=FLIP_ATOL,
+            source="derived",
         ),
-        _close_to_closed_form(
+        Claim.close(
             "old-protocol-uniform-search",
             "Old recursive debate on an obfuscated AND tree (one false leaf among q^D): the "
             "honest challenger searching uniformly with budget b wins with probability "
             f"min(1, b/q^D), within {WIN_ATOL}, per (D, q, b).",
-            _search_cells,
-            WIN_ATOL,
-            lambda spec: spec.games,
+            _pooled("search_wins", "games"),
+            lambda c: db.search_win_probability(int(c["budget"]), c["q"] ** c["D"]),
+            atol=WIN_ATOL,
+            source="derived",
         ),
         Claim.at_least(
             "stable-honest-wins-at-2x",
@@ -348,24 +225,25 @@ EXPERIMENT = Experiment(
             "size, stability margin 1/2 − δ (δ = 0.05, 0.1, 0.2) and opponent budget, "
             "under our model of the game. The thresholds (95 % of the games, 2× the compute) are "
             "ours: the paper's 'comparable' means polynomially related.",
-            _stable_at_ratio,
+            _pooled("stable_wins", "games", ratio=COMPUTE_RATIO),
             HONEST_WIN,
-            # Reconstruction: the quoted guarantee tested on our binary-estimate model of the
-            # protocol, with thresholds of ours.
-            source="reconstruction",
+            source="reconstruction",  # the quoted guarantee, on our model of the protocol
             quote="under certain stability assumptions, ensures that an honest debater can win with "
             "a strategy requiring computational efficiency comparable to their opponent",
             over=None,
         ),
-        _close_to_closed_form(
+        Claim.close(
             "obfuscated-pe-closed-form",
             "On the obfuscated AND tree the prover–estimator game reduces to flaw search "
             "for either honest role: the honest win rate equals ∏_d (h_d + (1 − h_d)/q) with "
             "h_d = 1 − (1 − q^−(D−d−1))^s for the honest budget s, within "
             f"{WIN_ATOL}, per (D, q, role, budgets).",
-            _obf_cells,
-            WIN_ATOL,
-            lambda spec: spec.games,
+            _pooled("obfuscated_wins", "games"),
+            lambda c: db.obfuscated_pe_win_probability(
+                c["D"], c["q"], db.DebateSpec().honest_budget(c["opponent"], c["ratio"])
+            ),
+            atol=WIN_ATOL,
+            source="derived",
         ),
         Claim.at_most(
             "obfuscation-needs-exponential-compute",
@@ -374,11 +252,11 @@ EXPERIMENT = Experiment(
             f"most {COLLAPSE_WIN:.0%} of the games at {COMPUTE_RATIO:g}× the opponent's "
             "compute (its win rate collapses unless its compute grows like q^D). The thresholds "
             "are ours.",
-            _obfuscated_at_ratio,
+            _pooled(
+                "obfuscated_wins", "games", keep=lambda leaves: leaves >= COLLAPSE_LEAVES, ratio=COMPUTE_RATIO
+            ),
             COLLAPSE_WIN,
-            # Proposed: the abstract states the obfuscated-arguments problem for the existing
-            # protocols; that the new one fails without stability is our reading.
-            source="proposed",
+            source="proposed",  # that the new protocol fails without stability is our reading
             over=None,
             requires=_needs_large_tree,
         ),
@@ -386,26 +264,61 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "stability",
-            _draw_stability,
-            "Flip probability per unit perturbation, ρ(ε)/ε, of majority (solid, circles) and "
-            "AND (dashed, squares) gates against the children's probability p: binomial "
-            "closed form (lines) and pooled Monte Carlo (markers). Below the dotted line a "
-            "gate shrinks errors (stable); AND gates amplify them near p = 1.",
+            plots.curves(
+                _flip_per_eps,
+                x="p",
+                hue="gate",
+                facet="branching",
+                marker="o",
+                ls="none",
+                theory=_flip_theory,
+                theory_label="binomial closed form",
+                label_fmt="{}",
+                ylabel="flip probability ρ / ε",
+            ),
+            "Flip probability per unit perturbation, ρ(ε)/ε at the middle ε, of majority and AND "
+            "gates against the children's probability p, one panel per q: pooled Monte Carlo "
+            "(markers) and the binomial closed form (dotted). Below 1 a gate shrinks errors "
+            "(stable); AND gates amplify them near p = 1.",
         ),
         Figure(
             "old_protocol",
-            _draw_search,
+            plots.curves(
+                _by_q("search_wins", "games"),
+                x="budget",
+                hue="branching",
+                marker="o",
+                ls="none",
+                logx=True,
+                theory=lambda c, spec: np.minimum(1.0, c["budget"] / c["branching"] ** c["depth"]),
+                theory_label="min(1, b/q^D)",
+                label_fmt="q={}",
+                xlabel="challenger's budget b (leaves examined)",
+                ylabel="honest challenger's win rate",
+            ),
             "Old recursive debate on an obfuscated AND tree: the honest challenger's win "
-            "rate against its search budget b, with min(1, b/q^D) (lines).",
+            "rate against its search budget b, per tree size, with min(1, b/q^D) (dotted).",
         ),
         Figure(
             "honest_win_vs_compute",
-            _draw_ratio,
-            "Prover–estimator game on the largest tree: the honest side's win rate against "
-            "its compute over the opponent's, for stable trees at three margins and for the "
-            "obfuscated AND tree (dashed); left the honest prover, right the honest estimator.",
+            plots.curves(
+                _honest_win,
+                x="ratio",
+                hue="tree",
+                facet="honest",
+                marker="o",
+                logx=2,
+                theory=lambda c, spec: HONEST_WIN,
+                theory_label=f"{HONEST_WIN:.0%}",
+                label_fmt="{}",
+                xlabel="honest / dishonest compute",
+                ylabel="honest side's win rate",
+            ),
+            "Prover–estimator game on the largest tree, against the largest opponent budget: the "
+            "honest side's win rate against its compute over the opponent's, for stable trees at "
+            "three margins and for the obfuscated AND tree; one panel per honest role.",
             size=(8.0, 3.6),
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )
