@@ -1,13 +1,8 @@
 """``smuon-deep-linear``: Adam, Muon and Schatten-p (SMuon) on deep linear nets, heavy-tailed teacher.
 
 A port of the authors' ``experiments/muon_limitations.py`` (arXiv 2605.19781): a depth-L
-linear student learns a teacher with singular values :math:`i^{-1}`. The paper's figure
-from this script is the best loss over learning rates against depth for the three
-optimizers; its numbers were not available, and the abstract's comparison with Muon and
-AdamW concerns three other training scenarios, so every claim here is ours: SMuon's tuned
-loss is below Muon's at every depth (the script's comparison), within 2× of the better
-baseline (refuted here, see the claim), at least Muon's at depth ≥ 5, and at depth 1 the
-criterion picks p* where the authors' initialisation puts it.
+linear student learns a teacher with singular values :math:`i^{-1}`; the simulator is
+:mod:`jaxtheory.sims.matrix.deep_linear`. Every claim is ours (see the description).
 """
 
 from __future__ import annotations
@@ -15,68 +10,54 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import values_of
 from jaxtheory.sims.matrix import deep_linear as dl
 from jaxtheory.sweep import Space, static, values
 
-#: Our threshold: a gap of more than 2× to the better baseline would signal a bug
-WITHIN = 2.0
-#: The authors' learning-rate grids in ``muon_limitations.py``: SMuon and Muon
-#: {1e-3, 1e-2, 2e-2}, Adam {3e-4, 1e-3, 2e-3}. A lane steps all three optimizers at one
-#: learning rate, so every preset sweeps their union and each optimizer is tuned over a
-#: superset of its own grid.
+WITHIN = 2.0  # our threshold: a gap of more than 2× to the better baseline would signal a bug
+#: The union of the authors' learning-rate grids in ``muon_limitations.py`` (SMuon and Muon
+#: {1e-3, 1e-2, 2e-2}, Adam {3e-4, 1e-3, 2e-3}): a lane steps all three optimizers at one
+#: learning rate, so each optimizer is tuned over a superset of its own grid.
 LR_GRID = (3e-4, 1e-3, 2e-3, 1e-2, 2e-2)
 #: p* at depth 1 from the authors' initialisation (``nn.Linear``'s default
 #: U(-1/sqrt(d), 1/sqrt(d))), by an independent float64 numpy probe at the authors' setting;
 #: from W = 0 it is 1.06-1.22 instead.
 P_STAR_RANGE = (1.7, 1.9)
-#: SMuon's p range and grid size (the simulator's, after the authors' code).
-P_MIN, P_MAX, N_GRID = 1.02, 10.0, 64
-#: The selection can only return points of its log-spaced 64-point grid on
-#: [1.02, 10] (neighbours a factor 1.037 apart): a continuous p* is rounded by up to one
-#: grid step, so the region is the range widened by one step on each side.
+P_MIN, P_MAX, N_GRID = 1.02, 10.0, 64  # SMuon's p range and grid size (the simulator's, the authors')
+#: The selection returns points of the log-spaced 64-point grid only (neighbours a factor
+#: 1.037 apart), so the region is the range widened by one grid step on each side.
 GRID_STEP = (P_MAX / P_MIN) ** (1.0 / (N_GRID - 1))
-
-
-def _method(da, name):
-    return da.sel({"method": name})  # dict form: `method` is also a keyword of .sel
 
 
 def _tuned(ds, name="best_loss"):
     """``ds[name]`` at each optimizer's learning rate of least seed-mean best loss, per depth."""
-    sample, _ = analysis.tuned(ds[name], "lr", by=ds["best_loss"])
-    return sample
+    return analysis.tuned(ds[name], "lr", by=ds["best_loss"])[0]
 
 
-def _ratio_to(ds, spec, other):
-    """Per seed and depth: SMuon's tuned best loss over ``other``'s (same teacher and init)."""
-    best = _tuned(ds)
-    num = _method(best, "smuon").drop_vars("lr")
-    if other == "baseline":
-        # the better baseline per depth, chosen on the seed-means (aggregate first)
-        a, m = _method(best, "adam").drop_vars("lr"), _method(best, "muon").drop_vars("lr")
-        den = a.where(a.mean("seed") <= m.mean("seed"), m)
-    else:
-        den = _method(best, other).drop_vars("lr")
-    return num / den
-
-
-def _within(ds, spec):
-    return _ratio_to(ds, spec, "baseline")
+def _method(da, name):
+    return da.sel({"method": name}).drop_vars("lr")  # dict form: `method` is also a keyword of .sel
 
 
 def _vs_muon(ds, spec):
-    return _ratio_to(ds, spec, "muon")
+    """Per seed and depth: SMuon's tuned best loss over Muon's (same teacher and init)."""
+    best = _tuned(ds)
+    return _method(best, "smuon") / _method(best, "muon")
+
+
+def _within(ds, spec):
+    """The same over the better baseline per depth, chosen on the seed means (aggregate first)."""
+    best = _tuned(ds)
+    a, m = _method(best, "adam"), _method(best, "muon")
+    return _method(best, "smuon") / a.where(a.mean("seed") <= m.mean("seed"), m)
 
 
 def _vs_muon_deep(ds, spec):
-    r = _ratio_to(ds, spec, "muon")
+    r = _vs_muon(ds, spec)
     return r.sel(depth=[d for d in r["depth"].values if d >= 5])
 
 
 def _has_deep(ds, spec):
-    if not any(int(d) >= 5 for d in np.atleast_1d(ds["depth"].values)):
-        return "the preset has no depth ≥ 5"
-    return None
+    return None if (values_of(ds, "depth") >= 5).any() else "the preset has no depth ≥ 5"
 
 
 def _p_star(ds, spec):
@@ -87,51 +68,11 @@ def _p_star(ds, spec):
     step and single selections jump to p_max (seen in some seeds at the tuned η).
     """
     p = _method(_tuned(ds, "p_mean"), "smuon").sel(depth=1)
-    sel = np.arange(0, spec.steps, spec.interval)
-    return p.isel(step=sel).median("step").drop_vars(["lr", "depth"], errors="ignore")
-
-
-def _has_depth1(ds, spec):
-    if 1 not in [int(d) for d in np.atleast_1d(ds["depth"].values)]:
-        return "the preset has no depth-1 runs"
-    return None
-
-
-def _draw_best(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    plots.curves(ax, _tuned(ds).drop_vars("lr"), "depth", hue="method", log=(False, True), marker="o")
-    ax.set_xlabel("depth")
-    ax.set_ylabel("best loss at the tuned η (median, IQR over seeds)")
-    ax.legend(fontsize=8)
-
-
-def _draw_p(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    p = _method(_tuned(ds, "p_mean"), "smuon").drop_vars("lr")
-    plots.curves(ax, p, "step", hue="depth", label_fmt="depth {:g}", cmap="viridis")
-    ax.set_xlabel("step")
-    ax.set_ylabel("SMuon's mean p over layers, tuned η (median, IQR)")
-    ax.legend(fontsize=8)
-
-
-def _draw_loss(ds, spec, fig):
-    depths = [int(d) for d in np.atleast_1d(ds["depth"].values)]
-    axes = fig.subplots(1, len(depths), sharey=True, squeeze=False)[0]
-    loss = _tuned(ds, "loss")
-    for ax, d in zip(axes, depths):
-        sub = loss.sel(depth=d)
-        lrs = {str(m): float(sub["lr"].sel({"method": m})) for m in sub["method"].values}
-        plots.curves(
-            ax,
-            sub.drop_vars("lr"),
-            "step",
-            hue="method",
-            log=(False, True),
-            label_fmt=lambda m, lrs=lrs: f"{m} (η={lrs[str(m)]:g})",
-        )
-        ax.set_title(f"depth {d}")
-        ax.legend(fontsize=7)
-    axes[0].set_ylabel("training loss at the tuned η (median, IQR)")
+    return (
+        p.isel(step=np.arange(0, spec.steps, spec.interval))
+        .median("step")
+        .drop_vars("depth", errors="ignore")
+    )
 
 
 _LO, _HI = P_STAR_RANGE[0] / GRID_STEP, P_STAR_RANGE[1] * GRID_STEP
@@ -156,11 +97,10 @@ This matters for the criterion: at depth 1 with isotropic inputs it picks
 $p^\star \approx 1.06$–$1.22$ from $W = 0$ but $1.7$–$1.9$ from the authors'
 initialisation (an independent float64 probe).
 
-**Common random numbers.** Learning rates and depths are paired (`paired=("lr", "depth")`):
-every lane of a seed has the same teacher, data and initialisation, and the three
-optimizers of a lane start from the same student. Each optimizer's learning rate is
-tuned per depth on the seed-mean best loss (`analysis.best_over`: aggregate over seeds
-first, then choose; ties within one standard error); the claims bootstrap the tuned
+**Common random numbers.** Learning rates and depths are paired: every lane of a seed has
+the same teacher, data and initialisation, and the three optimizers of a lane start from
+the same student. Each optimizer's learning rate is tuned per depth on the seed-mean best
+loss (`analysis.best_over`: aggregate first, then choose); the claims bootstrap the tuned
 per-seed values, so a ratio of SMuon to Muon compares them on the same teacher.
 
 **Why "within 2× of the better baseline" fails.** SMuon's step has a fixed Frobenius
@@ -172,8 +112,9 @@ compares, SMuon against Muon (both fixed-norm steps), is a comparison of like wi
 
 **What the paper states.** Only the abstract could be read. It says SMuon "matches or
 exceeds the performance of the best performing optimizer between Muon and AdamW across
-three different training scenarios"; those are the authors' image, language-model and
-fine-tuning benchmarks, not this deep linear net. So every claim below is ours
+three different training scenarios": the authors' image, language-model and fine-tuning
+benchmarks, not this deep linear net. The paper's figure from this script (best loss over
+learning rates against depth) was not available either, so every claim below is ours
 (`proposed`), on the authors' diagnostic script, with our thresholds.
 
 **The medium run (d = 64, 1001 steps).** SMuon's tuned best loss is below Muon's at
@@ -194,16 +135,8 @@ EXPERIMENT = Experiment(
         arxiv="2605.19781",
         authors="Massena, Friedrich, Serrurier",
     ),
-    run=dl.run,
+    simulator=dl.SIMULATOR,
     spec=dl.DeepLinearSpec(p_method="exact_momentum"),
-    params=dl.DEFAULT_PARAMS,
-    metric_dims={
-        "loss": ("method", "step"),
-        "final_loss": ("method",),
-        "best_loss": ("method",),
-        "p_mean": ("method", "step"),
-    },
-    coords=lambda spec: {"method": list(spec.methods), "step": np.arange(spec.steps)},
     presets={
         "smoke": Preset(
             Space(depth=static(1, 2), lr=values(*LR_GRID), seeds=8, paired=("lr", "depth")),
@@ -235,11 +168,8 @@ EXPERIMENT = Experiment(
             "learning-rate grids (LR_GRID), 8 seeds.",
         ),
     },
-    # The paper's text was not read and the abstract's comparison concerns other training
-    # scenarios: no sentence of the paper states any of these claims, so all are proposed.
+    # no sentence of the paper states any of these claims (see the description): all are proposed
     claims=[
-        # was source="paper" ("the paper's figure"): the figure's numbers were never seen,
-        # and the abstract says nothing about deep linear nets.
         Claim.at_most(
             "smuon-ahead-of-muon",
             "On the authors' deep-linear script (best loss over learning rates against "
@@ -250,8 +180,6 @@ EXPERIMENT = Experiment(
             1.0,
             source="proposed",
         ),
-        # was source="paper": the 2× threshold is ours, and the abstract's "matches or
-        # exceeds the best of Muon and AdamW" is about three other training scenarios.
         Claim.at_most(
             "smuon-within-2x-of-best-baseline",
             "SMuon's tuned best loss is within 2× of the better of Adam and Muon at every depth "
@@ -263,7 +191,6 @@ EXPERIMENT = Experiment(
             WITHIN,
             source="proposed",
         ),
-        # was source="paper": no sentence of the paper says this; the statement is ours.
         Claim.at_most(
             "smuon-matches-muon-when-deep",
             "SMuon's tuned best loss is at most Muon's at depth ≥ 5 (per seed SMuon / Muon, "
@@ -285,25 +212,48 @@ EXPERIMENT = Experiment(
             _LO,
             _HI,
             source="proposed",
-            requires=_has_depth1,
+            requires=lambda ds, spec: (
+                None if 1 in values_of(ds, "depth") else "the preset has no depth-1 runs"
+            ),
         ),
     ],
     figures=[
         Figure(
             "best_loss_vs_depth",
-            _draw_best,
+            plots.curves(
+                lambda ds, spec: _tuned(ds).drop_vars("lr"),
+                x="depth",
+                hue="method",
+                logy=True,
+                marker="o",
+                ylabel="best loss at the tuned η (median, IQR over seeds)",
+            ),
             "Best loss at each optimizer's tuned learning rate against depth (the paper's "
             "figure), median and interquartile range over seeds.",
         ),
         Figure(
             "p_trace",
-            _draw_p,
+            plots.curves(
+                lambda ds, spec: _method(_tuned(ds, "p_mean"), "smuon"),
+                x="step",
+                hue="depth",
+                label_fmt="depth {:g}",
+                cmap="viridis",
+                ylabel="SMuon's mean p over layers, tuned η (median, IQR)",
+            ),
             "SMuon's mean p over layers during training at its tuned learning rate, one "
             "curve per depth (median and interquartile range over seeds).",
         ),
         Figure(
             "loss_curves",
-            _draw_loss,
+            plots.curves(
+                lambda ds, spec: _tuned(ds, "loss").drop_vars("lr"),
+                x="step",
+                hue="method",
+                facet="depth",
+                logy=True,
+                ylabel="training loss at the tuned η (median, IQR)",
+            ),
             "Training loss against steps at each optimizer's tuned learning rate, per depth "
             "(median and interquartile range over seeds).",
             size=(9.0, 3.5),

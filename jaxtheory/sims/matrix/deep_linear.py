@@ -22,12 +22,14 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from jaxtheory.optim._lmo import muon
 from jaxtheory.optim._schatten import scale_by_schatten_p
+from jaxtheory.simulator import Simulator
 
-__all__ = ["DeepLinearSpec", "DEFAULT_PARAMS", "run"]
+__all__ = ["DeepLinearSpec", "DEFAULT_PARAMS", "run", "SIMULATOR"]
 
 #: Default of every parameter ``run`` reads.
 #: Default parameters of the deep-linear :func:`run`.
@@ -145,3 +147,19 @@ def run(spec: DeepLinearSpec, params: dict, key: jax.Array) -> dict:
 
     outs = [one(m) for m in spec.methods]
     return {k: jnp.stack([o[k] for o in outs]) for k in outs[0]}
+
+
+#: The simulator's declaration: an experiment names it instead of restating it. Every
+#: optimizer of ``spec.methods`` runs in each lane (dimension ``method``).
+SIMULATOR = Simulator(
+    run,
+    spec=DeepLinearSpec(),
+    params=DEFAULT_PARAMS,
+    metric_dims={
+        "loss": ("method", "step"),
+        "final_loss": ("method",),
+        "best_loss": ("method",),
+        "p_mean": ("method", "step"),
+    },
+    coords=lambda spec: {"method": list(spec.methods), "step": np.arange(spec.steps)},
+)
