@@ -1,15 +1,57 @@
-"""``bg0-normalized``: NSGD-M and normalized STORM under Blum--Gladyshev BG-0 noise.
+r"""``bg0-normalized``: NSGD-M and normalized STORM under Blum--Gladyshev BG-0 noise.
 
-Checks arXiv:2605.15314 (Hashemi, Upadhyay, Fazla): with gradient noise whose variance
-grows like :math:`\\sigma_0^2 + \\sigma_1^2\\lVert x - x_0\\rVert^2`, normalized methods
-travel at most :math:`\\sum_t \\eta_t`, so NSGD-M reaches the rate :math:`T^{-1/6}`
-(with the schedule :math:`\\eta = \\eta_0 T^{-5/6}`, :math:`\\beta = 1 - T^{-2/3}`, our
-reconstruction) on smooth and generalized-smooth objectives alike, and normalized STORM
-with a sharp initial estimate the rate :math:`T^{-1/4}` under mean-square smoothness.
-The simulator is
-:mod:`jaxtheory.sims.stochastic_opt.bg0`; method, objective and noise are categorical
-parameters (labels ``ALGORITHMS``, ``OBJECTIVES``, ``NOISES`` there, codes in the run), so
-one compiled program per budget covers a preset on CPU.
+Checks arXiv:2605.15314 (Hashemi, Upadhyay, Fazla); simulator
+`jaxtheory.sims.stochastic_opt.bg0` (method, objective and noise categorical: one compile
+per budget).
+
+The oracle returns $g(x;\xi) = \nabla F(x) + n(x;\xi)$ with BG-0 noise
+$\mathbb E\lVert n\rVert^2 = \sigma_0^2 + \sigma_1^2\lVert x - x_0\rVert^2$ (exactly), in
+the mean-square-smooth form $n = \sigma_0 z + \sigma_1\,\zeta\odot(x - x_0)$
+($z \sim N(0, I/d)$, $\zeta$ Rademacher) and the radial form
+$n = s(\sigma_0 u + \sigma_1 (x - x_0))$ that pushes along the displacement. The
+objectives are separable: $\sum_i x_i^2/2 + 2\cos x_i$ ($L = 3$, $\alpha = 0$),
+$\sum_i x_i^4/4 - x_i^2/2$ ($\alpha = 2/3$) and $\sum_i \cosh x_i - 1.5 x_i^2$
+($\alpha = 1$), started $1.5$ per coordinate beyond a minimizer, $d = 10$.
+
+A run gets an oracle budget $T$ and spends it by its method: NSGD-M with the BG
+schedule $\eta = \eta_0 T^{-5/6}$, $\beta = 1 - T^{-2/3}$ (paper's rate $T^{-1/6}$) or
+the classic one $\eta = \eta_0 T^{-3/4}$, $\beta = 1 - T^{-1/2}$ ($T^{-1/4}$ with
+bounded variance); normalized STORM ($2$ calls per step) with $a = 1/T$,
+$\eta = \eta_0 T^{-3/4}$ and an initial estimate from a batch of
+$B_0 = \lceil\sqrt{T/2}\rceil$ samples ("sharp") or from one sample; plain SGD with a
+constant step. Each budget is its own compiled run (a lane does only its own budget),
+and every configuration axis is paired: the lanes of one seed share the noise stream
+whatever the method, objective, noise model, $\sigma_1$ or budget, so the comparison of
+methods is made on common noise. Rates are fitted on the seed mean of
+$\frac1T\sum_t\lVert\nabla F(x_t)\rVert$ (the expected gradient norm at a uniformly
+drawn iterate) over budgets $T \ge 900$, the asymptotic range; below it the BG-schedule
+slope is pre-asymptotic (the slope fitted over 100–900 is $-0.125$, local slopes steepen
+to $-0.146$ over 900–8100). Where a preset
+sweeps the step sizes (`full`: $\eta_0$ and SGD's step swept together), every claim
+uses the tuning protocol of `jaxtheory.analysis.best_over`: per cell and budget, the
+seed mean of each step size first, then the smallest; `smoke` and `medium` run the
+single $\eta_0 = 3$.
+
+Why sharp initialization matters: with $\sigma_1 = 0$ the mean-square-smooth noise
+cancels in STORM's correction, so the estimator error obeys
+$e_t = (1-a)e_{t-1} + a\,\sigma_0 z_t$ and, with $a = 1/T$,
+$e_{T-1} \approx (1 - 1/T)^{T-1} e_0 \approx e^{-1} e_0$: the initial error is never
+forgotten, and the normalized step settles where $\nabla F(x) \approx -e_{T-1}$. So
+STORM from one sample plateaus at $\lVert\nabla F\rVert \approx e^{-1}\,\mathbb E\lVert
+d_0 - \nabla F(x_0)\rVert = e^{-1}\sigma_0\,\mathbb E\lVert z\rVert$ (about $0.36\,\sigma_0$
+at $d = 10$, not $\sigma_0$), while a batch of $B_0$ samples divides that level by
+$\sqrt{B_0}$.
+
+What the paper states: only the abstract could be read. It gives oracle complexities,
+$O(\varepsilon^{-6})$ for NSGD-M under BG-0 noise (standard and generalized smoothness
+alike), $O(\varepsilon^{-4})$ for normalized STORM under mean-square smoothness with sharp
+initialization, and the bounded-variance rates when $\sigma_1 = 0$. A complexity
+$O(\varepsilon^{-1/r})$ is a bound $\mathbb E\lVert\nabla F\rVert \lesssim T^{-r}$, so each
+is tested as an upper bound on the fitted slope (with a tolerance of ours for the
+transient), never as an equality. The schedules that make these rates come out are
+derived here, not read, so these claims hold or fail under our reconstruction. The
+ordering of STORM and NSGD-M at a finite budget, the travel bound and the drift of SGD are
+our own checks.
 """
 
 from __future__ import annotations
@@ -185,57 +227,6 @@ def _draw_drift(ds, spec, fig):
     ax.set_title("radial BG-0 noise, largest budget: SGD drifts off, normalized methods cannot", fontsize=9)
     ax.legend(fontsize=6)
 
-
-DESCRIPTION = r"""
-The oracle returns $g(x;\xi) = \nabla F(x) + n(x;\xi)$ with BG-0 noise
-$\mathbb E\lVert n\rVert^2 = \sigma_0^2 + \sigma_1^2\lVert x - x_0\rVert^2$ (exactly), in
-the mean-square-smooth form $n = \sigma_0 z + \sigma_1\,\zeta\odot(x - x_0)$
-($z \sim N(0, I/d)$, $\zeta$ Rademacher) and the radial form
-$n = s(\sigma_0 u + \sigma_1 (x - x_0))$ that pushes along the displacement. The
-objectives are separable: $\sum_i x_i^2/2 + 2\cos x_i$ ($L = 3$, $\alpha = 0$),
-$\sum_i x_i^4/4 - x_i^2/2$ ($\alpha = 2/3$) and $\sum_i \cosh x_i - 1.5 x_i^2$
-($\alpha = 1$), started $1.5$ per coordinate beyond a minimizer, $d = 10$.
-
-A run gets an oracle budget $T$ and spends it by its method: NSGD-M with the BG
-schedule $\eta = \eta_0 T^{-5/6}$, $\beta = 1 - T^{-2/3}$ (paper's rate $T^{-1/6}$) or
-the classic one $\eta = \eta_0 T^{-3/4}$, $\beta = 1 - T^{-1/2}$ ($T^{-1/4}$ with
-bounded variance); normalized STORM ($2$ calls per step) with $a = 1/T$,
-$\eta = \eta_0 T^{-3/4}$ and an initial estimate from a batch of
-$B_0 = \lceil\sqrt{T/2}\rceil$ samples ("sharp") or from one sample; plain SGD with a
-constant step. Each budget is its own compiled run (a lane does only its own budget),
-and every configuration axis is paired: the lanes of one seed share the noise stream
-whatever the method, objective, noise model, $\sigma_1$ or budget, so the comparison of
-methods is made on common noise. Rates are fitted on the seed mean of
-$\frac1T\sum_t\lVert\nabla F(x_t)\rVert$ (the expected gradient norm at a uniformly
-drawn iterate) over budgets $T \ge 900$, the asymptotic range; below it the BG-schedule
-slope is pre-asymptotic (the slope fitted over 100–900 is $-0.125$, local slopes steepen
-to $-0.146$ over 900–8100). Where a preset
-sweeps the step sizes (`full`: $\eta_0$ and SGD's step swept together), every claim
-uses the tuning protocol of `jaxtheory.analysis.best_over`: per cell and budget, the
-seed mean of each step size first, then the smallest; `smoke` and `medium` run the
-single $\eta_0 = 3$.
-
-Why sharp initialization matters: with $\sigma_1 = 0$ the mean-square-smooth noise
-cancels in STORM's correction, so the estimator error obeys
-$e_t = (1-a)e_{t-1} + a\,\sigma_0 z_t$ and, with $a = 1/T$,
-$e_{T-1} \approx (1 - 1/T)^{T-1} e_0 \approx e^{-1} e_0$: the initial error is never
-forgotten, and the normalized step settles where $\nabla F(x) \approx -e_{T-1}$. So
-STORM from one sample plateaus at $\lVert\nabla F\rVert \approx e^{-1}\,\mathbb E\lVert
-d_0 - \nabla F(x_0)\rVert = e^{-1}\sigma_0\,\mathbb E\lVert z\rVert$ (about $0.36\,\sigma_0$
-at $d = 10$, not $\sigma_0$), while a batch of $B_0$ samples divides that level by
-$\sqrt{B_0}$.
-
-What the paper states: only the abstract could be read. It gives oracle complexities,
-$O(\varepsilon^{-6})$ for NSGD-M under BG-0 noise (standard and generalized smoothness
-alike), $O(\varepsilon^{-4})$ for normalized STORM under mean-square smoothness with sharp
-initialization, and the bounded-variance rates when $\sigma_1 = 0$. A complexity
-$O(\varepsilon^{-1/r})$ is a bound $\mathbb E\lVert\nabla F\rVert \lesssim T^{-r}$, so each
-is tested as an upper bound on the fitted slope (with a tolerance of ours for the
-transient), never as an equality. The schedules that make these rates come out are
-derived here, not read, so these claims hold or fail under our reconstruction. The
-ordering of STORM and NSGD-M at a finite budget, the travel bound and the drift of SGD are
-our own checks.
-"""
 
 _SMOKE_AXES = dict(
     algorithm=values(*bg0.ALGORITHMS),
@@ -441,5 +432,5 @@ EXPERIMENT = Experiment(
             "or diverges as σ1 grows; normalized methods stay within Σ η.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )
