@@ -5,23 +5,17 @@ power-law spectrum :math:`\lambda_i \propto i^{-a}` (:math:`\operatorname{tr}K =
 a power-law target :math:`\lambda_i\theta^{*2}_i \propto i^{-b}`
 (:mod:`jaxtheory.sims.linreg.problems`), the exact expected excess risk of
 
-* SGD (step :math:`\eta`, batch :math:`B`),
-* LA (lookahead; inner SGD step :math:`\eta`, outer step :math:`\alpha`, sync period
-  :math:`k`),
-* SLA heavy ball (LA with outer heavy-ball momentum :math:`\mu`),
-
-is computed with the per-mode recursions of :mod:`jaxtheory.sims.linreg.exact`
-(deterministic, :math:`O(D)` per gradient step). One lane is one point
-:math:`(a, b, \eta)`; it runs the three algorithms and logs the risk on a log-spaced
-step grid. **Compute** is the number of per-sample gradient evaluations,
+SGD (step :math:`\eta`, batch :math:`B`), LA (lookahead; inner SGD step :math:`\eta`, outer
+step :math:`\alpha`, sync period :math:`k`) and SLA heavy ball (LA with outer heavy-ball
+momentum :math:`\mu`) is computed with the per-mode recursions of :mod:`jaxtheory.sims.linreg.exact`
+(deterministic, :math:`O(D)` per step), one lane per :math:`(a, b, \eta)`, on a
+log-spaced step grid. **Compute** is the number of per-sample gradient evaluations,
 :math:`C = t \cdot B` after :math:`t` gradient steps (LA and SLA spend one minibatch
 gradient per inner step, like SGD; the outer step costs no gradient).
 
 **Compute-optimal frontier.** For each algorithm and :math:`(a, b)`,
-:math:`F(C) = \min_\eta R_\eta(C)` over the learning-rate grid (the lower envelope;
-diverged runs are NaN and ignored; :func:`frontier`). Its log-log slope is fitted by
-least squares over :math:`C \in [C_{\max}/16, C_{\max}]`
-(:func:`jaxtheory.analysis.loglog_slope`, exact: no interval).
+:math:`F(C) = \min_\eta R_\eta(C)` over the learning-rate grid (diverged runs ignored);
+its log-log slope is fitted by least squares over :math:`C \in [C_{\max}/16, C_{\max}]`.
 
 **Derivation of the SGD frontier exponent (signal-dominated regime).** Take
 :math:`\sigma^2 = 0`. Without the sampling noise the mean error of mode :math:`i`
@@ -51,12 +45,8 @@ constant changes, so their exponents are reported next to SGD's, but only SGD's 
 asserted. Finite-size corrections (finite :math:`t`, the discrete sum, the cutoff
 :math:`D`) are why the claim carries a 15% relative tolerance, fixed before measuring.
 
-**Claims.** (1) the SGD frontier slope matches :math:`-(b-1)/a` within 15% for every
-:math:`(a, b)`; (2) every frontier is non-increasing in compute (up to float32
-round-off, relative :math:`10^{-5}`); (3) a measurement (a sanity check only: every
-ratio is finite and positive): the ratio of the LA and SLA frontiers to SGD's at the
-largest compute, per :math:`(a, b)`. The curves are exact recursions, so every
-statistic is exact (no seeds, no interval).
+The curves are exact recursions, so every statistic is exact (no seeds, no interval); the
+LA and SLA frontiers over SGD's at the largest compute are a measurement only.
 
 Not covered: label noise (:math:`\sigma^2 > 0`, the variance-limited regime), tuning
 of :math:`(\alpha, k, \mu)` (fixed per run), batch size as a compute axis.
@@ -68,10 +58,9 @@ import dataclasses
 
 import jax.numpy as jnp
 import numpy as np
-import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis
-from jaxtheory.results import as_dims, values_of
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import as_dims
 from jaxtheory.sims.linreg import exact as ex
 from jaxtheory.sims.linreg.problems import log_grid
 from jaxtheory.simulator import Simulator
@@ -85,14 +74,7 @@ MONOTONE_RTOL = 1e-5  # float32 round-off allowance of the monotonicity claim
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    """Shapes of a lane.
-
-    Attributes:
-        dim: number of eigenmodes :math:`D`.
-        steps: gradient steps :math:`T`.
-        num_log: about this many log-spaced logged steps.
-        batch: minibatch size :math:`B` (compute per step).
-    """
+    """Shapes of a lane: ``dim`` eigenmodes D, ``steps`` T, about ``num_log`` logged steps, ``batch`` B."""
 
     dim: int = 8192
     steps: int = 512
@@ -100,195 +82,89 @@ class Spec:
     batch: int = 4
 
 
-PARAMS = {"lr": 0.5, "alpha": 0.5, "k": 4, "mu": 0.5, "sigma2": 0.0, "a": 1.5, "b": 1.5}
-
-
 def run(spec: Spec, params, key=None):
-    """One lane :math:`(a, b, \\eta)`: exact risk of SGD, LA and SLA-HB on the log step grid.
-
-    Args:
-        spec: :class:`Spec`.
-        params: ``lr``, ``alpha``, ``k``, ``mu``, ``sigma2``, ``a``, ``b`` (JAX scalars).
-        key: unused (the recursion is deterministic).
-
-    Returns:
-        ``risk`` of shape ``(len(ALGOS), num_logged)`` (NaN after a divergence) and
-        ``diverged_step`` (always -1: a diverged algorithm is NaN, the lane stays).
-    """
+    """One lane (a, b, η): exact risk ``(len(ALGOS), num_logged)`` of SGD, LA and SLA-HB (NaN once
+    diverged; ``diverged_step`` is always -1: the lane stays); ``key`` is unused (deterministic)."""
     p = dict(ex.EXACT_DEFAULT_PARAMS, **params, batch=spec.batch)
-    mk = lambda alg, outer: ex.ExactSpec(
-        dim=spec.dim,
-        steps=spec.steps,  # noqa: E731
-        num_log=spec.num_log,
-        algorithm=alg,
-        outer=outer,
-    )
-    sgd = ex.run(mk("sgd", "none"), p)["risk"]
-    la = ex.run(mk("lookahead", "none"), dict(p, mu=0.0))["risk"]
-    sla = ex.run(mk("lookahead", "heavy_ball"), p)["risk"]
-    return {"risk": jnp.stack([sgd, la, sla]), "diverged_step": jnp.int32(-1)}
+
+    def exact(alg, outer, **kw):
+        es = ex.ExactSpec(dim=spec.dim, steps=spec.steps, num_log=spec.num_log, algorithm=alg, outer=outer)
+        return ex.run(es, dict(p, **kw))["risk"]
+
+    risk = [exact("sgd", "none"), exact("lookahead", "none", mu=0.0), exact("lookahead", "heavy_ball")]
+    return {"risk": jnp.stack(risk), "diverged_step": jnp.int32(-1)}
 
 
-def _coords(spec):
-    steps = log_grid(spec.steps, spec.num_log)
-    return {"algo": list(ALGOS), "step": steps}
-
-
-#: The simulator's declaration (its run is this module's wrapper of the exact recursions).
-SIMULATOR = Simulator(run, spec=Spec(), params=PARAMS, metric_dims={"risk": ("algo", "step")}, coords=_coords)
-
-
-# ---- frontier computation (numpy, public) -------------------------------------------------
+SIMULATOR = Simulator(
+    run,
+    spec=Spec(),
+    params={"lr": 0.5, "alpha": 0.5, "k": 4, "mu": 0.5, "sigma2": 0.0, "a": 1.5, "b": 1.5},
+    metric_dims={"risk": ("algo", "step")},
+    coords=lambda spec: {"algo": list(ALGOS), "step": log_grid(spec.steps, spec.num_log)},
+)
 
 
 def frontier(risk, axis: int = 0) -> np.ndarray:
-    """Lower envelope over learning rates: the minimum risk at each compute.
-
-    Args:
-        risk: array with the learning-rate axis at ``axis``; NaN (diverged) entries are
-            ignored; a position where every learning rate is NaN gives NaN.
-        axis: the learning-rate axis.
-
-    Returns:
-        ``risk`` reduced over ``axis`` by a NaN-ignoring minimum.
+    """Lower envelope over learning rates (the axis ``axis``): the NaN-ignoring minimum, NaN where all are.
 
     Example:
         >>> frontier(np.array([[1.0, np.nan], [2.0, 0.5]])).tolist()
         [1.0, 0.5]
     """
     r = np.asarray(risk, dtype=float)
-    allnan = np.isnan(r).all(axis=axis)
-    out = np.min(np.where(np.isnan(r), np.inf, r), axis=axis)
-    return np.where(allnan, np.nan, out)
+    return np.where(np.isnan(r).all(axis=axis), np.nan, np.min(np.where(np.isnan(r), np.inf, r), axis=axis))
 
 
-def _risk(ds):
-    r = analysis.select(ds["risk"], seed=0)  # deterministic: one seed
-    return as_dims(r, "a", "b", "lr").transpose("a", "b", "algo", "lr", "step")
+def _risk(ds, spec=None):  # deterministic: one seed
+    return as_dims(analysis.select(ds["risk"], seed=0), "a", "b", "lr").transpose(
+        "a", "b", "algo", "lr", "step"
+    )
 
 
-def _compute(ds, spec):
-    return np.asarray(ds["step"].values, float) * spec.batch
-
-
-def frontiers(ds, spec) -> xr.DataArray:
-    """The frontier of every ``(a, b, algo)``: a DataArray with dims ``(a, b, algo, step)``."""
-    r = _risk(ds)
-    return r.isel(lr=0, drop=True).copy(data=frontier(r.values, axis=3))
+def frontiers(ds, spec):
+    """The frontier of every ``(a, b, algo)`` (as :func:`frontier`): dims ``(a, b, algo, step)``."""
+    return _risk(ds).min("lr", skipna=True)
 
 
 def _window(F, spec):
     """The fit window: compute in ``[C_max / FIT_DECADES, C_max]``."""
-    steps = F["step"].values
-    return F.sel(step=steps[steps * spec.batch >= steps[-1] * spec.batch / FIT_DECADES])
+    return F.sel(step=F["step"] >= F["step"][-1] / FIT_DECADES)
 
 
-def slopes(ds, spec) -> dict:
-    """Fitted frontier slope per ``(a, b, algo)`` over compute in ``[C_max/16, C_max]``.
-
-    Returns:
-        ``{cell label: Estimate}`` from :func:`jaxtheory.analysis.loglog_slope` (exact:
-        the curves are deterministic recursions).
-    """
+def slopes(ds, spec):
+    """Exact fitted frontier slope per ``(a, b, algo)`` over compute in ``[C_max/16, C_max]``."""
     return analysis.loglog_slope(_window(frontiers(ds, spec), spec), "step", over=None)
 
 
-def _theory(c):
+def _theory(c, spec=None):
     return -(c["b"] - 1) / c["a"]
 
 
-# ---- claims -----------------------------------------------------------------------------
+def _by_compute(f):  # a figure's metric against compute C = t·B instead of the step t
+    return lambda ds, spec: (
+        (da := f(ds, spec)).assign_coords(step=da["step"] * spec.batch).rename(step="compute")
+    )
 
 
-def _sgd_frontier(ds, spec):
-    return _window(frontiers(ds, spec), spec).sel(algo="sgd", drop=True)
+def _draw_frontier(ds, spec, fig):  # the frontiers with their slopes fitted over the claim's window
+    xmin = float(ds["step"][-1]) * spec.batch / FIT_DECADES
+    kw = dict(x="compute", hue="algo", facet=("a", "b"), over=None, xmin=xmin, theory=_theory)
+    plots.slope(_by_compute(frontiers), **kw)(ds, spec, fig)
 
 
-def _monotone(ds, spec):
-    F = frontiers(ds, spec).values
-    inc = np.diff(F, axis=-1) / F[..., :-1]
-    return float(np.max(inc))  # NaN (every step size diverged somewhere): an error verdict
+def _slope_array(ds, spec):
+    """The exact fitted frontier slopes as a DataArray over ``(a, b, algo)``."""
+    F = frontiers(ds, spec).isel(step=0, drop=True)
+    return F.copy(data=np.reshape([e.value for e in slopes(ds, spec).values()], F.shape))
 
 
-def _two_phase_vs_sgd(ds, spec):
-    last = frontiers(ds, spec).isel(step=-1)
-    out = {}
-    for alg in ALGOS[1:]:
-        r = last.sel(algo=alg, drop=True) / last.sel(algo="sgd", drop=True)
-        for coords, sub in analysis.cells(r, []):
-            out[f"{alg}/sgd,{analysis.cell_label(coords)}"] = float(sub)
-    return out
+def _largest_increase(ds, spec):  # of the frontier between logged steps, relative (NaN: an error)
+    F = frontiers(ds, spec)
+    return float((F.diff("step") / F.isel(step=slice(None, -1)).values).max(skipna=False))
 
 
-# ---- figures ----------------------------------------------------------------------------
-
-
-def _pairs(ds, n=4):
-    pairs = [(i, j) for i in range(values_of(ds, "a").size) for j in range(values_of(ds, "b").size)]
-    return pairs[:: max(1, len(pairs) // n)][:n]
-
-
-def _draw_curves(ds, spec, fig):
-    r = _risk(ds)
-    c = _compute(ds, spec)
-    pairs = _pairs(ds, n=2)
-    lrs = values_of(ds, "lr")
-    for row, (i, j) in enumerate(pairs):
-        for col, alg in enumerate(ALGOS):
-            ax = fig.add_subplot(len(pairs), len(ALGOS), row * len(ALGOS) + col + 1)
-            for li, lr in enumerate(lrs):
-                ax.plot(c, r.values[i, j, col, li], lw=0.8, color=f"C{li % 10}", label=f"η={lr:.3g}")
-            ax.plot(c, frontier(r.values[i, j, col], axis=0), "k--", lw=1.2, label="frontier")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_title(f"{alg}, a={values_of(ds, 'a')[i]:.3g}, b={values_of(ds, 'b')[j]:.3g}", fontsize=7)
-            ax.tick_params(labelsize=6)
-            if row == len(pairs) - 1:
-                ax.set_xlabel("compute (gradient evaluations)", fontsize=7)
-            if col == 0:
-                ax.set_ylabel("excess risk", fontsize=7)
-            if row == 0 and col == 0:
-                ax.legend(fontsize=5)
-
-
-def _draw_frontier(ds, spec, fig):
-    F = frontiers(ds, spec).values
-    c = _compute(ds, spec)
-    pairs = _pairs(ds)
-    for n, (i, j) in enumerate(pairs):
-        ax = fig.add_subplot(1, len(pairs), n + 1)
-        for k, alg in enumerate(ALGOS):
-            ax.plot(c, F[i, j, k], marker=".", ms=3, label=alg)
-        a, b = values_of(ds, "a")[i], values_of(ds, "b")[j]
-        ref = F[i, j, 0, -1] * (c / c[-1]) ** (-(b - 1) / a)
-        ax.plot(c, ref, "k:", lw=1, label="C^-(b-1)/a")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(f"a={a:.3g}, b={b:.3g}", fontsize=8)
-        ax.set_xlabel("compute", fontsize=7)
-        if n == 0:
-            ax.set_ylabel("min over η of risk", fontsize=7)
-            ax.legend(fontsize=6)
-
-
-def _draw_exponents(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    fitted = slopes(ds, spec)
-    for k, alg in enumerate(ALGOS):
-        pts = [
-            (_theory({"a": a, "b": b}), fitted[f"a={a:g},b={b:g},algo={alg}"].value)
-            for a in values_of(ds, "a")
-            for b in values_of(ds, "b")
-        ]
-        th, sl = np.asarray(pts).T
-        ax.scatter(th, sl, label=alg, marker="os^"[k], alpha=0.7)
-    th = [_theory({"a": a, "b": b}) for a in values_of(ds, "a") for b in values_of(ds, "b")]
-    lo, hi = float(np.nanmin(th)) * 1.2, 0.0
-    ax.plot([lo, hi], [lo, hi], "k-", lw=0.8, label="−(b−1)/a")
-    ax.set_xlabel("theory −(b−1)/a")
-    ax.set_ylabel("fitted frontier slope (exact curves)")
-    ax.legend(fontsize=7)
-
+CURVES = dict(logx=True, logy=True, label_fmt="η={:.3g}", ylabel="excess risk")
+TWO_PAIRS = {"b": min, "a": lambda a: [a[0], a[len(a) // 2]]}  # the (a, b) of the risk curves
 
 EXPERIMENT = Experiment(
     name="linreg-compute-frontier",
@@ -318,13 +194,12 @@ EXPERIMENT = Experiment(
             "decays like C^{−(b−1)/a} (derivation in the module docstring): its log-log "
             "slope over C ∈ [C_max/16, C_max] is −(b−1)/a within 15% (relative, for "
             "finite-size corrections), for every (a, b).",
-            _sgd_frontier,
+            lambda ds, spec: _window(frontiers(ds, spec), spec).sel(algo="sgd", drop=True),
             "step",
             expected=_theory,
             atol=lambda c: SLOPE_RTOL * abs(_theory(c)),
             over=None,
             source="derived",
-            # the exact recursions are deterministic: no seeds to bootstrap
             deterministic=True,
         ),
         Claim.at_most(
@@ -332,11 +207,10 @@ EXPERIMENT = Experiment(
             "The compute-optimal frontier is non-increasing in compute for every "
             "algorithm and every (a, b): its largest relative increase between logged "
             f"steps is at most {MONOTONE_RTOL:g} (float32 round-off).",
-            _monotone,
+            _largest_increase,
             MONOTONE_RTOL,
             over=None,
             source="derived",
-            # the exact recursions are deterministic: no seeds to bootstrap
             deterministic=True,
         ),
         Claim.at_least(
@@ -344,34 +218,37 @@ EXPERIMENT = Experiment(
             "Measurement: the LA and SLA-HB frontiers over SGD's at the largest "
             "compute, per (a, b) (below 1: the two-phase method wins). The check is "
             "only that every ratio is a finite positive number.",
-            _two_phase_vs_sgd,
+            lambda ds, spec: (
+                (F := frontiers(ds, spec).isel(step=-1)).sel(algo=list(ALGOS[1:])) / F.sel(algo="sgd")
+            ),
             0.0,
             over=None,
             source="sanity",
-            # the exact recursions are deterministic: no seeds to bootstrap
             deterministic=True,
         ),
     ],
     figures=[
         Figure(
             "risk_vs_compute",
-            _draw_curves,
-            "Exact excess risk against compute (gradient evaluations) for every learning "
-            "rate (colours) and their lower envelope (dashed), per algorithm, for two (a, b).",
+            plots.curves(
+                _by_compute(_risk), x="compute", hue="lr", facet=("a", "b", "algo"), sel=TWO_PAIRS, **CURVES
+            ),
+            "Exact excess risk against compute (gradient evaluations) for every learning rate, per "
+            "algorithm, for two (a, b); their lower envelope is the frontier figure.",
             size=(9, 5),
         ),
         Figure(
             "frontier",
             _draw_frontier,
-            "Compute-optimal frontier (min over η) of SGD, LA and SLA-HB; dotted: the "
-            "predicted C^{−(b−1)/a} through SGD's last point.",
+            "Compute-optimal frontier (min over η) of SGD, LA and SLA-HB with its log-log slope fitted over "
+            "C ∈ [C_max/16, C_max]; dashed: the predicted slope −(b−1)/a.",
             size=(12, 3.5),
         ),
         Figure(
             "frontier_exponents",
-            _draw_exponents,
-            "Fitted frontier slope per algorithm against the signal-dominated prediction "
-            "−(b−1)/a, one point per (a, b).",
+            plots.intervals(_slope_array, over=None, theory=lambda c, s: _theory(c), theory_label="−(b−1)/a"),
+            "Fitted frontier slope per algorithm and (a, b) against the signal-dominated prediction "
+            "−(b−1)/a (crosses).",
         ),
     ],
     description=__doc__.split("\n\n", 1)[1],
