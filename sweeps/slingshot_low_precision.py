@@ -289,7 +289,6 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _gap_margin(ds, "min_gap_absorbed", +1),
             -GAP_TOL,
             source="derived",
-            over=None,
         ),
         Claim.at_least(
             "absorption-always-above-threshold",
@@ -298,7 +297,6 @@ EXPERIMENT = Experiment(
             _always_when,
             -GAP_TOL,
             source="derived",
-            over=None,
         ),
         Claim.at_most(
             "fix-conserves-mean-row",
@@ -309,7 +307,6 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _drift_ratio(ds, True).max("seed"),
             1.0,
             source="derived",
-            over=None,
         ),
         Claim.at_least(
             "absorption-breaks-conservation",
@@ -318,7 +315,6 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _drift_ratio(ds, False).min("seed"),
             10.0,
             source="derived",
-            over=None,
         ),
         Claim.at_most(
             "drift-against-mean-feature",
@@ -347,8 +343,7 @@ EXPERIMENT = Experiment(
             "description); the threshold −0.9 is ours.",
             _nfi("cos"),
             -0.9,
-            # the abstract states the feedback loop, not its geometry: the anti-aligned mode is
-            # our derivation
+            # the abstract states the loop, not its geometry: the anti-aligned mode is derived
             source="derived",
             requires=_needs_exponential_phase,
         ),
@@ -383,8 +378,7 @@ EXPERIMENT = Experiment(
             lambda ds, spec: np.minimum(_spikes(ds, ["bf16", "f32"]), 2 * float(ds["step"].values[-1])),
             "arm",
             ["bf16", "f32"],
-            # not in the abstract: bf16's absorption threshold (8 ln 2 + ln(K−1)) lies below
-            # f32's (24 ln 2 + ln(K−1)), so under the mechanism its spikes come first
+            # not in the abstract: bf16's threshold 8 ln 2 + ln(K−1) lies below f32's 24 ln 2 + ln(K−1)
             source="derived",
             requires=_needs_modadd,
         ),
