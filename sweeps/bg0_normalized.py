@@ -108,6 +108,7 @@ DRIFT_FACTOR = 3.0
 PLATEAU_RTOL = 0.25
 # Every configuration axis is paired (common random numbers across methods and budgets).
 _PAIRED = ("algorithm", "objective", "noise", "sigma1", "steps")
+RATE = dict(xmin=RATE_XMIN, source="reconstruction")  # the schedules are our reconstruction
 _TUNING = "tuned by analysis.best_over where the preset sweeps it (seed mean first, then the best)"
 
 
@@ -140,6 +141,9 @@ def _rate_range(ds, spec):
 
 def _sigma1(test, reason):
     return lambda ds, spec: None if test(values_of(ds, "sigma1")) else reason
+
+
+_NO_ZERO = _sigma1(lambda s1: 0.0 in s1, "the preset has no σ1 = 0 lanes")
 
 
 def _drift(ds, spec):
@@ -319,8 +323,7 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _curve(ds, "nsgdm-bg"),
             "T",
             at_most=BG_SLOPE,
-            xmin=RATE_XMIN,
-            source="reconstruction",
+            **RATE,
             quote=Q_NSGDM,
             requires=_rate_range,
         ),
@@ -333,13 +336,9 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _curve(ds, "nsgdm-classic", sigma1=0.0),
             "T",
             at_most=CLASSIC_SLOPE + CLASSIC_TOL,
-            xmin=RATE_XMIN,
-            source="reconstruction",
+            **RATE,
             quote=Q_CLASSIC,
-            requires=lambda ds, spec: (
-                _sigma1(lambda s1: 0.0 in s1, "the preset has no σ1 = 0 lanes")(ds, spec)
-                or _rate_range(ds, spec)
-            ),
+            requires=lambda ds, spec: _NO_ZERO(ds, spec) or _rate_range(ds, spec),
         ),
         Claim.slope(
             "storm-sharp-rate",
@@ -352,8 +351,7 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _curve(ds, "storm-sharp", objective="cosine"),  # mean-square smooth
             "T",
             at_most=STORM_SLOPE,
-            xmin=RATE_XMIN,
-            source="reconstruction",
+            **RATE,
             quote=Q_STORM,
             requires=_rate_range,
         ),
@@ -382,7 +380,7 @@ EXPERIMENT = Experiment(
             lambda c: 1 - PLATEAU_RTOL if c["quantity"] == "plain/predicted" else 0.0,
             lambda c: 1 + PLATEAU_RTOL if c["quantity"] == "plain/predicted" else math.inf,
             source="derived",
-            requires=_sigma1(lambda s1: 0.0 in s1, "the preset has no σ1 = 0 lanes"),
+            requires=_NO_ZERO,
         ),
     ],
     figures=[
