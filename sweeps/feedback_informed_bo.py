@@ -66,13 +66,15 @@ def _spearman(ds, spec):
 
 
 def _regrets(ds, spec):
-    sub = _fixed(ds)
-    return xr.concat([sub[f"regret_{m}"] for m in METHODS], "method").assign_coords(
-        method=list(METHODS.values())
+    names = {"fb": "feedback-aware EI", "nofb": "no feedback", "greedy": "greedy on feedback"}
+    return xr.concat([_fixed(ds)[f"regret_{m}"] for m in names], "method").assign_coords(
+        method=list(names.values())
     )
 
 
-METHODS = {"fb": "feedback-aware EI", "nofb": "no feedback", "greedy": "greedy on feedback"}
+def _space(dims, lengthscales, seeds):  # a GP pool per (dim, lengthscale), every task cell, paired
+    pool = zipped(dim=static(*dims), lengthscale=static(*lengthscales))
+    return Space(pool=pool, task=_TASK, seeds=seeds, paired=("task", "pool"))
 
 
 DESCRIPTION = r"""
@@ -122,22 +124,12 @@ EXPERIMENT = Experiment(
     params={"access": 0.75},
     presets={
         "smoke": Preset(
-            Space(
-                pool=zipped(dim=static(1, 2), lengthscale=static(0.02, 0.1)),
-                task=_TASK,
-                seeds=50,
-                paired=("task", "pool"),
-            ),
+            _space((1, 2), (0.02, 0.1), seeds=50),
             spec={"n": 256, "steps": 25, "probe": 10},
             description="CPU: 1-D and 2-D GP tasks (2 compiles), pool 256, T = 25, 10 task cells × 50 tasks.",
         ),
         "full": Preset(
-            Space(
-                pool=zipped(dim=static(1, 2, 4), lengthscale=static(0.02, 0.1, 0.25)),
-                task=_TASK,
-                seeds=1000,
-                paired=("task", "pool"),
-            ),
+            _space((1, 2, 4), (0.02, 0.1, 0.25), seeds=1000),
             spec={"n": 256, "steps": 50, "probe": 10},
             description="One accelerator: 1-, 2- and 4-D GP tasks, T = 50, 1000 tasks per cell.",
         ),
