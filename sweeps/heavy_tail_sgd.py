@@ -108,8 +108,7 @@ def _space(
     step_exp=(0.0, 0.5),
     steps=(100, 400, 1600),
 ):
-    # every config axis is paired: lanes of one seed see the same noise draws whatever the method,
-    # tail index, step exponent or horizon (common random numbers), so slopes compare on one noise
+    # every config axis paired: a seed's lanes share noise draws (common random numbers)
     return Space(
         algorithm=values("sgd", "smd"),
         objective=values(*objective),
@@ -122,39 +121,31 @@ def _space(
 
 
 DESCRIPTION = r"""
-The oracle adds to $\nabla F(x)$ i.i.d. symmetric Lomax coordinates with tail index
-$a = p + 0.2$: $P(|\xi_i| > u) = (1 + u)^{-a}$, so $\mathbb E|\xi_i|^q < \infty$ exactly
-for $q < a$; the $p$-th moment is finite and the variance infinite for $a \le 2$
-(here $p \le 1.8$). Objectives with bounded (sub)gradients keep function values
-integrable under such noise (a quadratic would not): the convex
-$F(x) = \lVert x - x^\star\rVert_1$ with $x^\star = e_1$, $x_0 = 0$ on $\mathbb R^{10}$
-(an unbounded domain), and the nonconvex
+The oracle adds to $\nabla F(x)$ i.i.d. symmetric Lomax coordinates with tail index $a = p + 0.2$:
+$P(|\xi_i| > u) = (1 + u)^{-a}$, so $\mathbb E|\xi_i|^q < \infty$ exactly for $q < a$, and the variance
+is infinite for $a \le 2$ ($p \le 1.8$). Objectives with bounded (sub)gradients keep function values
+integrable under such noise (a quadratic would not): the convex $F(x) = \lVert x - x^\star\rVert_1$,
+$x^\star = e_1$, $x_0 = 0$ on $\mathbb R^{10}$ (an unbounded domain), and the nonconvex
 $\sum_i x_i^2/(1 + x_i^2) + 0.1\cos 3x_i$ from $x_0 = \mathbf 1$.
 
-SGD and stochastic mirror descent with the $p$-norm map
-$\psi = \tfrac12\lVert x\rVert_r^2$, $r = 1 + 1/\ln d$, run unmodified with a constant
-horizon-aware step $\eta = T^{-\gamma}$, $\gamma = 1/p$ (the paper's choice) or
-$\gamma = 1/2$ (the light-tail habit). The convex error is measured at the average
-iterate, $F(\bar x_T) - F^*$, the nonconvex one as $\frac1T\sum_t\lVert\nabla F(x_t)\rVert^2$;
-both are averaged over seeds and fitted in log-log against $T$ (each horizon is its own
-compiled run, so a lane does only its own $T$ steps). Every configuration axis is
-paired: the lanes of one seed see the same noise draws whatever the method, $p$, $\gamma$
-or $T$, so differences of slopes (heavier tail slower; $\gamma = 1/2$ slower than
-$1/p$) are bootstrapped over seeds on common noise
-(`jaxtheory.analysis.slope_difference`). Mean-based slopes under heavy tails need many
-seeds: 16 could not resolve them; the `medium` preset's 4096 seeds at
+SGD and stochastic mirror descent with the $p$-norm map $\psi = \tfrac12\lVert x\rVert_r^2$,
+$r = 1 + 1/\ln d$, run unmodified with a constant horizon-aware step $\eta = T^{-\gamma}$, $\gamma = 1/p$
+(the paper's choice) or $\gamma = 1/2$ (the light-tail habit). The convex error is $F(\bar x_T) - F^*$
+at the average iterate, the nonconvex one $\frac1T\sum_t\lVert\nabla F(x_t)\rVert^2$; both are averaged
+over seeds and fitted in log-log against $T$ (each horizon is its own compiled run). Every
+configuration axis is paired (common noise per seed), so differences of slopes are bootstrapped
+over seeds on common noise (`jaxtheory.analysis.slope_difference`). Mean-based slopes under heavy
+tails need many seeds: 16 could not resolve them; the `medium` preset's 4096 seeds at
 $T \in \{100, 400, 1600\}$ can.
 
-What the paper states: only the abstract could be read. It states in-expectation
-convergence of unmodified SMD (convex) and SGD (nonconvex) without bounded domains, but no
-rate and no step rule; the step $\eta = T^{-1/p}$ is the one the classical rate
-$T^{-(p-1)/p}$ needs, our reconstruction. The rate is tested as what an $O(\cdot)$ bound
-says, an upper bound on the slope. At these horizons SGD's slopes sit inside it, while
-SMD's local slopes over $100 \to 400 \to 1600$ steepen only a little and stay close to
-the edge of the tolerance at $p = 1.5$ and $1.75$, so more seeds alone will not decide
-SMD's rate there; longer horizons may. With $\gamma = 1/2$ at $p = 1.25$ the seed-mean
-error even grows with $T$, where the derivation of the light-tail step predicts a slow
-decrease $-(p-1)/2$.
+Only the abstract could be read. It states in-expectation convergence of unmodified SMD (convex)
+and SGD (nonconvex) without bounded domains, but no rate and no step rule; the step $\eta = T^{-1/p}$
+is the one the classical rate $T^{-(p-1)/p}$ needs, our reconstruction. The rate is tested as an
+$O(\cdot)$ bound says, an upper bound on the slope. At these horizons SGD's slopes sit inside it,
+while SMD's local slopes over $100 \to 400 \to 1600$ steepen only a little and stay close to the
+edge of the tolerance at $p = 1.5$ and $1.75$: more seeds alone will not decide SMD's rate there;
+longer horizons may. With $\gamma = 1/2$ at $p = 1.25$ the seed-mean error even grows with $T$,
+where the light-tail derivation predicts a slow decrease $-(p-1)/2$.
 """
 
 EXPERIMENT = Experiment(
