@@ -1,10 +1,44 @@
-"""``adaptive-fgd``: functional gradient descent on adaptively refined grids.
+r"""``adaptive-fgd``: functional gradient descent on adaptively refined grids.
 
-Checks arXiv:2606.16926 (Csillag et al.) on its teaser problem: FGD on
-``½‖f − f*‖²`` over piecewise-constant grids, refining the whole grid while the
-sampled gradient's estimated relative error exceeds ε, against FGD on fixed grids.
-The simulator is :mod:`jaxtheory.sims.functional.fgd` (methods by label, ``METHODS``
-there); the cost is the count of cell samples.
+The teaser of the paper: $f^\star(x, y) = \cos(20r - 3\theta)\,e^{-r^2/0.25}$ in polar coordinates of
+$1.5(x, y) - 0.75$ on $[0,1]^2$, $L(f) = \tfrac12\lVert f - f^\star\rVert^2$, so $\nabla L(f) = f - f^\star$.
+From the authors' code (`src/teaser/sandbox_ours.py`; only the abstract could be read): $f$ is piecewise
+constant on a uniform $2^l \times 2^l$ grid, first $8\times 8$; each epoch estimates the gradient in every
+cell from 8 points at the *same* 8 uniform random offsets in every cell, with $\mathrm{rel\_err} =
+\sqrt{\sum_c \widehat{\mathrm{var}}_c / \sum_c \hat g_c^2}$; while $\mathrm{rel\_err} > \varepsilon$ and
+the grid is below the cap the whole grid is refined and the gradient re-estimated (same offsets), then
+$f \leftarrow f - \mathrm{LR}\,\hat g$. Fixed grids run the same loop without refinement. The loss is
+exact on a $512^2$ midpoint grid every epoch (through cell means and variances of $f^\star$ there); the
+cost is the number of cell samples, refinement estimates included.
+
+**Smoke, shrunk**: cap $S_{\max} = 128^2$ (not $256^2$), fixed grids $16 \dots 128$, 8 seeds (not 4).
+The sampler evaluates a fixed $8 S_{\max}^2$ points per estimate in every lane (one compiled program for
+every level under `vmap`), so $256^2$ with 8 seeds costs about 4× the 60 s budget, and 4 seeds give no
+interval. 300 epochs, LR = 0.05, $\varepsilon \in \{0.1, 0.5, 3\}$; the methods of a seed share the
+offsets (paired).
+
+**Plateau (derived here).** On a fixed grid $\hat g_c = f_c - \hat m_c$, $\hat m_c$ the 8-point mean of
+$f^\star$ over cell $c$: unbiased for the cell mean $m_c$, variance $v_c/8$ ($v_c$ the within-cell variance;
+fresh offsets each epoch). So $f_c - m_c \leftarrow (1-\mathrm{LR})(f_c - m_c) + \mathrm{LR}(\hat m_c -
+m_c)$, an AR(1) with stationary variance $\mathrm{LR}^2 (v_c/8)/(1 - (1-\mathrm{LR})^2) =
+\tfrac{\mathrm{LR}}{2-\mathrm{LR}} v_c/8$. By Pythagoras $L(f) = \tfrac12\lVert f^\star - P_s
+f^\star\rVert^2 + \tfrac12\sum_c |c|(f_c - m_c)^2$, so the stationary loss is $\tfrac12\lVert f^\star -
+P_s f^\star\rVert^2 + \tfrac12\,\tfrac{\mathrm{LR}}{2-\mathrm{LR}} \sum_c |c|\, v_c/8$. As $\tfrac12\sum_c
+|c| v_c$ is the floor, the noise term is $\mathrm{LR}/(8(2-\mathrm{LR})) = 0.32\,\%$ of it at LR = 0.05:
+the 10 % check tests the projection floor and that sampling adds no bias, not the noise term (correlated
+offsets make it fluctuate by ~70 % per epoch). With exact cell means there is no noise: $L_k -
+L_{\mathrm{floor}} = (1-\mathrm{LR})^{2k}(L_0 - L_{\mathrm{floor}})$.
+
+What the runs show. Below the cap the exact loss decreases every epoch, except for $\varepsilon = 3$ on
+the $8\times 8$ grid, whose loss already sits on that grid's floor. At the coarser fixed grids' budgets
+the adaptive runs are well below them; against the fixed cap grid both tie (on the same grid with the
+same offsets the runs forget their pasts at rate $(1-\mathrm{LR})^k$), the adaptive run having spent less.
+$\varepsilon = 3$ reaches the cap late, $\varepsilon = 0.5$ after about 20 epochs, $\varepsilon = 0.1$ at
+epoch 1 (the first estimate fails on every coarser grid): $\varepsilon = 0.1$ *is* the fixed cap run, and
+at the smallest fixed grid's budget its loss is above that grid's: the advantage needs a loose
+tolerance. Not a claim: the noise term alone (second-half mean minus floor, over the predicted term) is
+near 1 on the small grids and grows towards the cap grid, where the 4×4-point quadrature of a cell's mean
+on the evaluation grid adds a bias of that order.
 """
 
 from __future__ import annotations
@@ -171,47 +205,6 @@ PLATEAU_FIG = dict(
 PLATEAU_FIG["theory"] = lambda c, spec: [plateau_formula(int(x), float(c["lr"]), spec)[0] for x in c["s"]]
 PLATEAU_FIG["theory_label"] = "formula: floor + noise term"
 
-DESCRIPTION = r"""
-The teaser of the paper: $f^\star(x, y) = \cos(20r - 3\theta)\,e^{-r^2/0.25}$ in polar coordinates of
-$1.5(x, y) - 0.75$ on $[0,1]^2$, $L(f) = \tfrac12\lVert f - f^\star\rVert^2$, so $\nabla L(f) = f - f^\star$.
-From the authors' code (`src/teaser/sandbox_ours.py`; only the abstract could be read): $f$ is piecewise
-constant on a uniform $2^l \times 2^l$ grid, first $8\times 8$; each epoch estimates the gradient in every
-cell from 8 points at the *same* 8 uniform random offsets in every cell, with $\mathrm{rel\_err} =
-\sqrt{\sum_c \widehat{\mathrm{var}}_c / \sum_c \hat g_c^2}$; while $\mathrm{rel\_err} > \varepsilon$ and
-the grid is below the cap the whole grid is refined and the gradient re-estimated (same offsets), then
-$f \leftarrow f - \mathrm{LR}\,\hat g$. Fixed grids run the same loop without refinement. The loss is
-exact on a $512^2$ midpoint grid every epoch (through cell means and variances of $f^\star$ there); the
-cost is the number of cell samples, refinement estimates included.
-
-**Smoke, shrunk**: cap $S_{\max} = 128^2$ (not $256^2$), fixed grids $16 \dots 128$, 8 seeds (not 4).
-The sampler evaluates a fixed $8 S_{\max}^2$ points per estimate in every lane (one compiled program for
-every level under `vmap`), so $256^2$ with 8 seeds costs about 4× the 60 s budget, and 4 seeds give no
-interval. 300 epochs, LR = 0.05, $\varepsilon \in \{0.1, 0.5, 3\}$; the methods of a seed share the
-offsets (paired).
-
-**Plateau (derived here).** On a fixed grid $\hat g_c = f_c - \hat m_c$, $\hat m_c$ the 8-point mean of
-$f^\star$ over cell $c$: unbiased for the cell mean $m_c$, variance $v_c/8$ ($v_c$ the within-cell variance;
-fresh offsets each epoch). So $f_c - m_c \leftarrow (1-\mathrm{LR})(f_c - m_c) + \mathrm{LR}(\hat m_c -
-m_c)$, an AR(1) with stationary variance $\mathrm{LR}^2 (v_c/8)/(1 - (1-\mathrm{LR})^2) =
-\tfrac{\mathrm{LR}}{2-\mathrm{LR}} v_c/8$. By Pythagoras $L(f) = \tfrac12\lVert f^\star - P_s
-f^\star\rVert^2 + \tfrac12\sum_c |c|(f_c - m_c)^2$, so the stationary loss is $\tfrac12\lVert f^\star -
-P_s f^\star\rVert^2 + \tfrac12\,\tfrac{\mathrm{LR}}{2-\mathrm{LR}} \sum_c |c|\, v_c/8$. As $\tfrac12\sum_c
-|c| v_c$ is the floor, the noise term is $\mathrm{LR}/(8(2-\mathrm{LR})) = 0.32\,\%$ of it at LR = 0.05:
-the 10 % check tests the projection floor and that sampling adds no bias, not the noise term (correlated
-offsets make it fluctuate by ~70 % per epoch). With exact cell means there is no noise: $L_k -
-L_{\mathrm{floor}} = (1-\mathrm{LR})^{2k}(L_0 - L_{\mathrm{floor}})$.
-
-What the runs show. Below the cap the exact loss decreases every epoch, except for $\varepsilon = 3$ on
-the $8\times 8$ grid, whose loss already sits on that grid's floor. At the coarser fixed grids' budgets
-the adaptive runs are well below them; against the fixed cap grid both tie (on the same grid with the
-same offsets the runs forget their pasts at rate $(1-\mathrm{LR})^k$), the adaptive run having spent less.
-$\varepsilon = 3$ reaches the cap late, $\varepsilon = 0.5$ after about 20 epochs, $\varepsilon = 0.1$ at
-epoch 1 (the first estimate fails on every coarser grid): $\varepsilon = 0.1$ *is* the fixed cap run, and
-at the smallest fixed grid's budget its loss is above that grid's: the advantage needs a loose
-tolerance. Not a claim: the noise term alone (second-half mean minus floor, over the predicted term) is
-near 1 on the small grids and grows towards the cap grid, where the 4×4-point quadrature of a cell's mean
-on the evaluation grid adds a bias of that order.
-"""
 
 _SMOKE = ("eps0.1", "eps0.5", "eps3", "fixed16", "fixed32", "fixed64", "fixed128")
 
@@ -365,5 +358,5 @@ EXPERIMENT = Experiment(
             "the epochs.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
