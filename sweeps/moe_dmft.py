@@ -1,7 +1,28 @@
-"""``moe-dmft``: finite-width soft-routing MoE loss curves approach their DMFT limit.
+r"""``moe-dmft``: finite-width soft-routing MoE loss curves approach their DMFT limit.
 
-The DMFT (:mod:`jaxtheory.sims.moe.dmft`) is one static group of the sweep (``width = 0``), so the stored
-results hold both it and the networks trained by GD at widths N.
+A one-hidden-layer mixture of $M$ experts with soft routing and sigmoid gates,
+$$f(x) = \frac{1}{\gamma_0}\sum_{m=1}^M \sigma\!\big(q_m\cdot x/\sqrt d\big)\,
+\frac1N\sum_{i=1}^N a_{mi}\,\phi(w_{mi}\cdot x/\sqrt d),$$
+trained by full-batch GD on $P$ fixed inputs ($x \sim N(0, I_d)$, teacher
+$y = \tanh(2 v\cdot x/\sqrt d)$, loss $\frac1{2P}\sum_\mu (y_\mu - f_\mu)^2$) with the
+mean-field / μP rates $\eta\gamma_0^2 N$ for $w, a$ and $\eta\gamma_0^2$ for the router,
+whose weights start at zero (MSSP, regime I of arXiv 2605.14200: expert width
+$N_e = N \to \infty$, $M$ fixed).
+
+As $N \to \infty$ each expert's neurons become a population of single sites: a Gaussian field $u \sim N(0,
+K_x)$ on the $P$ points ($K_x = XX^\top/d$) and a readout $a_0 \sim N(0,1)$, evolved by $a \mathrel{+}=
+\phi(h)\cdot r_m$, $h \mathrel{+}= K_x (a\,\phi'(h)\odot r_m)$ with $r_m =
+\frac{\eta\gamma_0}{P}\Delta_t\odot\sigma(z_m)$, under a deterministic error $\Delta_t = y - f_t$ and router
+logits $z_m$, where $f_t = \frac1{\gamma_0}\sum_m \sigma(z_m)\,\mathbb E[a\phi(h)]$. The DMFT solve
+(Bordelon & Pehlevan 2022, arXiv 2205.09653) samples $S$ sites per expert, evolves them along a trial
+$\Delta$, recomputes $\Delta$ from the population averages and damps the update to a fixed point (relative
+residual below `tol`); its lanes are the `width = 0` group, one independent site draw per seed, and the DMFT
+curve is their mean.
+
+The **gap** of width $N$ is the RMS over seeds and steps of the difference between a width-$N$ loss curve
+and the DMFT curve; its exponent in $N$ is fitted on log–log axes. Theory: $O(N^{-1/2})$ (fluctuations; the
+seed-mean's bias is $O(1/N)$). The dotted curve in the loss figure is the lazy ($\gamma_0 \to 0$)
+kernel-regression curve with the initial NTK, which the feature-learning limit leaves behind.
 """
 
 from __future__ import annotations
@@ -119,32 +140,6 @@ def _draw_gap(ds, spec, fig):
     ax.legend(fontsize=7)
 
 
-DESCRIPTION = r"""
-A one-hidden-layer mixture of $M$ experts with soft routing and sigmoid gates,
-$$f(x) = \frac{1}{\gamma_0}\sum_{m=1}^M \sigma\!\big(q_m\cdot x/\sqrt d\big)\,
-\frac1N\sum_{i=1}^N a_{mi}\,\phi(w_{mi}\cdot x/\sqrt d),$$
-trained by full-batch GD on $P$ fixed inputs ($x \sim N(0, I_d)$, teacher
-$y = \tanh(2 v\cdot x/\sqrt d)$, loss $\frac1{2P}\sum_\mu (y_\mu - f_\mu)^2$) with the
-mean-field / μP rates $\eta\gamma_0^2 N$ for $w, a$ and $\eta\gamma_0^2$ for the router,
-whose weights start at zero (MSSP, regime I of arXiv 2605.14200: expert width
-$N_e = N \to \infty$, $M$ fixed).
-
-As $N \to \infty$ each expert's neurons become a population of single sites: a Gaussian field $u \sim N(0,
-K_x)$ on the $P$ points ($K_x = XX^\top/d$) and a readout $a_0 \sim N(0,1)$, evolved by $a \mathrel{+}=
-\phi(h)\cdot r_m$, $h \mathrel{+}= K_x (a\,\phi'(h)\odot r_m)$ with $r_m =
-\frac{\eta\gamma_0}{P}\Delta_t\odot\sigma(z_m)$, under a deterministic error $\Delta_t = y - f_t$ and router
-logits $z_m$, where $f_t = \frac1{\gamma_0}\sum_m \sigma(z_m)\,\mathbb E[a\phi(h)]$. The DMFT solve
-(Bordelon & Pehlevan 2022, arXiv 2205.09653) samples $S$ sites per expert, evolves them along a trial
-$\Delta$, recomputes $\Delta$ from the population averages and damps the update to a fixed point (relative
-residual below `tol`); its lanes are the `width = 0` group, one independent site draw per seed, and the DMFT
-curve is their mean.
-
-The **gap** of width $N$ is the RMS over seeds and steps of the difference between a width-$N$ loss curve
-and the DMFT curve; its exponent in $N$ is fitted on log–log axes. Theory: $O(N^{-1/2})$ (fluctuations; the
-seed-mean's bias is $O(1/N)$). The dotted curve in the loss figure is the lazy ($\gamma_0 \to 0$)
-kernel-regression curve with the initial NTK, which the feature-learning limit leaves behind.
-"""
-
 EXPERIMENT = Experiment(
     name="moe-dmft",
     paper=Paper(
@@ -240,5 +235,5 @@ EXPERIMENT = Experiment(
             "error.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
