@@ -1,4 +1,60 @@
-"""``moe-scaling``: μP vs MSSP for a mixture-of-experts MLP across width (arXiv 2605.14200)."""
+r"""``moe-scaling``: μP vs MSSP for a mixture-of-experts MLP across width (arXiv 2605.14200).
+
+The MLP-MoE of the authors' code (`mlp-moe-experiments/moe_training.py`): $h = \varphi(xW_{in})$, router
+logits $z = hQ$, gates $g_m = \sigma(z_m)(M_{base}/M)^\alpha$ ($M_{base} = 8$; $\alpha = 1$ in regimes
+II/III, $0$ in I), experts $o_m = \varphi(hW^{(1)}_m)W^{(2)}_m$, soft routing $h_{agg} = \sum_m g_m o_m$,
+output $f = h_{agg}W_{out}$, GELU, no forward multipliers. Dimensions: regime I $M = 4$, $N_e = N$; regime
+II $M = N/r$, $N_e = 8$; regime III $M = N/r$, $N_e = N$ ($r$ = `m_ratio`: 8 in smoke, the authors' 16 in
+medium and full). Task (a stand-in for the paper's CIFAR-10 / TinyImageNet and language data): $x \sim N(0,
+I_{32})$, $y = \tanh(xA)b/8$ with a fixed teacher ($A$: $32\times64$, $b$: $64\times4$), MSE, fresh
+minibatches each step. Per-layer init std, learning rate and Adam ε (base $10^{-8}$) as the authors'
+`scaling_configs.py` sets them (μP: zero output init; MSSP: zero router in I, $\sqrt M$ expert
+down-projection init in II, tied experts in III), times the authors' **tuned base-width multipliers** (their
+`tuned_multipliers.py`): per optimizer × regime × rule a base learning rate $\eta$, one init-std multiplier
+for every layer and one learning-rate multiplier per role (input, output, router, expert up, expert down),
+constant in width, applied as their `moe_training.py` applies them. The learning rate of a lane is
+$\eta\cdot$`lr_scale` times each layer's multiplier. The multipliers were tuned on TinyImageNet (four rows
+with a $1/N$ output init that the rules here replace by the zero init of the tables; regime III's row
+without tied experts is used for MSSP too); on this task the best `lr_scale` is about $2^{-2}$–$2^{-3}$ at
+$T = 300$ and $1$–$2$ at $T = 30$. Widths are a static axis; at each width every learning rate × seed is one
+lane of one compiled program, and the rules run side by side inside each lane (same init key, same batches).
+
+Final loss on 512 held-out points. Diagnostics on 64 probe inputs: the initial aggregate $\|h_{agg,0}\|$,
+router logits, and the refined coordinate check (effective $\|(W_t - W_0)a_t\|$ and propagating $\|W_0(a_t -
+a_0)\|$ update RMS per layer) at the end, at the `lr_scale` nearest 1. In medium and full, learning rates
+are paired (common random numbers: at a width and seed every learning rate starts from the same init and
+sees the same batches) and the initial-aggregate exponents use `init_draws` = 4 independent init draws per
+lane (its own and three more, forward pass only) × seeds; in smoke every lane draws its own init and the
+init statistics pool learning rates × seeds.
+
+Statistics (`jaxtheory.analysis`): width exponents are log–log slopes of the seed-mean RMS with 95%
+bootstrap intervals over seeds (over seeds × init draws at init; update exponents over widths $\ge 128$
+only); the best learning rate at a width is the argmin of the seed-mean final loss, and every learning rate
+within one standard error of the best is tied with it (a learning rate where a seed diverged is never best).
+LR transfer is judged on these tie sets: the shift between the smallest and the largest width is the number
+of ×2 grid points between their tie sets (0 when they overlap), and its interval comes from resampling seeds
+and recomputing both tie sets. The smoke preset has 2 seeds, which form no interval: only the
+initial-aggregate claims (8 init draws per width) and the router's exact zero are decided there; the medium
+preset (8 seeds, $N = 32$–$256$) decides the rest. Regime III at $N = 512$ is left to the full preset: one
+of its lanes costs about three times all the other groups together.
+
+**What the medium run shows.** The initial aggregate separates the rules as the init rules predict: under μP
+it shrinks like $N^{-1/2}$ in regimes II and III (and μP's random router logits in regime I), under MSSP it
+stays of order one. The update exponents do not separate them: in regime I, where μP and MSSP differ only in
+the router init, μP's exponents match MSSP's layer by layer, so the MSSP coordinate check is no evidence for
+MSSP over μP; where the rules do differ is the aggregation step (in regime II μP's expert down-projection
+updates and $\|h_{agg,t}-h_{agg,0}\|$ change with width, decisively, while MSSP's stay within the
+tolerance). Both update claims stay undecided where the router's and the expert down-projection's exponents,
+fitted over $N = 128$ and $256$ only, have intervals wider than the tolerance. On this task μP's best
+learning rate in regime III moves by one grid point ($2^{-2}$ at $N = 32$, $2^{-3}$ from $N = 128$ on, with
+both tied at $N = 64$), exactly as MSSP's does, and the bootstrap over seeds puts the shift at most one
+point: `mup-regime-III-no-transfer` fails. μP's transfer is as good as MSSP's here; either the drift the
+paper reports for μP needs its data, its longer training or wider models, or it does not occur in this
+teacher–student setting. The same one-point move leaves MSSP's own transfer claim undecided in regime III
+(its interval reaches two points). The loss differences between neighbouring widths at each width's best
+learning rate are $10^{-3}$ or less, in a final loss of a few $10^{-2}$, so the monotonicity claims stay
+undecided at 8 seeds (only the $64 \to 128$ drops of regimes I and II are decisively positive).
+"""
 
 from __future__ import annotations
 
@@ -269,63 +325,6 @@ def _init_rms(ds, spec):
     return v.where(v > 0)
 
 
-DESCRIPTION = r"""
-The MLP-MoE of the authors' code (`mlp-moe-experiments/moe_training.py`): $h = \varphi(xW_{in})$, router
-logits $z = hQ$, gates $g_m = \sigma(z_m)(M_{base}/M)^\alpha$ ($M_{base} = 8$; $\alpha = 1$ in regimes
-II/III, $0$ in I), experts $o_m = \varphi(hW^{(1)}_m)W^{(2)}_m$, soft routing $h_{agg} = \sum_m g_m o_m$,
-output $f = h_{agg}W_{out}$, GELU, no forward multipliers. Dimensions: regime I $M = 4$, $N_e = N$; regime
-II $M = N/r$, $N_e = 8$; regime III $M = N/r$, $N_e = N$ ($r$ = `m_ratio`: 8 in smoke, the authors' 16 in
-medium and full). Task (a stand-in for the paper's CIFAR-10 / TinyImageNet and language data): $x \sim N(0,
-I_{32})$, $y = \tanh(xA)b/8$ with a fixed teacher ($A$: $32\times64$, $b$: $64\times4$), MSE, fresh
-minibatches each step. Per-layer init std, learning rate and Adam ε (base $10^{-8}$) as the authors'
-`scaling_configs.py` sets them (μP: zero output init; MSSP: zero router in I, $\sqrt M$ expert
-down-projection init in II, tied experts in III), times the authors' **tuned base-width multipliers** (their
-`tuned_multipliers.py`): per optimizer × regime × rule a base learning rate $\eta$, one init-std multiplier
-for every layer and one learning-rate multiplier per role (input, output, router, expert up, expert down),
-constant in width, applied as their `moe_training.py` applies them. The learning rate of a lane is
-$\eta\cdot$`lr_scale` times each layer's multiplier. The multipliers were tuned on TinyImageNet (four rows
-with a $1/N$ output init that the rules here replace by the zero init of the tables; regime III's row
-without tied experts is used for MSSP too); on this task the best `lr_scale` is about $2^{-2}$–$2^{-3}$ at
-$T = 300$ and $1$–$2$ at $T = 30$. Widths are a static axis; at each width every learning rate × seed is one
-lane of one compiled program, and the rules run side by side inside each lane (same init key, same batches).
-
-Final loss on 512 held-out points. Diagnostics on 64 probe inputs: the initial aggregate $\|h_{agg,0}\|$,
-router logits, and the refined coordinate check (effective $\|(W_t - W_0)a_t\|$ and propagating $\|W_0(a_t -
-a_0)\|$ update RMS per layer) at the end, at the `lr_scale` nearest 1. In medium and full, learning rates
-are paired (common random numbers: at a width and seed every learning rate starts from the same init and
-sees the same batches) and the initial-aggregate exponents use `init_draws` = 4 independent init draws per
-lane (its own and three more, forward pass only) × seeds; in smoke every lane draws its own init and the
-init statistics pool learning rates × seeds.
-
-Statistics (`jaxtheory.analysis`): width exponents are log–log slopes of the seed-mean RMS with 95%
-bootstrap intervals over seeds (over seeds × init draws at init; update exponents over widths $\ge 128$
-only); the best learning rate at a width is the argmin of the seed-mean final loss, and every learning rate
-within one standard error of the best is tied with it (a learning rate where a seed diverged is never best).
-LR transfer is judged on these tie sets: the shift between the smallest and the largest width is the number
-of ×2 grid points between their tie sets (0 when they overlap), and its interval comes from resampling seeds
-and recomputing both tie sets. The smoke preset has 2 seeds, which form no interval: only the
-initial-aggregate claims (8 init draws per width) and the router's exact zero are decided there; the medium
-preset (8 seeds, $N = 32$–$256$) decides the rest. Regime III at $N = 512$ is left to the full preset: one
-of its lanes costs about three times all the other groups together.
-
-**What the medium run shows.** The initial aggregate separates the rules as the init rules predict: under μP
-it shrinks like $N^{-1/2}$ in regimes II and III (and μP's random router logits in regime I), under MSSP it
-stays of order one. The update exponents do not separate them: in regime I, where μP and MSSP differ only in
-the router init, μP's exponents match MSSP's layer by layer, so the MSSP coordinate check is no evidence for
-MSSP over μP; where the rules do differ is the aggregation step (in regime II μP's expert down-projection
-updates and $\|h_{agg,t}-h_{agg,0}\|$ change with width, decisively, while MSSP's stay within the
-tolerance). Both update claims stay undecided where the router's and the expert down-projection's exponents,
-fitted over $N = 128$ and $256$ only, have intervals wider than the tolerance. On this task μP's best
-learning rate in regime III moves by one grid point ($2^{-2}$ at $N = 32$, $2^{-3}$ from $N = 128$ on, with
-both tied at $N = 64$), exactly as MSSP's does, and the bootstrap over seeds puts the shift at most one
-point: `mup-regime-III-no-transfer` fails. μP's transfer is as good as MSSP's here; either the drift the
-paper reports for μP needs its data, its longer training or wider models, or it does not occur in this
-teacher–student setting. The same one-point move leaves MSSP's own transfer claim undecided in regime III
-(its interval reaches two points). The loss differences between neighbouring widths at each width's best
-learning rate are $10^{-3}$ or less, in a final loss of a few $10^{-2}$, so the monotonicity claims stay
-undecided at 8 seeds (only the $64 \to 128$ drops of regimes I and II are decisively positive).
-"""
-
 _RULES = ("mup", "mssp")
 MUP_III_QUOTE = (
     "the resulting $\\mu$P prescription induces neither monotonic improvement with scale nor robust "
@@ -581,5 +580,5 @@ EXPERIMENT = Experiment(
             "II/III) and router logits (regime I; MSSP's are exactly zero and not drawn).",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
