@@ -94,8 +94,8 @@ def _dl_points(ds, spec):
 
 DESCRIPTION = r"""
 **Model.** Logistic regression $\ell(w; x, y) = \log(1 + e^{-y\,x^\top w})$ (convex, smooth, no
-bounded-gradient assumption), on a synthetic well-specified Gaussian model ($x \sim N(0, I_d)$, $P(y
-= 1) = \sigma(x^\top w^\star)$, $w^\star = 3\,N(0, I_d/d)$) or on scikit-learn's breast-cancer data
+bounded-gradient assumption), on a synthetic well-specified Gaussian model ($x \sim N(0, I_d)$,
+$P(y = 1) = \sigma(x^\top w^\star)$, $w^\star = 3\,N(0, I_d/d)$) or on scikit-learn's breast-cancer data
 (standardized, 31 features with a constant).
 
 **EF-SGD.** One-sample SGD with replacement, step $\eta = c/\sqrt T$, from $w_0 = 0$; EF14 error
