@@ -408,15 +408,9 @@ EXPERIMENT = Experiment(
                 seeds=4,
                 paired=("lr_scale",),
             ),
-            spec={
-                "steps": 1000,
-                "batch_size": 50,
-                "n_eval": 2048,
-                "n_probe": 128,
-                "num_log": 24,
-                "rules": ("mup", "mssp"),
-                "m_ratio": 16,
-            },
+            spec=dict(
+                steps=1000, batch_size=50, n_eval=2048, n_probe=128, num_log=24, rules=_RULES, m_ratio=16
+            ),
             description="One accelerator, chunks of 8: N = 128…1024, M = N/16, regimes I–III × SGD/Adam, "
             "T = 1000, batch 50, 9 LRs (×2 grid) × 4 seeds, μP and MSSP.",
             chunk=8,
