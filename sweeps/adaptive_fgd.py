@@ -90,6 +90,9 @@ def _needs(ok, reason):
     return lambda ds, spec: None if ok(ds, spec) else reason
 
 
+_NO_FIXED = _needs(lambda ds, spec: _labels(ds, "fixed"), "the preset runs no fixed grid")
+
+
 def _short(ds, spec):  # None where the transient (1 − lr)^(2k) dies out in the first half
     if (1 - float(np.max(values_of(ds, "lr")))) ** ds.sizes["epoch"] > 1e-3:
         return "the run is too short for the transient (1 − lr)^(2k) to die out in the first half"
@@ -254,10 +257,7 @@ EXPERIMENT = Experiment(
             1.0,
             atol=PLATEAU_RTOL,
             source="derived",
-            requires=lambda ds, spec: (
-                _short(ds, spec)
-                or _needs(lambda d, s: _labels(d, "fixed"), "the preset runs no fixed grid")(ds, spec)
-            ),
+            requires=lambda ds, spec: _short(ds, spec) or _NO_FIXED(ds, spec),
         ),
         Claim.identity(
             "exact-mean-contraction",
@@ -267,7 +267,7 @@ EXPERIMENT = Experiment(
             _contraction,
             CONTRACTION_RTOL,
             source="derived",
-            requires=_needs(lambda ds, spec: _labels(ds, "fixed"), "the preset runs no fixed grid"),
+            requires=_NO_FIXED,
         ),
         Claim.fraction(
             "descent-before-cap",
