@@ -22,18 +22,6 @@ ONSET = 0.5  # the growth window opens at the first logged step with this fracti
 MIN_EFOLDS = 2.0
 SPIKE_HIGH, SPIKE_LOW = 0.1, 0.01  # a spike: the loss climbs back above HIGH after falling below LOW
 DELAY = 10.0  # ours: the fix removes the spikes or delays them at least this many times
-QUOTE_NFI = (
-    "this drift forms a positive feedback loop with the feature, causing the global classifier mean and the "
-    "global feature mean to grow exponentially"
-)
-QUOTE_SPIKE = (
-    "This mechanism explains the rapid norm growth before a Slingshot spike, the subsequent reappearance of "
-    "gradients, and the resulting loss spike"
-)
-STAND_IN_CLUSTERS = (
-    "10 Gaussian clusters in R^32 and a 2-layer ReLU MLP under SGD (the paper's tasks were not readable)"
-)
-STAND_IN_MODADD = "modular addition (p = 97) with a 2-layer ReLU MLP under SGD in place of a transformer"
 _ARMS = zipped(fmt=["bf16", "fp16", "f32", "bf16", "f32"], fix=[0.0, 0.0, 0.0, 1.0, 1.0])  # one program
 
 
@@ -70,11 +58,10 @@ def _drift_ratio(ds, fix):
         a for a in n["arm"].values if a.endswith("+fix") == fix and (fix or bool((n.sel(arm=a) > 0).all()))
     ]
     if not arms:
-        raise NotApplicable("the preset runs no arm with the zero-sum fix" if fix else _NO_ABSORBING)
+        raise NotApplicable(
+            f"no arm {'with the zero-sum fix' if fix else 'without the fix absorbed samples in every seed'}"
+        )
     return ratio.sel(arm=arms)
-
-
-_NO_ABSORBING = "no arm without the fix absorbed samples in every seed"
 
 
 def _absorbing(ds, name):
@@ -332,8 +319,10 @@ EXPERIMENT = Experiment(
             0.95,
             # quoted; the network and data are ours (the paper's were not readable)
             source="paper",
-            quote=QUOTE_NFI,
-            stand_in=STAND_IN_CLUSTERS,
+            quote="this drift forms a positive feedback loop with the feature, causing the global classifier "
+            "mean and the global feature mean to grow exponentially",
+            stand_in="10 Gaussian clusters in R^32 and a 2-layer ReLU MLP under SGD (the paper's tasks were "
+            "not readable)",
             requires=_needs_exponential_phase,
         ),
         Claim.at_most(
@@ -367,8 +356,9 @@ EXPERIMENT = Experiment(
             DELAY,
             # quoted; the task and network stand in for the paper's (not readable)
             source="paper",
-            quote=QUOTE_SPIKE,
-            stand_in=STAND_IN_MODADD,
+            quote="This mechanism explains the rapid norm growth before a Slingshot spike, the subsequent "
+            "reappearance of gradients, and the resulting loss spike",
+            stand_in="modular addition (p = 97) with a 2-layer ReLU MLP under SGD in place of a transformer",
             requires=_needs_modadd,
         ),
         Claim.ordering(
@@ -400,15 +390,7 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "loss",
-            plots.curves(
-                lambda ds, spec: _by_arm(ds["loss"]),
-                x="step",
-                hue="arm",
-                band="iqr",
-                logy=True,
-                xlabel="SGD step",
-                ylabel="training loss in the arm's format",
-            ),
+            _draw_panels(("loss", "training loss in the arm's format", True)),
             "Training loss computed in each arm's format (median, IQR).",
         ),
     ],
