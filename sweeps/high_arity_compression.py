@@ -73,22 +73,16 @@ def _sizes(ds, spec):
 
 
 def _bound(m, s):
-    """The compression-bound form (s ln m + ln(1/δ))/(m − s), constant 1."""
-    m = np.asarray(m, float)
+    """The compression-bound form (s ln m + ln(1/δ))/(m − s), constant 1 (``inf`` for m ≤ s)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(m > s, (s * np.log(m) + math.log(1 / DELTA)) / (m - s), np.inf)
+        return xr.where(m > s, (s * np.log(m) + math.log(1 / DELTA)) / (m - s), np.inf)
 
 
 def _within_bound(ds, spec):
     """Whether each lane's error (every m, both classes) is below the bound form."""
+    m = ds["m"].astype(float)
     return np.concatenate(
-        [
-            (
-                _of(ds, "error", c)
-                <= xr.DataArray(_bound(ds["m"], cp.SIZE_BOUND[c]), dims=["m"], coords={"m": ds["m"]})
-            ).values.ravel()
-            for c in cp.CLASSES
-        ]
+        [(_of(ds, "error", c) <= _bound(m, cp.SIZE_BOUND[c])).values.ravel() for c in cp.CLASSES]
     )
 
 
