@@ -106,9 +106,9 @@ def _needs_not_stationary(ds, spec):
     if k == 0:
         lo = float(np.nanmin(np.asarray(d["psi"], float)))
         return (
-            f"DCA's output is d-stationary (ψ ≥ −{NOT_STATIONARY:g}) on every seed (smallest ψ "
-            f"{lo:.3g}): for λ(‖x‖₁ − ‖x‖₂) the concave part is differentiable away from 0, so "
-            "DCA's critical points other than 0 are d-stationary and there is nothing to fix"
+            f"DCA's output is d-stationary (ψ ≥ −{NOT_STATIONARY:g}) on every seed (smallest ψ {lo:.3g}): for "
+            "λ(‖x‖₁ − ‖x‖₂) the concave part is differentiable away from 0, so DCA's critical points other "
+            "than 0 are d-stationary and there is nothing to fix"
         )
     return None
 
@@ -162,70 +162,62 @@ def _draw_psi(ds, spec, fig):
 CURVES = dict(x="step", hue="algo", band="iqr", logx=True, label_fmt="{}", xlabel="iteration k")
 
 DESCRIPTION = r"""
-**The algorithm** (our reconstruction from the abstract: the paper's sampling distributions
-and constant were not readable). Each iteration applies proximal DCA to $h = f + r - g$ on a
-convex set $C$, $x_{1/2} = \arg\min_{x\in C} f(x) + r(x) - \langle\xi_k, x\rangle + \tfrac\rho2\lVert x - x_k\rVert^2$
-with $\xi_k \in \partial g(x_k)$, then draws a feasible direction $d = y - x_{1/2}$ and a step
-$s \sim U(0, 1]$ and keeps $z = x_{1/2} + sd$ iff $h(z) \le h(x_{1/2}) - \sigma s^2\lVert d\rVert^2$
-($\sigma = 10^{-4}$); `dca` lanes keep $x_{1/2}$. Both methods of a seed see the same instance and
-start (paired). The d-stationarity measure $\psi(x) = \min_d h'(x; d/\lVert d\rVert)$ runs over the
-feasible $\pm e_i$ and 256 sampled feasible directions with the **closed-form** $h'$ (a finite
-difference at $t = 10^{-6}$ is $O(1)$ wrong in float32 near $h \approx -25$).
+**The algorithm** (our reconstruction: the paper's sampling distributions and constant were not
+readable). Each iteration applies proximal DCA to $h = f + r - g$ on a convex set $C$,
+$x_{1/2} = \arg\min_{x\in C} f(x) + r(x) - \langle\xi_k, x\rangle + \tfrac\rho2\lVert x - x_k\rVert^2$ with
+$\xi_k \in \partial g(x_k)$, then draws a feasible direction $d = y - x_{1/2}$ and $s \sim U(0, 1]$ and
+keeps $z = x_{1/2} + sd$ iff $h(z) \le h(x_{1/2}) - \sigma s^2\lVert d\rVert^2$ ($\sigma = 10^{-4}$); `dca`
+lanes keep $x_{1/2}$. Both methods of a seed see the same instance and start. The d-stationarity
+measure $\psi(x) = \min_d h'(x; d/\lVert d\rVert)$ runs over the feasible $\pm e_i$ and 256 sampled
+feasible directions with the **closed-form** $h'$ (a float32 finite difference is $O(1)$ wrong).
 
-**Toy**: $h = \tfrac12\lVert x\rVert^2 - \lVert x\rVert_1$ on $[-2, 2]^{50}$, $y$ uniform on the box,
-$x_0$ with 25 coordinates exactly 0 and 25 uniform on $[-2, 2]$, $\rho = 0$, $K = 200$; 8 chains per
-lane, and the toy ignores $\lambda$, so its lanes at the two $\lambda$ are further independent chains:
-1024 in all (64 seeds), so that the 99 % rate can be decided (a Wilson interval needs about 400
-successes in a row to clear 0.99). DCA with $\operatorname{sign}(0) = 0$ maps $x$ to
-$\operatorname{sign}(x)$ in one step and stays there: a critical point with $h = -12.5$ that is not
-d-stationary ($h'(x; \pm e_i) = -1$ on a zero coordinate). One accepted exploration step makes
-every coordinate nonzero, after which DCA lands on $\{\pm1\}^{50}$, the global minimum $-25$.
+**Toy**: $h = \tfrac12\lVert x\rVert^2 - \lVert x\rVert_1$ on $[-2, 2]^{50}$, $y$ uniform on the box, $x_0$
+with 25 coordinates exactly 0 and 25 uniform on $[-2, 2]$, $\rho = 0$, $K = 200$; 8 chains per lane,
+and the toy ignores $\lambda$: 1024 independent chains (64 seeds), so that the 99 % rate can be
+decided (a Wilson interval needs about 400 successes in a row to clear 0.99). DCA with
+$\operatorname{sign}(0) = 0$ maps $x$ to $\operatorname{sign}(x)$ and stays there: a critical point with
+$h = -12.5$ that is not d-stationary ($h'(x; \pm e_i) = -1$ on a zero coordinate). One accepted
+exploration step makes every coordinate nonzero, after which DCA lands on $\{\pm1\}^{50}$, the
+global minimum $-25$.
 
 **DC-sparse least squares**: $\tfrac12\lVert Ax - b\rVert^2 + \lambda(\lVert x\rVert_1 - \lVert x\rVert_2)$,
 $A \in \mathbb R^{50\times200}$ with $N(0, 1/m)$ entries, a 5-sparse $N(0, 1)$ signal, noise 0.01,
-$\lambda \in \{0.1, 1\}$, $x_0 = 0$, $\rho = 0.1$ (needed: $f$ is not strongly convex for $n > m$),
-$K = 500$, 10 warm-started FISTA steps per subproblem returning the best subproblem iterate (so each
-base step satisfies the descent inequality with $c = \rho/2$ however inexact), $y$ uniform in the
-unit ball around $x_{1/2}$. 64 seeds per $\lambda$, 128 pairs (32/32 has a Wilson lower end of 0.89:
-a 95 % fraction cannot be decided with 32).
+$x_0 = 0$, $\rho = 0.1$ ($f$ is not strongly convex for $n > m$), $K = 500$, 10 warm-started FISTA
+steps per subproblem returning the best iterate (so each base step meets the descent inequality
+with $c = \rho/2$ however inexact), $y$ uniform in the unit ball around $x_{1/2}$; 128 pairs (with
+32, 32/32 has a Wilson lower end of 0.89).
 
 **The rate bound.** The base map's descent inequality is $h(x_{1/2}) \le h(x) - c\lVert x_{1/2} - x\rVert^2$
 with $c = \mu/2 + \rho$ for an exact subproblem with $\mu$-strongly convex $f$ (toy: $c = 1/2$) and
-$c = \rho/2$ for the inexact, monotone one; exploration only lowers $h$ further, so
-$\min_{j<k}\lVert x_{1/2}^j - x^j\rVert^2 \le (h_0 - \inf h)/(ck)$ at every $k \le K$. The form
-$(h_0 - \inf h)/(\rho K)$ would be a factor 2 too optimistic for exact DCA (the toy's first step
-meets the per-step inequality with equality).
+$c = \rho/2$ for the inexact, monotone one; exploration only lowers $h$, so
+$\min_{j<k}\lVert x_{1/2}^j - x^j\rVert^2 \le (h_0 - \inf h)/(ck)$ at every $k \le K$ (the toy's first
+step meets the per-step inequality with equality, so $1/(\rho K)$ would be a factor 2 too optimistic).
 
 **What the runs show.** On the toy every DCA chain stalls at $-12.5$ exactly and every exploration
-chain reaches $-25$ after one or two accepted steps (one of 1024 chains ends with
-$\psi(x_K) = -1.7\cdot10^{-4}$ at $h = -25$: its last iteration accepted a step $s \lesssim 10^{-3}$
-whose true rise $\tfrac12 s^2\lVert d\rVert^2$ is below one float32 ulp of 25; the next DCA step
-would undo it).
+chain reaches $-25$ after one or two accepted steps (one of 1024 ends with $\psi(x_K) = -1.7\cdot10^{-4}$
+at $h = -25$: its last iteration accepted a step $s \lesssim 10^{-3}$ whose true rise is below one
+float32 ulp of 25; the next DCA step would undo it).
 
 On DC least squares **the exploration step is never accepted**, on any seed at either $\lambda$, and
 the two methods agree to the bit. At $\lambda = 0.1$ that costs nothing: DCA's fixed points are
-d-stationary there ($\lambda\lVert x\rVert_2$ is differentiable away from 0). At $\lambda = 1$ DCA is
-stuck at $x = 0$ on some seeds ($\psi(0) = -\max_i (A^\top b)_i \le -0.44$), and the exploration does
-not get it out: under our reconstruction of the sampler, the almost-sure guarantee does not show
-in 500 iterations. At 0 a step along a unit $u$ decreases $h$ only if
+d-stationary there ($\lambda\lVert x\rVert_2$ is differentiable away from 0). At $\lambda = 1$ DCA is stuck
+at $x = 0$ on some seeds ($\psi(0) = -\max_i (A^\top b)_i \le -0.44$), and the exploration does not get
+it out in 500 iterations. At 0 a step along a unit $u$ decreases $h$ only if
 $\langle A^\top b, u\rangle > \lambda(\lVert u\rVert_1 - 1) \approx \lambda(\sqrt{2n/\pi} - 1) \approx 10.3\lambda$,
 while for $u$ uniform on the sphere $\langle A^\top b, u\rangle$ has standard deviation
 $\lVert A^\top b\rVert/\sqrt n$: on the stuck instances we checked the threshold is 48–58 standard
-deviations out, probability about $e^{-1000}$ per draw. With a full-support sampler in 200
-dimensions the escape time is astronomically long; a sampler with mass on coordinate directions
-would escape at once, but the reconstruction cannot attribute that choice to the paper: the
-finding is about our sampler, not the paper's.
+deviations out, probability about $e^{-1000}$ per draw. A sampler with mass on coordinate
+directions would escape at once, but the reconstruction cannot attribute that choice to the paper:
+the finding is about our sampler, not the paper's.
 
 The `full` preset adds robust phase retrieval $\tfrac1m\sum_i|\langle a_i, x\rangle^2 - b_i|$ with
-prox-linear as the base map (`dca` lanes run prox-linear there; $c = \lVert A\rVert^2/m + \rho/2$); it
-enters the monotonicity, descent, rate and cost claims. Its $\psi$ is no usable certificate in
-floats: at the planted solution 90 % of the terms have $q_i = 0$ exactly, and any float
-approximation sits beside those kinks, where the one-sided derivative is large and negative. The
-full preset has run only as a 2-seed pipeline check on a CPU (every claim evaluates; the
-exploration was accepted once or twice on two phase-retrieval lanes, and one ended *higher* than
-plain prox-linear on the same instance, since an accepted step can move the base method into a
-worse basin; DCA's $\psi$ on $n = 1000$ least squares reached $-5.9\cdot10^{-4}$, close to the
-$10^{-3}$ threshold: the float32 floor grows with $n$ and $\lVert A\rVert$).
+prox-linear as the base map (the `dca` lanes; $c = \lVert A\rVert^2/m + \rho/2$) in the monotonicity,
+descent, rate and cost claims. Its $\psi$ is no certificate in floats: at the planted solution 90 %
+of the terms have $q_i = 0$ exactly, and a float approximation sits beside those kinks. The full
+preset has run only as a 2-seed CPU check (every claim evaluates; the exploration was accepted on
+two phase-retrieval lanes, and one ended *higher* than plain prox-linear, since an accepted step
+can move the base method into a worse basin; DCA's $\psi$ on $n = 1000$ least squares reached
+$-5.9\cdot10^{-4}$, close to the $10^{-3}$ threshold: the float32 floor grows with $n$ and $\lVert A\rVert$).
 """
 
 
@@ -250,8 +242,8 @@ EXPERIMENT = Experiment(
         authors="Dan Greenstein, Nadav Hallak",
         found=False,
         banner="Only the abstract and the problem statement were readable: the exploration "
-        "rule (sufficient decrease, s ~ U(0, 1], y uniform on C or a unit ball) is the "
-        "our reconstruction, and the experiments are ours.",
+        "rule (sufficient decrease, s ~ U(0, 1], y uniform on C or a unit ball) is the our reconstruction, "
+        "and the experiments are ours.",
         unverified=(
             "The paper's own experiments (problems and numbers not readable).",
             "Rate preservation for prox-linear-type base maps (no prox-linear problem is built).",
@@ -270,8 +262,7 @@ EXPERIMENT = Experiment(
             ),
             spec={"zeros": 25, "m": 50, "nnz": 5, "inner_steps": 10},
             description="CPU, about 40 s: toy n = 50 (25 zeros), K = 200, 64 seeds × 2 × 8 "
-            "chains; DC least squares m = 50, n = 200, s = 5, K = 500, λ ∈ {0.1, 1}, 64 seeds. "
-            "2 compiles.",
+            "chains; DC least squares m = 50, n = 200, s = 5, K = 500, λ ∈ {0.1, 1}, 64 seeds. 2 compiles.",
         ),
         "full": Preset(
             _space(  # larger sizes, and robust phase retrieval with prox-linear (n = 100, m = 400)
@@ -285,24 +276,24 @@ EXPERIMENT = Experiment(
             ),
             spec={"zeros": 25, "nnz": 20, "inner_steps": 20},
             description="One accelerator: toy K = 2000, DC least squares "
-            "m = 200, n = 1000, s = 20, λ ∈ {0.1, 1}, and robust phase retrieval (prox-linear "
-            "base map, n = 100, m = 400, 10 % outliers), 100 seeds; 3 compiles.",
+            "m = 200, n = 1000, s = 20, λ ∈ {0.1, 1}, and robust phase retrieval (prox-linear base map, n = "
+            "100, m = 400, 10 % outliers), 100 seeds; 3 compiles.",
         ),
     },
     claims=[
         Claim.equals(
             "dca-keeps-zero-set",
-            "Plain DCA with the selection sign(0) = 0 keeps the initial zero set on the toy: "
-            "the count of DCA lanes whose final zero set differs from x₀'s is 0.",
+            "Plain DCA with the selection sign(0) = 0 keeps the initial zero set on the toy: the count of "
+            "DCA lanes whose final zero set differs from x₀'s is 0.",
             _toy("dca", lambda t, spec: int((~t["zero_set_kept"].astype(bool)).sum())),
             0,
             source="derived",
         ),
         Claim.identity(
             "dca-stalls-at-critical-value",
-            "Plain DCA ends at h_K = −(#nonzeros of x₀)/2 = −12.5 exactly on every toy chain "
-            "(a critical point that is not d-stationary); residual max |h_K + 12.5|, exact in "
-            "float32 since every term is ½·1 − 1 or 0.",
+            "Plain DCA ends at h_K = −(#nonzeros of x₀)/2 = −12.5 exactly on every toy chain (a critical "
+            "point that is not d-stationary); residual max |h_K + 12.5|, exact in float32 since every term "
+            "is ½·1 − 1 or 0.",
             _toy(
                 "dca",
                 lambda t, spec: np.max(
@@ -314,11 +305,11 @@ EXPERIMENT = Experiment(
         ),
         Claim.fraction(
             "exploration-reaches-global-min",
-            f"With one exploration step per iteration the toy reaches the global minimum "
-            f"h = −n/2 = −25 (within {GLOBAL_TOL:g}; other critical values are ≥ 0.5 above) in "
-            f"at least {SUCCESS_RATE:.0%} of chains, under our reconstruction of the exploration "
-            "step (on the toy the d-stationary points are exactly {±1}ⁿ, the global minima). "
-            "The horizon K = 200 and the 99 % threshold for 'almost surely' are ours.",
+            "With one exploration step per iteration the toy reaches the global minimum h = −n/2 = −25 "
+            f"(within {GLOBAL_TOL:g}; other critical values are ≥ 0.5 above) in at least {SUCCESS_RATE:.0%} "
+            "of chains, under our reconstruction of the exploration step (on the toy the d-stationary "
+            "points are exactly {±1}ⁿ, the global minima). The horizon K = 200 and the 99 % threshold for "
+            "'almost surely' are ours.",
             _toy(
                 "explore",
                 lambda t, spec: np.abs(_replicas(t["h_final_r"]) + float(t["dim"]) / 2) <= GLOBAL_TOL,
@@ -329,10 +320,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.fraction(
             "exploration-d-stationary",
-            f"The exploration's output on the toy is d-stationary: the measure ψ(x_K) ≥ "
-            f"−{PSI_TOL:g} (closed-form h′ over ±eᵢ and 256 sampled feasible directions) in "
-            f"at least {SUCCESS_RATE:.0%} of chains, under our reconstruction of the exploration "
-            "step. The tolerance, the horizon and the 99 % threshold are ours.",
+            f"The exploration's output on the toy is d-stationary: the measure ψ(x_K) ≥ −{PSI_TOL:g} "
+            f"(closed-form h′ over ±eᵢ and 256 sampled feasible directions) in at least {SUCCESS_RATE:.0%} "
+            "of chains, under our reconstruction of the exploration step. The tolerance, the horizon and "
+            "the 99 % threshold are ours.",
             _toy("explore", lambda t, spec: _replicas(t["psi_r"]) >= -PSI_TOL),
             at_least=SUCCESS_RATE,
             source="reconstruction",
@@ -340,11 +331,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "monotone",
-            f"h never increases, at the base step nor at the exploration step, on every lane "
-            f"of both problems and methods: the largest rise per half step, relative to "
-            f"max(1, |h|), is ≤ {RISE_TOL:g} (float32 rounding; exact values, no interval), "
-            "under our reconstruction (sufficient decrease σs²‖d‖² with σ = 1e-4; the base maps "
-            "descend by construction).",
+            "h never increases, at the base step nor at the exploration step, on every lane of both "
+            "problems and methods: the largest rise per half step, relative to max(1, |h|), is ≤ "
+            f"{RISE_TOL:g} (float32 rounding; exact values, no interval), under our reconstruction "
+            "(sufficient decrease σs²‖d‖² with σ = 1e-4; the base maps descend by construction).",
             _per_cell_max("max_rise"),
             RISE_TOL,
             source="reconstruction",
@@ -353,9 +343,9 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "descent-inequality",
-            f"The base map's descent inequality summed over the run, c Σₖ ‖x½ᵏ − xᵏ‖² ≤ h₀ − "
-            f"h_K (c = μ/2 + ρ exact, ρ/2 for the monotone inexact FISTA solve), holds on "
-            f"every lane: the largest (c Σ − (h₀ − h_K))/max(1, |h₀|) is ≤ {SLACK_TOL:g}.",
+            "The base map's descent inequality summed over the run, c Σₖ ‖x½ᵏ − xᵏ‖² ≤ h₀ − h_K (c = μ/2 + "
+            "ρ exact, ρ/2 for the monotone inexact FISTA solve), holds on every lane: the largest (c Σ − "
+            f"(h₀ − h_K))/max(1, |h₀|) is ≤ {SLACK_TOL:g}.",
             _per_cell_max("descent_slack"),
             SLACK_TOL,
             source="derived",
@@ -363,12 +353,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "rate-preserved",
-            "The base rate survives the exploration: min_{j<k} ‖x½ʲ − xʲ‖² ≤ (h₀ − inf h)/(ck) "
-            "at every horizon k ≤ K on every lane, i.e. the largest ratio ck·min/(h₀ − inf h) "
-            "is ≤ 1 (c as in "
-            "descent-inequality; a bound 1/(ρK) would drop the factor 2 of c = μ/2; "
-            "inf h = −n/2 on the toy, 0 is a lower bound for DC least squares), under our "
-            "reconstruction of the exploration step.",
+            "The base rate survives the exploration: min_{j<k} ‖x½ʲ − xʲ‖² ≤ (h₀ − inf h)/(ck) at every "
+            "horizon k ≤ K on every lane, i.e. the largest ratio ck·min/(h₀ − inf h) is ≤ 1 (c as in "
+            "descent-inequality; a bound 1/(ρK) would drop the factor 2 of c = μ/2; inf h = −n/2 on the toy, "
+            "0 is a lower bound for DC least squares), under our reconstruction of the exploration step.",
             _per_cell_max("rate_ratio"),
             1.0,
             source="reconstruction",
@@ -377,23 +365,22 @@ EXPERIMENT = Experiment(
         ),
         Claim.fraction(
             "ls-no-worse-than-dca",
-            f"On DC-sparse least squares the exploration's final objective is at most DCA's "
-            f"(relative float slack {VALUE_RTOL:g}) in at least {NO_WORSE_RATE:.0%} of paired "
-            "seeds. The comparison and the 95 % threshold are ours.",
+            "On DC-sparse least squares the exploration's final objective is at most DCA's (relative float "
+            f"slack {VALUE_RTOL:g}) in at least {NO_WORSE_RATE:.0%} of paired seeds. The comparison and the "
+            "95 % threshold are ours.",
             _ls_no_worse,
             at_least=NO_WORSE_RATE,
             source="proposed",
         ),
         Claim.equals(
             "ls-lower-where-dca-not-d-stationary",
-            f"On DC-sparse least squares, under our reconstruction of the exploration step "
-            f"(directions uniform in the unit ball), the exploration's objective after K = 500 "
-            f"iterations is strictly lower on every seed where DCA's output is not d-stationary "
-            f"(ψ < −{NOT_STATIONARY:g}, above the float32 floor √(2Lε|h|) ≈ 5e-4 of an inexact "
-            "DCA fixed point): the count of such seeds where it is not lower is 0. The finite "
-            "horizon is ours: the guarantee is almost sure for accumulation points. Where DCA "
-            "stays at x = 0 a dense unit direction descends only with ⟨Aᵀb, u⟩ ≳ 10λ, tens of "
-            "standard deviations out (see What the runs show).",
+            "On DC-sparse least squares, under our reconstruction of the exploration step (directions "
+            "uniform in the unit ball), the exploration's objective after K = 500 iterations is strictly "
+            f"lower on every seed where DCA's output is not d-stationary (ψ < −{NOT_STATIONARY:g}, above the "
+            "float32 floor √(2Lε|h|) ≈ 5e-4 of an inexact DCA fixed point): the count of such seeds where "
+            "it is not lower is 0. The finite horizon is ours: the guarantee is almost sure for "
+            "accumulation points. Where DCA stays at x = 0 a dense unit direction descends only with ⟨Aᵀb, "
+            "u⟩ ≳ 10λ, tens of standard deviations out (see What the runs show).",
             _ls_not_lower,
             0,
             source="reconstruction",
@@ -402,8 +389,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.identity(
             "exploration-cost",
-            "The exploration costs exactly two evaluations of h per iteration (h(x½) and "
-            "h(z)): residual max |n_evals − 2K| over exploration lanes.",
+            "The exploration costs exactly two evaluations of h per iteration (h(x½) and h(z)): residual max "
+            "|n_evals − 2K| over exploration lanes.",
             _evals_residual,
             0.0,
             source="sanity",
@@ -421,8 +408,8 @@ EXPERIMENT = Experiment(
                 title="toy ½‖x‖² − ‖x‖₁ on [−2, 2]ⁿ",
                 **CURVES,
             ),
-            "Toy: h(x_k) against the iteration, median and IQR over seeds; DCA stalls at "
-            "−12.5, DCA + exploration reaches −n/2 = −25 (dotted).",
+            "Toy: h(x_k) against the iteration, median and IQR over seeds; DCA stalls at −12.5, DCA + "
+            "exploration reaches −n/2 = −25 (dotted).",
         ),
         Figure(
             "sparse_ls",
@@ -433,8 +420,8 @@ EXPERIMENT = Experiment(
                 title="λ(‖x‖₁ − ‖x‖₂)",
                 **CURVES,
             ),
-            "DC-sparse least squares: h(x_k) minus the smallest value either method reached on "
-            "that seed, median and IQR over seeds, per penalty λ (the two methods coincide).",
+            "DC-sparse least squares: h(x_k) minus the smallest value either method reached on that seed, "
+            "median and IQR over seeds, per penalty λ (the two methods coincide).",
         ),
         Figure(
             "phase_retrieval",
@@ -446,14 +433,14 @@ EXPERIMENT = Experiment(
                 title="robust phase retrieval, prox-linear base map",
                 **CURVES,
             ),
-            "Robust phase retrieval (full preset only): h(x_k) with prox-linear as the base map "
-            "('dca' lanes) and with the exploration step, median and IQR over seeds.",
+            "Robust phase retrieval (full preset only): h(x_k) with prox-linear as the base map ('dca' "
+            "lanes) and with the exploration step, median and IQR over seeds.",
         ),
         Figure(
             "psi",
             _draw_psi,
-            "How far from d-stationary the outputs are: −ψ(x_K) over every chain, per "
-            "problem and method (whiskers span min to max).",
+            "How far from d-stationary the outputs are: −ψ(x_K) over every chain, per problem and method "
+            "(whiskers span min to max).",
         ),
     ],
     description=DESCRIPTION,

@@ -19,8 +19,8 @@ from jaxtheory.sweep import Space, static, values
 #: T ∈ {100, 400, 1600} bring SGD's slopes within it).
 SLOPE_TOL = 0.08
 Q_CONVERGENCE = (
-    "establish new in-expectation convergence results for Stochastic Mirror Descent "
-    "($\\textsf{SMD}$) in convex optimization and $\\textsf{SGD}$ in nonconvex optimization"
+    "establish new in-expectation convergence results for Stochastic Mirror Descent ($\\textsf{SMD}$) in "
+    "convex optimization and $\\textsf{SGD}$ in nonconvex optimization"
 )
 #: Ours: γ = 1/2 is visibly slower than γ = 1/p on heavy tails (p ≤ 1.5); the derived gap is
 #: (p − 1)(1/p − 1/2), 0.075 at p = 1.25 and 0.083 at p = 1.5.
@@ -184,20 +184,19 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.equals(
             "no-divergence-heavy-tails",
-            "Unmodified SGD and SMD stay finite under infinite-variance noise (p < 2): the "
-            "count of diverged lanes with p < 2 is 0.",
+            "Unmodified SGD and SMD stay finite under infinite-variance noise (p < 2): the count of diverged "
+            "lanes with p < 2 is 0.",
             lambda ds, spec: int((_heavy(ds["status"]) != 0).sum()),
             0,
             source="sanity",
         ),
         Claim.at_least(
             "converges-without-modification",
-            "SMD on the convex problem and SGD on the nonconvex one converge in expectation "
-            "without modification, on an unbounded domain, under our reconstruction of the "
-            "step size (η ∝ T^(−1/p); the paper's own step rule was not read): the "
-            "seed-mean error decreases between neighbouring horizons, err(T_i) − "
-            "err(T_{i+1}) > 0, for every p (SGD counts on the convex problem too, as SMD "
-            "with the Euclidean map).",
+            "SMD on the convex problem and SGD on the nonconvex one converge in expectation without "
+            "modification, on an unbounded domain, under our reconstruction of the step size (η ∝ T^(−1/p); "
+            "the paper's own step rule was not read): the seed-mean error decreases between neighbouring "
+            "horizons, err(T_i) − err(T_{i+1}) > 0, for every p (SGD counts on the convex problem too, as "
+            "SMD with the Euclidean map).",
             _decreases,
             0.0,
             source="reconstruction",
@@ -205,11 +204,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.slope(
             "convex-rate",
-            "Convex rate E F(x̄_T) − F* = O(T^(−(p−1)/p)) with step ∝ T^(−1/p), p < 2 (the "
-            "classical minimax rate under p-th moment noise; the abstract states no rate): "
-            "the log-log slope of the seed-mean gap against T, per algorithm and p, is at "
-            "most −(p−1)/p + 0.08, an upper bound as an O(·) rate is; the tolerance 0.08 "
-            "is ours.",
+            "Convex rate E F(x̄_T) − F* = O(T^(−(p−1)/p)) with step ∝ T^(−1/p), p < 2 (the classical minimax "
+            "rate under p-th moment noise; the abstract states no rate): the log-log slope of the seed-mean "
+            "gap against T, per algorithm and p, is at most −(p−1)/p + 0.08, an upper bound as an O(·) rate "
+            "is; the tolerance 0.08 is ours.",
             lambda ds, spec: _heavy(_error(ds, "l1")),
             "T",
             at_most=lambda c: -(c["p"] - 1) / c["p"] + SLOPE_TOL,
@@ -217,18 +215,18 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "heavier-tail-slower",
-            "The convex slope is ordered by the tail, the smaller p the slower: "
-            "slope(p) − slope(p′) > 0 for neighbouring p < p′ (the rate −(p−1)/p is "
-            "increasing as p decreases), paired bootstrap over seeds.",
+            "The convex slope is ordered by the tail, the smaller p the slower: slope(p) − slope(p′) > 0 for "
+            "neighbouring p < p′ (the rate −(p−1)/p is increasing as p decreases), paired bootstrap over "
+            "seeds.",
             _tail_ordering,
             0.0,
             source="derived",
         ),
         Claim.at_least(
             "step-exponent-one-over-p",
-            "The step exponent must adapt to the tail: γ = 1/2 converges visibly slower than "
-            "γ = 1/p when p ≤ 1.5: slope(γ = 1/2) − slope(γ = 1/p) ≥ 0.05 on the convex "
-            "problem, on the same seeds (paired); 0.05 is our threshold for 'visibly'.",
+            "The step exponent must adapt to the tail: γ = 1/2 converges visibly slower than γ = 1/p when p "
+            "≤ 1.5: slope(γ = 1/2) − slope(γ = 1/p) ≥ 0.05 on the convex problem, on the same seeds "
+            "(paired); 0.05 is our threshold for 'visibly'.",
             _gamma,
             GAMMA_GAP,
             source="proposed",
@@ -247,9 +245,9 @@ EXPERIMENT = Experiment(
                 xlabel="horizon T",
                 ylabel="F(x̄_T) − F*: seed mean ± SE",
             ),
-            "Seed-mean error of the averaged iterate against the horizon (± one standard error over "
-            "seeds), per algorithm, step ∝ T^(−1/p), with the fitted log-log slope and its 95% interval "
-            "(solid) and the predicted slope −(p−1)/p (dashed).",
+            "Seed-mean error of the averaged iterate against the horizon (± one standard error over seeds), "
+            "per algorithm, step ∝ T^(−1/p), with the fitted log-log slope and its 95% interval (solid) and "
+            "the predicted slope −(p−1)/p (dashed).",
             size=(9, 4),
         ),
         Figure(
@@ -267,8 +265,8 @@ EXPERIMENT = Experiment(
                 xlabel="horizon T",
                 ylabel="(1/T) Σ ‖∇F(x_t)‖²: seed mean ± SE",
             ),
-            "SGD and SMD on the nonconvex bounded-gradient objective: seed-mean squared "
-            "gradient norm against the horizon, band ± one standard error.",
+            "SGD and SMD on the nonconvex bounded-gradient objective: seed-mean squared gradient norm "
+            "against the horizon, band ± one standard error.",
         ),
     ],
     description=DESCRIPTION,

@@ -207,8 +207,8 @@ EXPERIMENT = Experiment(
             Space(rho_y=values(0.0, 0.5), loss=static(*mm.LOSSES), seeds=8),
             spec={"batch": 256, "n_test": 1000, "cf_reps": 3},
             description="CPU, a few minutes: 4 compiles (one per trained loss) × 16 lanes of 2000 "
-            "Adam steps at batch 256; closed forms over 10 ρ_x and 10 ρ_c × 2 ρ_y × 24 models "
-            "(8 seeds × 3), recall among 1000 held-out pairs.",
+            "Adam steps at batch 256; closed forms over 10 ρ_x and 10 ρ_c × 2 ρ_y × 24 models (8 seeds × 3), "
+            "recall among 1000 held-out pairs.",
         ),
         "full": Preset(
             Space(rho_y=values(0.0, 0.25, 0.5, 0.75), loss=static(*mm.LOSSES), seeds=64),
@@ -220,21 +220,20 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.at_most(
             "spectral-gd-reaches-cca",
-            "GD (Adam, full batch) on the exact spectral-contrastive population loss reaches the "
-            "CCA subspaces: the largest principal angle of the trained image and text encoders to "
-            "CCA's is below 1°, at ρ_x = 0 and ρ_y ∈ {0, 0.5} (its minimisers are the top-k "
-            "singular subspaces of the whitened cross-covariance, an Eckart–Young argument).",
+            "GD (Adam, full batch) on the exact spectral-contrastive population loss reaches the CCA "
+            "subspaces: the largest principal angle of the trained image and text encoders to CCA's is below "
+            "1°, at ρ_x = 0 and ρ_y ∈ {0, 0.5} (its minimisers are the top-k singular subspaces of the "
+            "whitened cross-covariance, an Eckart–Young argument).",
             lambda ds, spec: analysis.select(_trained(ds, spec), loss="spectral"),
             SPECTRAL_TOL_DEG,
             source="derived",
         ),
         Claim.at_most(
             "trained-objectives-reach-cca",
-            "Under our reconstruction, contrastive, match/no-match and latent prediction "
-            "collapse to the same solution: at ρ = 0, trained InfoNCE (τ = 0.1), SigLIP and JEPA "
-            "with a whitened target reach the CCA subspaces, the largest principal angle of "
-            "either encoder to CCA's below 5°, per objective (on minibatches, so the angle "
-            "includes the optimiser's noise floor). The 5° is ours.",
+            "Under our reconstruction, contrastive, match/no-match and latent prediction collapse to the "
+            "same solution: at ρ = 0, trained InfoNCE (τ = 0.1), SigLIP and JEPA with a whitened target "
+            "reach the CCA subspaces, the largest principal angle of either encoder to CCA's below 5°, per "
+            "objective (on minibatches, so the angle includes the optimiser's noise floor). The 5° is ours.",
             lambda ds, spec: _trained(ds, spec).sel(loss=["infonce", "siglip", "jepa"], rho_y=0.0),
             TRAINED_TOL_DEG,
             source="reconstruction",
@@ -245,49 +244,44 @@ EXPERIMENT = Experiment(
         ),
         Claim.identity(
             "rrr-equals-cca-white-text",
-            "With white text (Σ_yy = I, by whitening y), the RRR decoder subspace equals CCA's "
-            "text subspace, up to float32 rounding: in every model and ρ the largest principal "
-            "angle is at most its first-order rounding bound B = d·u·((√κ + 1)(1/g + 1/g²) + 2), "
-            "κ = κ(Σ_xx), g = r_k/r_1, u = 2⁻²⁴, d = 64 (statistic: the largest angle / B). "
-            "Derivation: both subspaces are span Pᵀ, P = Σ_xy Σ_yy^{-1/2} of rank k, for any "
-            "positive definite middle factor, so the errors of Σ_xx^{-1/2} and of the solve do "
-            "not enter to first order; what is left is forming S·P (‖S‖‖P‖ ≤ √κ r_1) and its "
-            "SVD over the gap r_k, forming PᵀΣ_xx⁻¹P and its eigendecomposition over the gap "
-            "r_k², and the angle, each with relative backward error ≤ d·u. The float64 test "
-            "finds the angle near 1e-15; the float32 angle is at most 0.7 % of B in the smoke "
-            "run (median 0.4 %; the bound is normwise, the errors do not align with its worst case).",
+            "With white text (Σ_yy = I, by whitening y), the RRR decoder subspace equals CCA's text "
+            "subspace, up to float32 rounding: in every model and ρ the largest principal angle is at most "
+            "its first-order rounding bound B = d·u·((√κ + 1)(1/g + 1/g²) + 2), κ = κ(Σ_xx), g = r_k/r_1, u "
+            "= 2⁻²⁴, d = 64 (statistic: the largest angle / B). Derivation: both subspaces are span Pᵀ, P = "
+            "Σ_xy Σ_yy^{-1/2} of rank k, for any positive definite middle factor, so the errors of "
+            "Σ_xx^{-1/2} and of the solve do not enter to first order; what is left is forming S·P (‖S‖‖P‖ ≤ "
+            "√κ r_1) and its SVD over the gap r_k, forming PᵀΣ_xx⁻¹P and its eigendecomposition over the gap "
+            "r_k², and the angle, each with relative backward error ≤ d·u. The float64 test finds the angle "
+            "near 1e-15; the float32 angle is at most 0.7 % of B in the smoke run (median 0.4 %; the bound "
+            "is normwise, the errors do not align with its worst case).",
             _identity("angle_rrr_cca_white", mm.white_identity_bound),
             IDENTITY_RATIO,
             source="derived",
         ),
         Claim.identity(
             "image-encoders-coincide",
-            "Σ_xy = A_ρ C_ρᵀ has rank k in this model, so CCA's and RRR's image encoders span the "
-            "same subspace Σ_xx⁻¹ A_ρ, up to float32 rounding: in every model and ρ the largest "
-            "principal angle is at most its first-order rounding bound "
-            "B = d·u·(5κ + 3√κ/g + 2√κ), κ = κ(Σ_xx), g = r_k/r_1, u = 2⁻²⁴, d = 64 "
-            "(statistic: the largest angle / B). Derivation: each side is "
-            "(Σ_xx + E)⁻¹ span A_ρ, so sin θ ≤ κ‖E‖/‖Σ_xx‖; the eigendecomposition behind "
-            "Σ_xx^{-1/2} gives ‖E‖ ≤ (β + 3ω)‖Σ_xx‖ (backward error β, loss of orthogonality "
-            "ω) and RRR's LU solve ζ‖Σ_xx‖, with β, ω, ζ ≤ d·u (rule of thumb, checked on the "
-            "float32 kernels in the tests); forming and decomposing the whitened "
-            "cross-covariance moves CCA's subspace by ≤ 3d·u·√κ/g (Wedin; the k-th singular "
-            "value's gap to 0 is r_k), the angle's own evaluation by ≤ 2d·u·√κ. The float64 "
-            "test finds the angle below 1e-13; in float32 it is at most 3.2 % of B in the smoke run "
-            "(median 0.9 %; the bound is normwise: the rounding errors do not align with its worst "
-            "case). A fixed 1e-4 rad, "
-            "not derived from the dtype, failed at 1.13e-4 rad in the smoke run.",
+            "Σ_xy = A_ρ C_ρᵀ has rank k in this model, so CCA's and RRR's image encoders span the same "
+            "subspace Σ_xx⁻¹ A_ρ, up to float32 rounding: in every model and ρ the largest principal angle "
+            "is at most its first-order rounding bound B = d·u·(5κ + 3√κ/g + 2√κ), κ = κ(Σ_xx), g = r_k/r_1, "
+            "u = 2⁻²⁴, d = 64 (statistic: the largest angle / B). Derivation: each side is (Σ_xx + E)⁻¹ span "
+            "A_ρ, so sin θ ≤ κ‖E‖/‖Σ_xx‖; the eigendecomposition behind Σ_xx^{-1/2} gives ‖E‖ ≤ (β + "
+            "3ω)‖Σ_xx‖ (backward error β, loss of orthogonality ω) and RRR's LU solve ζ‖Σ_xx‖, with β, ω, ζ "
+            "≤ d·u (rule of thumb, checked on the float32 kernels in the tests); forming and decomposing the "
+            "whitened cross-covariance moves CCA's subspace by ≤ 3d·u·√κ/g (Wedin; the k-th singular value's "
+            "gap to 0 is r_k), the angle's own evaluation by ≤ 2d·u·√κ. The float64 test finds the angle "
+            "below 1e-13; in float32 it is at most 3.2 % of B in the smoke run (median 0.9 %; the bound is "
+            "normwise: the rounding errors do not align with its worst case). A fixed 1e-4 rad, not derived "
+            "from the dtype, failed at 1.13e-4 rad in the smoke run.",
             _identity("angle_rrr_cca_x", mm.image_identity_bound),
             IDENTITY_RATIO,
             source="derived",
         ),
         Claim.at_least(
             "rrr-differs-from-cca",
-            "Under our reconstruction, directed token-space generation recovers a different "
-            "solution: when the text is not white (nuisance D u_y in it), the captioning (RRR) "
-            "subspace differs from CCA's on the text side, Σ_yy⁻¹C_ρ against C_ρ, by more than "
-            "10° (largest principal angle, per ρ_y; independent of ρ_x, shown at ρ_x = 0). The "
-            "10° is ours.",
+            "Under our reconstruction, directed token-space generation recovers a different solution: when "
+            "the text is not white (nuisance D u_y in it), the captioning (RRR) subspace differs from CCA's "
+            "on the text side, Σ_yy⁻¹C_ρ against C_ρ, by more than 10° (largest principal angle, per ρ_y; "
+            "independent of ρ_x, shown at ρ_x = 0). The 10° is ours.",
             lambda ds, spec: _models(_spectral(ds, "angle_rrr_cca_y")).isel(rho_x=0) * (180 / np.pi),
             DIFFERS_DEG,
             source="reconstruction",
@@ -296,13 +290,12 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "generation-crossover",
-            "Under our reconstruction, where the views' nuisances are spuriously correlated, "
-            "token-space generation is preferable: the contrastive (CCA) closed form retrieves "
-            "better at ρ_c = 0 and captioning (RRR) better at some ρ_c > 0 on the grid, both fit "
-            "at ρ_c and scored on clean pairs. Statistic per ρ_y: min(mean(contrastive − "
-            "caption) at ρ_c = 0, max over ρ_c > 0 of mean(caption − contrastive)) of recall@1, "
-            "positive iff a crossover exists (bootstrap over models). The crossover model's text "
-            "nuisance scale 1.5 and caption noise τ = 0.7 are ours.",
+            "Under our reconstruction, where the views' nuisances are spuriously correlated, token-space "
+            "generation is preferable: the contrastive (CCA) closed form retrieves better at ρ_c = 0 and "
+            "captioning (RRR) better at some ρ_c > 0 on the grid, both fit at ρ_c and scored on clean pairs. "
+            "Statistic per ρ_y: min(mean(contrastive − caption) at ρ_c = 0, max over ρ_c > 0 of mean(caption "
+            "− contrastive)) of recall@1, positive iff a crossover exists (bootstrap over models). The "
+            "crossover model's text nuisance scale 1.5 and caption noise τ = 0.7 are ours.",
             _crossover,
             0.0,
             source="reconstruction",
@@ -312,10 +305,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "clean-jepa-best-recall",
-            "Under our reconstruction, when both views are clean (ρ_x = ρ_y = 0), retrieval is "
-            "maximized by latent prediction with the query (image) as target: closed-form JEPA "
-            "minus each rival (contrastive, whose closed form SigLIP shares, and captioning) in "
-            "recall@1, paired over 24 models, is positive.",
+            "Under our reconstruction, when both views are clean (ρ_x = ρ_y = 0), retrieval is maximized by "
+            "latent prediction with the query (image) as target: closed-form JEPA minus each rival "
+            "(contrastive, whose closed form SigLIP shares, and captioning) in recall@1, paired over 24 "
+            "models, is positive.",
             _clean_jepa,
             0.0,
             source="reconstruction",
@@ -336,8 +329,8 @@ EXPERIMENT = Experiment(
                 title="SigLIP's closed form = contrastive",
                 **RECALL,
             ),
-            "Image-to-text recall@1 of the closed-form embeddings against the image "
-            "contamination ρ_x, one panel per text contamination ρ_y (mean ± SE over models).",
+            "Image-to-text recall@1 of the closed-form embeddings against the image contamination ρ_x, one "
+            "panel per text contamination ρ_y (mean ± SE over models).",
             size=(10, 4),
         ),
         Figure(
@@ -349,15 +342,15 @@ EXPERIMENT = Experiment(
                 ylabel=RECALL_Y,
                 **RECALL,
             ),
-            "Image-to-text recall@1 on clean held-out pairs of the closed forms fit under a "
-            "cross-view nuisance correlation ρ_c, one panel per ρ_y (mean ± SE over models).",
+            "Image-to-text recall@1 on clean held-out pairs of the closed forms fit under a cross-view "
+            "nuisance correlation ρ_c, one panel per ρ_y (mean ± SE over models).",
             size=(10, 4),
         ),
         Figure(
             "trained_angles",
             _draw_trained,
-            "Largest principal angle of the trained encoders to the CCA subspaces, per loss and ρ_y "
-            "(mean ± SE over seeds); dashed 1° (spectral-contrastive claim), dotted 5°.",
+            "Largest principal angle of the trained encoders to the CCA subspaces, per loss and ρ_y (mean ± "
+            "SE over seeds); dashed 1° (spectral-contrastive claim), dotted 5°.",
         ),
         Figure(
             "subspace_angles",
@@ -369,8 +362,8 @@ EXPERIMENT = Experiment(
                 xlabel="image contamination ρ_x",
                 ylabel="largest principal angle (degrees)",
             ),
-            "Largest principal angle between CCA's and RRR's text-side subspaces, and between "
-            "CCA's image encoder and the clean semantic loading span A, against ρ_x.",
+            "Largest principal angle between CCA's and RRR's text-side subspaces, and between CCA's image "
+            "encoder and the clean semantic loading span A, against ρ_x.",
         ),
     ],
     description=DESCRIPTION,
