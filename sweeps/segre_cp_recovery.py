@@ -56,16 +56,11 @@ def _quadratic_slope(e):
 def _linear_fit(e, asymptotic=False):
     """Per lane: (factor per step, R²) of log e_k on k (NaN if < 5 points), over
     ``ROUNDOFF_FLOOR ≤ e_k ≤ RGD_FIT_MAX`` or, ``asymptotic``, the last decades above round-off."""
-    top = RGD_FIT_MAX
-    if asymptotic:
-        top = np.minimum(
-            RGD_FIT_MAX, np.maximum(e.min(-1, keepdims=True), ROUNDOFF_FLOOR) * 10.0**RGD_ASYMPTOTIC_DECADES
-        )
-    ok = (e >= ROUNDOFF_FLOOR) & (e <= top)
+    low = np.maximum(e.min(-1, keepdims=True), ROUNDOFF_FLOOR) if asymptotic else np.inf
+    ok = (e >= ROUNDOFF_FLOOR) & (e <= np.minimum(RGD_FIT_MAX, low * 10.0**RGD_ASYMPTOTIC_DECADES))
+    k = np.arange(e.shape[-1], dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        slope, _, r2 = analysis.masked_line_fit(
-            np.arange(e.shape[-1], dtype=float), np.log(e), ok, min_points=5
-        )
+        slope, _, r2 = analysis.masked_line_fit(k, np.log(e), ok, min_points=5)
     return np.exp(slope), r2
 
 
@@ -110,12 +105,8 @@ def _needs_sigma0(ds, spec):
 
 def _errors(ds, spec):
     """RGD, RGN and CP-ALS errors along one dimension ``iteration`` (ALS: sweep), NaN past each's end."""
-    parts = {
-        "RGD": ("rgd_error", "rgd_iter"),
-        "RGN": ("rgn_error", "rgn_iter"),
-        "ALS": ("als_error", "als_sweep"),
-    }
-    das = [ds[v].rename({d: "iteration"}) for v, d in parts.values()]
+    parts = {"RGD": "rgd_iter", "RGN": "rgn_iter", "ALS": "als_sweep"}
+    das = [ds[f"{m.lower()}_error"].rename({d: "iteration"}) for m, d in parts.items()]
     return xr.concat(das, dim=pd.Index(list(parts), name="method"), join="outer")
 
 
