@@ -56,19 +56,17 @@ GAP_POINTS = 0.02  # our reading of "largely match": within 2 points of the teac
 MI_BITS = 0.2  # stage bin × argmax program mutual information of a strong dependence (ours)
 MI_SHIFT_BITS = 0.01  # "shifts across stages": ten times the plug-in bias (about 0.001 bits)
 PRUNE_LOSS = 0.10  # pruning loses less than this fraction of the fidelity gain
-_BANK = len(pt.PROGRAMS)
 
 
 def _best_single(ds):
     """Per seed, the held-out agreement of the bank program with the best *training* agreement."""
-    best = ds["agree_train_program"].isel(program=slice(0, _BANK)).argmax("program")
+    best = ds["agree_train_program"].isel(program=slice(0, len(pt.PROGRAMS))).argmax("program")
     return ds["agree_program"].isel(program=best)
 
 
 def _students(ds, prefix):
-    return xr.concat(
-        [ds[f"{prefix}_base"], ds[f"{prefix}_final"]], pd.Index(["bank6", "boosted"], name="student")
-    )
+    both = [ds[f"{prefix}_base"], ds[f"{prefix}_final"]]
+    return xr.concat(both, pd.Index(["bank6", "boosted"], name="student"))
 
 
 def _mi(ds, spec):
@@ -111,13 +109,12 @@ def _kl_branches(ds, spec):
 
 def _stage_fractions(ds, spec):
     """Per stage: the fraction of states where the base router's argmax is each bank program."""
-    c = ds["stage_counts"].sum(["instance", "seed"]).isel(program=slice(0, _BANK))
+    c = ds["stage_counts"].sum(["instance", "seed"]).isel(program=slice(0, len(pt.PROGRAMS)))
     return c / c.sum("program").clip(min=1)
 
 
-_SMOKE = dict(
-    n_nodes=20, n_train=512, n_test=512, hidden=64, depth=2, train_steps=2000, batch=512, boost_rounds=2
-)
+_SMOKE = dict(n_nodes=20, n_train=512, n_test=512, hidden=64, depth=2, train_steps=2000, batch=512)
+_SMOKE.update(boost_rounds=2)
 _FULL = dict(n_nodes=50, n_train=4096, n_test=4096, train_steps=20000, batch=4096, boost_rounds=4)
 _FULL.update(round_steps=3000, boost_steps=1000, prune_keep=4, prune_steps=3000, two_opt_moves=256)
 
