@@ -29,16 +29,13 @@ the 10 % check tests the projection floor and that sampling adds no bias, not th
 offsets make it fluctuate by ~70 % per epoch). With exact cell means there is no noise: $L_k -
 L_{\mathrm{floor}} = (1-\mathrm{LR})^{2k}(L_0 - L_{\mathrm{floor}})$.
 
-What the runs show. Below the cap the exact loss decreases every epoch, except for $\varepsilon = 3$ on
-the $8\times 8$ grid, whose loss already sits on that grid's floor. At the coarser fixed grids' budgets
-the adaptive runs are well below them; against the fixed cap grid both tie (on the same grid with the
-same offsets the runs forget their pasts at rate $(1-\mathrm{LR})^k$), the adaptive run having spent less.
-$\varepsilon = 3$ reaches the cap late, $\varepsilon = 0.5$ after about 20 epochs, $\varepsilon = 0.1$ at
-epoch 1 (the first estimate fails on every coarser grid): $\varepsilon = 0.1$ *is* the fixed cap run, and
-at the smallest fixed grid's budget its loss is above that grid's: the advantage needs a loose
-tolerance. Not a claim: the noise term alone (second-half mean minus floor, over the predicted term) is
-near 1 on the small grids and grows towards the cap grid, where the 4×4-point quadrature of a cell's mean
-on the evaluation grid adds a bias of that order.
+What the runs show (beyond the claims' statements). At the coarser fixed grids' budgets the adaptive runs
+are well below them; against the fixed cap grid both tie (on the same grid with the same offsets the runs
+forget their pasts at rate $(1-\mathrm{LR})^k$), the adaptive run having spent less. $\varepsilon = 3$
+reaches the cap late, $\varepsilon = 0.5$ after about 20 epochs, $\varepsilon = 0.1$ at epoch 1. Not a
+claim: the noise term alone (second-half mean minus floor, over the predicted term) is near 1 on the small
+grids and grows towards the cap grid, where the 4×4-point quadrature of a cell's mean on the evaluation grid
+adds a bias of that order.
 """
 
 from __future__ import annotations
