@@ -215,7 +215,6 @@ EXPERIMENT = Experiment(
             f"the smallest gap is at most {FLOOR_FRACTION}.",
             _floor,
             FLOOR_FRACTION,
-            over=None,
             source="sanity",
         ),
     ],
