@@ -259,7 +259,6 @@ EXPERIMENT = Experiment(
             _tail_ratio,
             1.0,
             source="derived",
-            over=None,
         ),
         Claim.at_most(
             "degree-bound",
@@ -269,7 +268,6 @@ EXPERIMENT = Experiment(
             _bound_gap,
             0,
             source="derived",
-            over=None,
         ),
         Claim.at_least(
             "majority-near-worst",
@@ -279,7 +277,6 @@ EXPERIMENT = Experiment(
             _majority_share,
             NEAR_WORST_SHARE,
             source="proposed",
-            over=None,
             requires=_small_eps,
         ),
         Claim.at_least(
@@ -313,7 +310,6 @@ EXPERIMENT = Experiment(
             _cv_cells,
             CV_MAX,
             source="proposed",
-            over=None,
         ),
     ],
     figures=[
