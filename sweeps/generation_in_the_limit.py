@@ -120,8 +120,21 @@ def _space(lams, collections, seeds):  # a lane's coins and ranks do not depend 
     return Space(**axes, seeds=seeds, paired=("alpha", "lam"))
 
 
+def _withheld_gain(ds, spec):  # against the withheld fraction 1 − α
+    return (g := _gain(ds, spec)).assign_coords(alpha=1 - g["alpha"]).sortby("alpha")
+
+
+BY_ALPHA = dict(hue="alpha", facet="generator", label_fmt="α={:g}", over="collection", band="se")
+HALF = dict(
+    theory=lambda c, spec: c["alpha"] / 2, theory_label="α/2", logx=True, sel={"lam": 1.0}, title="λ = 1"
+)
+HALF.update(xlabel="window [1, N]", ylabel="recall |O ∩ K ∩ [1,N]| / |K ∩ [1,N]|")
+GAIN = dict(
+    theory=lambda c, spec: c["alpha"], theory_label="limit 1 − α", marker="o", over="collection", band="se"
+)
+GAIN.update(xlabel="withheld fraction 1 − α", ylabel=f"recall gain on [1, {GAIN_WINDOW}]")
+LAMS = dict(BY_ALPHA, xlabel="required novel fraction λ", ylabel=f"recall on [1, {LAMBDA_WINDOW}]")
 INVALID = dict(band="se", marker="o", ms=3, xlabel="round t", ylabel="invalid fraction per bin (mean ± SE)")
-BY_COLLECTION = dict(over="collection", band="se")
 
 EXPERIMENT = Experiment(
     name="generation-in-the-limit",
@@ -269,21 +282,7 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "recall_windows",
-            plots.curves(
-                lambda ds, spec: ds["recall"].mean("seed"),
-                x="window",
-                hue="alpha",
-                facet="generator",
-                sel={"lam": 1.0},
-                theory=lambda c, spec: c["alpha"] / 2,
-                theory_label="α/2",
-                logx=True,
-                label_fmt="α={:g}",
-                xlabel="window [1, N]",
-                ylabel="recall |O ∩ K ∩ [1,N]| / |K ∩ [1,N]|",
-                title="λ = 1",
-                **BY_COLLECTION,
-            ),
+            plots.curves(lambda ds, spec: ds["recall"].mean("seed"), x="window", **BY_ALPHA, **HALF),
             "Recall on [1, N] against N (λ = 1), mean ± SE over collections, per generator: density sits "
             "on α/2 (dotted), km falls below it on large windows, the tolerant one reaches 1 − α/2 on the "
             "small windows its ≈ 63 broad outputs have filled.",
@@ -297,33 +296,14 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "recall_gain",
-            plots.curves(
-                lambda ds, spec: (g := _gain(ds, spec)).assign_coords(alpha=1 - g["alpha"]).sortby("alpha"),
-                x="alpha",
-                theory=lambda c, spec: c["alpha"],
-                theory_label="limit 1 − α",
-                marker="o",
-                xlabel="withheld fraction 1 − α",
-                ylabel=f"recall gain on [1, {GAIN_WINDOW}]",
-                **BY_COLLECTION,
-            ),
+            plots.curves(_withheld_gain, x="alpha", **GAIN),
             f"Recall gain of the tolerant over the density generator on [1, {GAIN_WINDOW}] "
             f"against the withheld fraction 1 − α, with its limit 1 − α (dotted, under the points).",
         ),
         Figure(
             "lambda_recall",
             plots.curves(
-                _lambda_recall,
-                x="lam",
-                hue="alpha",
-                facet="generator",
-                marker="o",
-                ms=3,
-                label_fmt="α={:g}",
-                xlabel="required novel fraction λ",
-                ylabel=f"recall on [1, {LAMBDA_WINDOW}]",
-                requires=_needs("lam", strict=False),
-                **BY_COLLECTION,
+                _lambda_recall, x="lam", marker="o", ms=3, requires=_needs("lam", strict=False), **LAMS
             ),
             f"Recall on [1, {LAMBDA_WINDOW}] against λ, per generator and α (mean ± SE over collections).",
         ),
