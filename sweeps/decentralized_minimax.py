@@ -145,21 +145,20 @@ def _needs_lyap(ds, spec, graphs=1):
 def stationary_consensus(W, B, mu, eta, r, beta, sigma, curvature=mm.CURVATURE):
     """Exact stationary :math:`\\mathbb E\\frac1n\\sum_i\\lVert x_i - \\bar x\\rVert^2` for a quadratic g.
 
-    The method of :mod:`jaxtheory.sims.decentralized.minimax` with
-    :math:`g = \\tfrac a2\\lVert x\\rVert^2` and plain noisy gradients (``storm_rho = 1``)
-    is the linear recursion :math:`s_{t+1} = A s_t + G\\xi_t` (plus a constant) in
-    :math:`s = (X, Y, Z, V, \\tilde u, \\tilde w, D^x, D^y)`, with the trackers written
-    as :math:`u = \\tilde u + D^x` where :math:`\\tilde u` lies in the disagreement
-    subspace (its mean is conserved at 0, so the unit eigenvalue of tracking drops out;
-    the anchors drop out at :math:`r = 0`). The stationary covariance solves
-    :math:`P = APA^\\top + GG^\\top` (``scipy.linalg.solve_discrete_lyapunov``, float64);
-    the consensus error is :math:`\\operatorname{tr}((\\Pi\\otimes I)P_{XX})/n`, with
-    :math:`\\Pi = I - \\mathbf 1\\mathbf 1^\\top/n` (the stationary mean is in consensus).
+    The method of :mod:`jaxtheory.sims.decentralized.minimax` with :math:`g = \\tfrac a2\\lVert
+    x\\rVert^2` and plain noisy gradients (``storm_rho = 1``) is the linear recursion :math:`s_{t+1} = A
+    s_t + G\\xi_t` (plus a constant) in :math:`s = (X, Y, Z, V, \\tilde u, \\tilde w, D^x, D^y)`, with the
+    trackers written as :math:`u = \\tilde u + D^x` where :math:`\\tilde u` lies in the disagreement
+    subspace (its mean is conserved at 0, so the unit eigenvalue of tracking drops out; the anchors drop
+    out at :math:`r = 0`). The stationary covariance solves :math:`P = APA^\\top + GG^\\top`
+    (``scipy.linalg.solve_discrete_lyapunov``, float64); the consensus error is
+    :math:`\\operatorname{tr}((\\Pi\\otimes I)P_{XX})/n`, with :math:`\\Pi = I - \\mathbf 1\\mathbf
+    1^\\top/n` (the stationary mean is in consensus).
 
-    ``W`` is the ``(n, n)`` mixing matrix, ``B`` the ``(n, d_y, d_x)`` coupling matrices, ``mu``
-    the strong concavity, ``r``, ``beta`` the smoothing and anchor averaging, ``curvature``
-    :math:`a`. Returns ``(consensus, spectral_radius)``; the consensus is NaN when the
-    recursion is unstable (spectral radius ≥ 1).
+    ``W`` is the ``(n, n)`` mixing matrix, ``B`` the ``(n, d_y, d_x)`` coupling matrices, ``mu`` the
+    strong concavity, ``r``, ``beta`` the smoothing and anchor averaging, ``curvature`` :math:`a`. Returns
+    ``(consensus, spectral_radius)``; the consensus is NaN when the recursion is unstable (spectral radius
+    ≥ 1).
     """
     W, B = np.asarray(W, float), np.asarray(B, float)
     n, dy, dx = B.shape
@@ -252,13 +251,10 @@ def _scaling(ds, spec):
 
 
 GRAD_AX = dict(logy=True, theory_label=f"{EPS:g}", ylabel="‖∇Φ(x̄_t)‖")
-SCALING_AX = dict(
-    logy=True, theory=lambda c, s: 30 * c["kappa"] ** 1.5, theory_label="∝ κ^1.5", xlabel="κ = L/μ"
-)
-SCALING_AX["ylabel"] = f"best-η steps to ‖∇Φ(x̄)‖ ≤ {EPS:g}"
-CONS_AX = dict(
-    logy=True, theory=_lyap_at, theory_points=None, theory_label="Lyapunov", ylabel="(1/n) Σ‖x_i − x̄‖²"
-)
+SCALING_AX = dict(logy=True, theory=lambda c, s: 30 * c["kappa"] ** 1.5, theory_label="∝ κ^1.5")
+SCALING_AX.update(xlabel="κ = L/μ", ylabel=f"best-η steps to ‖∇Φ(x̄)‖ ≤ {EPS:g}")
+CONS_AX = dict(logy=True, theory=_lyap_at, theory_points=None, theory_label="Lyapunov")
+CONS_AX.update(x="step", hue="algo", ylabel="(1/n) Σ‖x_i − x̄‖²")
 
 EXPERIMENT = Experiment(
     name="decentralized-minimax",
@@ -284,8 +280,7 @@ EXPERIMENT = Experiment(
         "medium": Preset(
             SMOKE,
             spec={"steps": 15000, "record_every": 125},
-            description="CPU, a few minutes: the smoke space at T = 15000 (censored times at κ ≥ 100 "
-            "in smoke).",
+            description="CPU, a few minutes: the smoke space at T = 15000 (censored times at κ ≥ 100 in smoke).",
         ),
         "full": Preset(
             _space(
@@ -400,12 +395,7 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "consensus",
-            plots.curves(
-                lambda ds, spec: _setting(ds, 0.1).sel(LYAP_CELL)["consensus"],
-                x="step",
-                hue="algo",
-                **CONS_AX,
-            ),
+            plots.curves(lambda ds, spec: _setting(ds, 0.1).sel(LYAP_CELL)["consensus"], **CONS_AX),
             "Consensus error against steps for quadratic g with noise (median, IQR over noise seeds; "
             "σ = 0.1, κ = 10, η = 0.05), against its exact stationary value (dotted) from the Lyapunov equation.",
         ),
