@@ -6,7 +6,9 @@ grid as one compiled program per shape (:mod:`jaxtheory.sweep`), and experiments
 check a paper's claims on the results (:class:`Experiment`).
 """
 
-from jaxtheory._jaxlib_check import warn_if_deadlock_prone
+from jaxtheory._jaxlib_check import avoid_scheduler_deadlock, warn_if_deadlock_prone
+
+avoid_scheduler_deadlock()  # before JAX's CPU backend starts: see jaxtheory._jaxlib_check
 from jaxtheory.claims import NotApplicable, Region, Stat
 from jaxtheory.experiment import (
     Claim,

@@ -9,7 +9,8 @@ Where it is enabled: the ``jaxtheory`` command turns it on at start (``run`` and
 ``docs build``), and :func:`jaxtheory.sweep.sweep` (hence :meth:`jaxtheory.Experiment.sweep`)
 turns it on lazily, once per process, before its first compile. Importing
 :mod:`jaxtheory` changes no JAX setting, so a library user who only takes the optax
-transforms gets JAX's defaults.
+transforms gets JAX's defaults (one XLA:CPU scheduler flag aside, which works around a deadlock of
+jaxlib 0.9.2: see :func:`jaxtheory._jaxlib_check.avoid_scheduler_deadlock`).
 
 Where it lives: ``$JAXTHEORY_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/jaxtheory/jax/<cpu>``, else ``~/.cache/jaxtheory/jax/<cpu>``, where

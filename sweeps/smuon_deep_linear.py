@@ -157,8 +157,8 @@ EXPERIMENT = Experiment(
             "scales as n d²: at depth 1, 1.5 CPU ms per lane and step at d = 64 against "
             "5.3 at d = 100. On the CPU backend of jaxlib 0.9.2 the depth-5 group hangs "
             "(a deadlock of the XLA CPU runtime in SMuon's step: every thread idle, the "
-            "program never returns) unless "
-            "XLA_FLAGS=--xla_cpu_enable_concurrency_optimized_scheduler=false.",
+            "program never returns) unless XLA's concurrency-optimized scheduler is off, "
+            "which import jaxtheory does (XLA_FLAGS).",
         ),
         "full": Preset(
             Space(depth=static(1, 2, 5, 10), lr=values(*LR_GRID), seeds=8, paired=("lr", "depth")),

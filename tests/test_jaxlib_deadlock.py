@@ -75,3 +75,22 @@ def test_concurrent_batched_lapack_finishes():
         pytest.fail("concurrent batched LAPACK calls did not finish in 180 s: XLA:CPU deadlock")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "True"
+
+
+def test_import_switches_the_deadlocking_scheduler_off_unless_the_user_set_it():
+    # jaxlib 0.9.2's XLA:CPU deadlocks some programs under the concurrency-optimized
+    # scheduler (vlm-objectives-spectral's smoke, every time on an idle 2-core machine):
+    # import jaxtheory adds the flag that switches it off, and keeps a value the user set
+    code = "import os, jaxtheory, jax; jax.devices(); print(os.environ.get('XLA_FLAGS'))"
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env["JAX_PLATFORMS"] = "cpu"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["--xla_cpu_enable_concurrency_optimized_scheduler=false"], out.stderr
+    env["XLA_FLAGS"] = "--xla_cpu_enable_concurrency_optimized_scheduler=true"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["--xla_cpu_enable_concurrency_optimized_scheduler=true"], out.stderr
+    # once JAX's backends started, the flags are read: nothing is changed behind the user
+    code = "import os, jax; jax.devices(); import jaxtheory; print(os.environ.get('XLA_FLAGS'))"
+    env.pop("XLA_FLAGS")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["None"], out.stderr
