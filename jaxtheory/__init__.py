@@ -6,9 +6,9 @@ grid as one compiled program per shape (:mod:`jaxtheory.sweep`), and experiments
 check a paper's claims on the results (:class:`Experiment`).
 """
 
-from jaxtheory._jaxlib_check import avoid_scheduler_deadlock, warn_if_deadlock_prone
-
-avoid_scheduler_deadlock()  # before JAX's CPU backend starts: see jaxtheory._jaxlib_check
+# first: importing it switches off the XLA:CPU scheduler that deadlocks jaxlib 0.9.2,
+# before anything starts JAX's backend (see jaxtheory._jaxlib_check)
+from jaxtheory._jaxlib_check import warn_if_deadlock_prone
 from jaxtheory.claims import NotApplicable, Region, Stat
 from jaxtheory.experiment import (
     Claim,

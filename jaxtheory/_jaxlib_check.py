@@ -15,7 +15,8 @@ scheduler (on by default) some programs that run several batched eigendecomposit
 SVDs side by side stop for good with every pool thread idle and the caller waiting on
 the result (vlm-objectives-spectral's smoke on an idle 2-core machine, every time;
 SMuon's depth-5 step). :func:`avoid_scheduler_deadlock` switches that scheduler off
-through ``XLA_FLAGS`` before the CPU backend starts; ``import jaxtheory`` calls it. A
+through ``XLA_FLAGS`` before the CPU backend starts; importing this module (the first
+thing ``import jaxtheory`` does) calls it. A
 value of the flag already in ``XLA_FLAGS`` is the user's and is kept.
 """
 
@@ -90,3 +91,6 @@ def warn_if_deadlock_prone(version: str | None = None) -> bool:
         stacklevel=2,
     )
     return True
+
+
+avoid_scheduler_deadlock()
