@@ -38,10 +38,14 @@ from jaxtheory.sims.linreg.problems import log_grid
 
 __all__ = ["Spec", "PARAMS", "METHODS_F3", "MC_ALGOS", "OUTERS", "EPS", "run", "SIMULATOR"]
 
+#: The methods whose steps to a target risk the accelerated comparison (F3) records.
 METHODS_F3 = ("gd", "gd_nesterov", "la", "sla_heavy_ball", "sla_nesterov")
+#: The algorithms of the Monte Carlo runs (optax transforms, one worker or several).
 MC_ALGOS = ("sgd", "la", "diloco", "sla_heavy_ball", "sla_nesterov")
+#: The outer momentum rules of SLA: heavy ball and Nesterov.
 OUTERS = ("heavy_ball", "nesterov")
-EPS = 1e-6  # F3 target: risk <= EPS * initial risk
+#: The F3 target: a run has arrived when its risk is at most EPS times the initial risk.
+EPS = 1e-6
 MC_BLOCK = 1024  # Monte Carlo seeds vmapped at once inside a lane
 
 
@@ -68,6 +72,8 @@ class Spec:
     fine: tuple = (1.0, 2.0**0.25)
 
 
+#: Defaults of the swept parameters: step size, inner interpolation α, outer momentum μ,
+#: noise variance σ², the spectrum's decay λ_i ∝ i^(-a) and the target-energy exponent b.
 PARAMS = {"lr": 0.5, "alpha": 0.5, "mu": 0.5, "sigma2": 0.1, "a": 1.5, "b": 1.2}
 
 
