@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_dims", "values_of", "value"]
+__all__ = ["as_dims", "other_dims", "values_of", "value"]
 
 
 def value(ds: Any, name: str) -> Any:
@@ -69,3 +69,16 @@ def as_dims(obj: Any, *names: str) -> Any:
         )
     scalar = [n for n in names if n not in obj.dims]
     return obj.expand_dims(scalar) if scalar else obj
+
+
+def other_dims(obj: Any, *names: str) -> tuple:
+    """The dimensions of ``obj`` other than ``names``, in order: what to reduce, stack or
+    fix when only ``names`` are kept, whatever else the preset swept.
+
+    Example:
+        >>> import xarray as xr
+        >>> da = xr.DataArray([[1.0, 2.0]], dims=("seed", "lr"))
+        >>> other_dims(da, "lr"), float(da.max(other_dims(da, "lr")).sum())
+        (('seed',), 3.0)
+    """
+    return tuple(d for d in obj.dims if d not in names)

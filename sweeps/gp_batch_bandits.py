@@ -48,8 +48,7 @@ def _inst(da, **sel):
     (``fn_seed >= 0``, its seeds averaged), else one per seed; test functions by name; random
     search, the baseline, is no policy compared."""
     da = as_dims(da, *_AXES).drop_sel(policy="random", errors="ignore").sel(sel)
-    if "function" in da.dims:
-        da = da.swap_dims(function="objective")
+    da = da.swap_dims({d: "objective" for d in da["objective"].dims})  # a zipped `function` axis
     if bool((da["fn_seed"] >= 0).all()):
         return as_dims(da, "fn_seed").mean("seed").rename(fn_seed="instance").reset_coords(drop=True)
     return da.rename(seed="instance").reset_coords(drop=True)

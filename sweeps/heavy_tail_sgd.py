@@ -55,10 +55,8 @@ def _decreases(ds, spec):
                 parts.append(e.expand_dims(case=[f"{algo} on {obj}"]))
     err = xr.concat(parts, "case", coords="minimal", compat="override")
     T = [int(t) for t in err["T"].values]
-    drop = err.isel(T=slice(None, -1)).values - err.isel(T=slice(1, None)).values
-    coords = {d: err[d].values for d in err.dims if d != "T"}
-    coords["T"] = [f"{a}→{b}" for a, b in zip(T, T[1:])]
-    return xr.DataArray(drop, dims=list(err.dims), coords=coords).rename(T="horizons")
+    drop = err.isel(T=slice(None, -1)) - err.isel(T=slice(1, None)).values
+    return drop.assign_coords(T=[f"{a}→{b}" for a, b in zip(T, T[1:])]).rename(T="horizons")
 
 
 def _slope_diffs(err, dim, pairs):

@@ -43,6 +43,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory.results import other_dims
 from jaxtheory.sims.discrete import compression as cp
 from jaxtheory.sweep import Space
 
@@ -69,7 +70,7 @@ def _needs_fit_range(ds, spec):
 def _sizes(ds, spec):
     """Per class, the distinct values over m of the largest kept size across lanes."""
     da = {c: _of(ds, "size", c) for c in cp.CLASSES}
-    return {c: sorted({int(v) for v in d.max([x for x in d.dims if x != "m"]).values}) for c, d in da.items()}
+    return {c: sorted({int(v) for v in d.max(other_dims(d, "m")).values}) for c, d in da.items()}
 
 
 def _bound(m, s):

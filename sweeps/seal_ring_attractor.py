@@ -10,6 +10,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, Region, Stat, analysis, plots
+from jaxtheory.results import other_dims
 from jaxtheory.analysis import Cells
 from jaxtheory.sims.attractors import seal
 from jaxtheory.sweep import Space
@@ -45,7 +46,7 @@ def _below_bound(ds, spec):
 
 def _per_model(flags):
     """Every (seed, trial, v...) lane of a model as one sample ``lane``, per model."""
-    return flags.stack(lane=[d for d in flags.dims if d != "model"])
+    return flags.stack(lane=other_dims(flags, "model"))
 
 
 def _driven(ds, var):

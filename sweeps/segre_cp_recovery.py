@@ -8,6 +8,8 @@ the noise floor, RGD linearly, and the floor scales linearly in σ. The simulato
 
 from __future__ import annotations
 
+import fnmatch
+
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -40,7 +42,7 @@ def _per_lane(var, fit):
 
     def measure(ds, spec):
         err = analysis.select(ds[var], sigma=0.0)
-        err = err.transpose(..., next(d for d in err.dims if d.endswith("_iter")))
+        err = err.transpose(..., *fnmatch.filter(err.dims, "*_iter"))
         return err.isel({err.dims[-1]: 0}).copy(data=fit(err.values)).reset_coords(drop=True)
 
     return measure

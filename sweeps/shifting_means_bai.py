@@ -80,6 +80,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
+from jaxtheory.results import other_dims
 from jaxtheory.analysis import Cells
 from jaxtheory.sims import bandits as bai
 from jaxtheory.sweep import Space, values, zipped
@@ -468,7 +469,7 @@ def _by_line(da, envs, **coords):
     """``da`` (algo, env, cell, *rest) as (line, cell, *rest): a line per algorithm and environment."""
     da = da.sel(env=envs).transpose("algo", "env", "cell", ...)
     lines = [f"{a} / {e}" for a in _algo_tags(da) for e in envs]
-    rest = {d: da[d].values for d in da.dims[3:] if d in da.coords}
+    rest = {d: da.indexes[d].values for d in other_dims(da, "algo", "env", "cell") if d in da.indexes}
     values = da.values.reshape(len(lines), *da.shape[2:])
     coords = {"line": lines, "cell": _cell_tags(da), **rest, **coords}
     return xr.DataArray(values, dims=("line", "cell", *da.dims[3:]), coords=coords)
@@ -527,7 +528,7 @@ def _k_tau(ds, spec):
         raise NotApplicable("the preset runs ISM-practical at fewer than two K")
     algos = algos[Ks >= K_FIT_MIN] if (Ks >= K_FIT_MIN).sum() >= 2 else algos
     tau = ds["tau"].isel(algo=algos).sel(env="none", delta=_delta0(ds)).astype(float)
-    tau = tau.drop_vars([k for k in tau.coords if k not in ("seed",)])
+    tau = tau.reset_coords(drop=True).drop_vars(["algo", "cell"], errors="ignore")
     return tau.assign_coords(algo=ds["n_arms"].values[algos].astype(float), cell=_cell_tags(ds)).rename(
         algo="K"
     )

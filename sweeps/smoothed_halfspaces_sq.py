@@ -56,6 +56,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory.results import other_dims
 from jaxtheory.analysis import Cells
 from jaxtheory.sims.discrete import boolean as bo
 from jaxtheory.sweep import Space
@@ -92,7 +93,7 @@ def _bound_gap(ds, spec):
     d = ds["dstar"]
     b = [bo.degree_bound(d["sigma"].values[:, None], d["eps"].values[None, :], c) for c in bo.CRITERIA]
     bound = xr.DataArray(b, coords={"criterion": list(bo.CRITERIA), "sigma": d["sigma"], "eps": d["eps"]})
-    return (d - bound).max([x for x in d.dims if x != "criterion"])
+    return (d - bound).max(other_dims(d, "criterion"))
 
 
 def _small_eps(ds, spec):  # the reason the preset has no ε ≤ NEAR_WORST_EPS, or None

@@ -41,12 +41,15 @@ from jaxtheory.sims.attribution import trak
 from jaxtheory.sweep import Space, static, zipped
 
 
+_PER_K = set(trak.SIMULATOR.metric_dims)  # the metrics the simulator records per projection width k
+
+
 def _by_p(da, ds, ratio, count=1):
     """``da`` (at k = p where it has k) at the sizes with n/p = ratio (at least ``count``), by ``p``."""
     n, p = np.atleast_1d(ds["n"].values), np.atleast_1d(ds["p"].values)
     if len(idx := [i for i in range(len(p)) if n[i] == ratio * p[i]]) < count:
         raise NotApplicable(f"the preset has fewer than {count} size(s) with n/p = {ratio}")
-    da = (da.sel(k=1.0) if "k" in da.dims else da).isel(size=idx).swap_dims(size="p")
+    da = (da.sel(k=1.0) if da.name in _PER_K else da).isel(size=idx).swap_dims(size="p")
     return da.drop_vars(["size", "n", "n_loo"], errors="ignore").sortby("p")
 
 
