@@ -16,8 +16,8 @@ SVDs side by side stop for good with every pool thread idle and the caller waiti
 the result (vlm-objectives-spectral's smoke on an idle 2-core machine, every time;
 SMuon's depth-5 step). :func:`avoid_scheduler_deadlock` switches that scheduler off
 through ``XLA_FLAGS`` before the CPU backend starts; importing this module (the first
-thing ``import jaxtheory`` does) calls it. A
-value of the flag already in ``XLA_FLAGS`` is the user's and is kept.
+thing ``import jaxtheory`` does) calls it. A value of the flag already in ``XLA_FLAGS``
+is the user's and is kept.
 """
 
 from __future__ import annotations

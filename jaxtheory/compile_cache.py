@@ -8,9 +8,9 @@ loads the executable from disk instead.
 Where it is enabled: the ``jaxtheory`` command turns it on at start (``run`` and
 ``docs build``), and :func:`jaxtheory.sweep.sweep` (hence :meth:`jaxtheory.Experiment.sweep`)
 turns it on lazily, once per process, before its first compile. Importing
-:mod:`jaxtheory` changes no JAX setting, so a library user who only takes the optax
-transforms gets JAX's defaults (one XLA:CPU scheduler flag aside, which works around a deadlock of
-jaxlib 0.9.2: see :func:`jaxtheory._jaxlib_check.avoid_scheduler_deadlock`).
+:mod:`jaxtheory` changes no JAX setting but one XLA:CPU scheduler flag (a workaround for a
+deadlock of jaxlib 0.9.2, see :func:`jaxtheory._jaxlib_check.avoid_scheduler_deadlock`),
+so a library user who only takes the optax transforms gets JAX's defaults otherwise.
 
 Where it lives: ``$JAXTHEORY_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/jaxtheory/jax/<cpu>``, else ``~/.cache/jaxtheory/jax/<cpu>``, where
