@@ -20,6 +20,7 @@ from jaxtheory.experiment import (
     Preset,
     evaluate_claims,
 )
+from jaxtheory.results import needs
 from jaxtheory.simulator import Simulator
 
 __version__ = "0.1.0"
@@ -39,4 +40,5 @@ __all__ = [
     "Simulator",
     "Stat",
     "evaluate_claims",
+    "needs",
 ]

@@ -9,10 +9,11 @@ reads ``ds["lr"]`` and broadcasts; where it needs a dimension to iterate or sele
 from __future__ import annotations
 
 from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["as_dims", "other_dims", "values_of", "value"]
+__all__ = ["as_dims", "needs", "other_dims", "values_of", "value"]
 
 
 def value(ds: Any, name: str) -> Any:
@@ -82,3 +83,63 @@ def other_dims(obj: Any, *names: str) -> tuple:
         (('seed',), 3.0)
     """
     return tuple(d for d in obj.dims if d not in names)
+
+
+def _has(ds: Any, name: str, want: Any) -> list:
+    """The values of ``want`` (one value or a tuple/list of them) missing from coordinate ``name``."""
+    if name not in ds.coords:
+        return list(want) if isinstance(want, (tuple, list)) else [want]
+    have = values_of(ds, name)
+    missing = []
+    for w in want if isinstance(want, (tuple, list)) else [want]:
+        if have.dtype.kind in "iuf" and isinstance(w, (int, float, np.integer, np.floating)):
+            hit = np.isclose(have.astype(float), float(w), rtol=1e-9, atol=0.0).any()
+        else:
+            hit = bool((have.astype(str) == str(w)).any())
+        if not hit:
+            missing.append(w)
+    return missing
+
+
+def needs(*tests: Any, **coords: Any) -> Callable[[Any, Any], str | None]:
+    """A ``requires`` for a claim or a figure: what the run must hold for it to apply.
+
+    ``needs(hint=("drift", "coarse"), reward="tabular")`` applies where the results hold
+    each listed value of each coordinate (swept or scalar); otherwise its reason names
+    what is missing, e.g. ``"the preset runs no hint drift, coarse"``, and the claim is
+    ``not-applicable`` (a figure says so in place of drawing). Anything else is a pair
+    ``(test, reason)`` with ``test(ds, spec) -> bool`` (``needs(test, reason)`` for one);
+    every condition must hold, and the first that does not gives the reason.
+
+    Raises:
+        TypeError: a positional argument that is not a ``(test, reason)`` pair.
+
+    Example:
+        >>> import xarray as xr
+        >>> ds = xr.Dataset({"y": ("hint", [1.0, 2.0])}, coords={"hint": ["a", "b"], "d": 8})
+        >>> needs(hint="a", d=8)(ds, None) is None
+        True
+        >>> needs(hint=("a", "c"))(ds, None)
+        'the preset runs no hint c'
+        >>> needs(lambda ds, spec: ds.sizes["hint"] > 2, "fewer than three hints")(ds, None)
+        'fewer than three hints'
+    """
+    if len(tests) == 2 and callable(tests[0]) and isinstance(tests[1], str):
+        tests = (tests,)
+    for t in tests:
+        if not (isinstance(t, tuple) and len(t) == 2 and callable(t[0]) and isinstance(t[1], str)):
+            raise TypeError(
+                f"needs: a positional condition is a pair (test(ds, spec) -> bool, reason), not {t!r}"
+            )
+
+    def requires(ds: Any, spec: Any) -> str | None:
+        for name, want in coords.items():
+            missing = _has(ds, name, want)
+            if missing:
+                return f"the preset runs no {name} {', '.join(map(str, missing))}"
+        for test, reason in tests:
+            if not test(ds, spec):
+                return reason
+        return None
+
+    return requires

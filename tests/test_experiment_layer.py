@@ -358,3 +358,36 @@ def test_new_refuses_a_bad_name(tmp_path):
 
     with pytest.raises(ValueError, match="kebab-case"):
         write_experiment("Not A Name", tmp_path)
+
+
+def test_needs_makes_a_claim_not_applicable_with_the_missing_values():
+    import xarray as xr
+
+    from jaxtheory import Claim, needs
+
+    ds = xr.Dataset(
+        {"loss": (("hint", "seed"), np.arange(16.0).reshape(2, 8))},
+        coords={"hint": ["drift", "a0.5"], "dim": 200},
+    )
+
+    def claim(requires):
+        return Claim.at_most(
+            "c",
+            "The loss is at most 100.",
+            lambda ds, s: ds["loss"],
+            100.0,
+            source="proposed",
+            requires=requires,
+        )
+
+    assert claim(needs(hint="drift", dim=200)).evaluate(ds, None).verdict == "pass"
+    res = claim(needs(hint=("drift", "coarse", "t89"))).evaluate(ds, None)
+    assert res.verdict == "not-applicable"
+    assert res.reason == "the preset runs no hint coarse, t89"
+    assert claim(needs(dim=100)).evaluate(ds, None).verdict == "not-applicable"
+    assert claim(needs(lambda ds, s: ds.sizes["hint"] > 2, "fewer than 3 hints")).evaluate(
+        ds, None
+    ).verdict == ("not-applicable")
+    assert claim(needs(noise=0.1)).evaluate(ds, None).verdict == "not-applicable"  # no such coordinate
+    with pytest.raises(TypeError, match="pair"):
+        needs("hint")
