@@ -220,6 +220,7 @@ def curves_on(
     cmap: str | None = None,
     skipna: bool = False,
     alpha: float = 0.2,
+    xpos: xr.DataArray | None = None,
     **line_kw,
 ) -> list:
     """A statistic against ``x`` with its spread over ``over``, one line per ``hue`` value.
@@ -244,6 +245,9 @@ def curves_on(
             default the axes' color cycle.
         skipna: drop NaN samples instead of leaving a gap (see :func:`summarize_over`).
         alpha: opacity of the band.
+        xpos: the abscissae of the points, when they are not ``x``'s coordinate values:
+            dims ``x`` (and ``hue``, for one abscissa per line), e.g. the mean
+            function evaluations after each step.
         **line_kw: passed to :meth:`~matplotlib.axes.Axes.plot` (``marker``, ``lw``, ``ls``,
             ``label`` when there is no hue, ...).
 
@@ -278,10 +282,17 @@ def curves_on(
     if cmap is not None:
         cm = matplotlib.colormaps[cmap]
         colors = [cm(0.1 + 0.8 * i / max(len(hues) - 1, 1)) for i in range(len(hues))]
+    if xpos is not None:
+        xpos = _only_dims(xpos, [x] + ([hue] if hue is not None and hue in xpos.dims else []), "curves")
+        categorical = False
     lines = []
     for i, h in enumerate(hues):
         sel = {hue: i} if hue is not None else {}
         c, lo, hi = (a.isel(sel).transpose(x).values for a in (center, low, high))
+        if xpos is not None:
+            pos = np.asarray(
+                xpos.isel({k: v for k, v in sel.items() if k in xpos.dims}).transpose(x).values, float
+            )
         kw = dict(line_kw)
         if h is not None:
             kw.setdefault("label", _label(label_fmt, hue, h))
@@ -841,17 +852,31 @@ class Draw:
     reason, or a :class:`jaxtheory.claims.NotApplicable` raised while the metric is
     computed, makes the figure say ``"not applicable on this preset: <reason>"``
     (:func:`not_applicable`) instead of drawing, which :func:`check_drawn` accepts.
+    ``hlines`` (every factory's keyword): reference levels ``{label: y}``, ``y`` a
+    number or a function ``(ds, spec) -> number``, drawn as horizontal lines on every
+    panel after the figure, each in the legend.
 
     Attributes:
         kind: the factory's name (``"curves"``, ...).
         options: the options it was called with (for ``repr`` and tests).
     """
 
-    def __init__(self, kind: str, fn: Callable[[Any, Any, Any], None], options: dict, requires: Any = None):
+    def __init__(
+        self,
+        kind: str,
+        fn: Callable[[Any, Any, Any], None],
+        options: dict,
+        requires: Any = None,
+        hlines: Mapping[str, Any] | None = None,
+    ):
         self.kind = kind
         self.options = options
         self._fn = fn
         self._requires = requires
+        self._hlines = dict(hlines or {})
+        for label, y in self._hlines.items():
+            if not (callable(y) or isinstance(y, (int, float, np.integer, np.floating))):
+                raise TypeError(f"hlines[{label!r}]: a number or a function (ds, spec) -> number, not {y!r}")
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if v is not None)
@@ -864,11 +889,30 @@ class Draw:
         if not reason:
             try:
                 self._fn(ds, spec, fig)
+                _draw_hlines(fig, self._hlines, ds, spec)
                 return
             except NotApplicable as e:
                 reason = str(e) or "the preset lacks what the figure needs"
                 fig.clear()
         not_applicable(fig, f"not applicable on this preset: {reason}")
+
+
+_HLINE_STYLES = ("--", ":", "-.", (0, (5, 1, 1, 1)))
+
+
+def _draw_hlines(fig, hlines: Mapping[str, Any], ds, spec) -> None:
+    """The reference levels ``{label: y or y(ds, spec)}`` on every data panel, in the legend."""
+    if not hlines:
+        return
+    levels = [(label, float(y(ds, spec) if callable(y) else y)) for label, y in hlines.items()]
+    axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    for ax in axes:
+        for i, (label, y) in enumerate(levels):
+            ls = _HLINE_STYLES[i % len(_HLINE_STYLES)]
+            ax.axhline(y, color="0.25", ls=ls, lw=0.9, label=label if ax is axes[0] else "_nolegend_")
+    for ax in axes:
+        if ax is axes[0] or ax.get_legend() is not None:
+            ax.legend(fontsize=6)
 
 
 def _requires_reason(requires, ds, spec) -> str | None:
@@ -1095,6 +1139,10 @@ def curves(metric, *args, **kwargs):
 
     Keyword Args:
         x: the dimension (or scalar coordinate) on the horizontal axis.
+        xvar: the abscissae, when they are not ``x``'s values: a data variable's name
+            or a function ``(ds, spec) -> DataArray`` (e.g. the function evaluations
+            spent by each step), averaged over the sample dimensions; the lines still
+            run along ``x``, each point at its mean ``xvar``.
         hue: the dimension with one line per value (``None``: one line). A name the
             results lack (an axis this preset does not sweep) draws one line.
         over: the sample dimension(s) reduced into line and band (``"seed"``; a tuple
@@ -1122,6 +1170,7 @@ def curves(metric, *args, **kwargs):
         sharey: share the y axis between panels (default ``True``).
         legend: draw the legend (on the first panel).
         requires: ``(ds, spec) -> reason or None``, or a claim: see :class:`Draw`.
+        hlines: reference levels ``{label: y or y(ds, spec)}`` on every panel: see :class:`Draw`.
         **line_kw: passed to :meth:`~matplotlib.axes.Axes.plot` (``marker``, ``ls``...).
 
     Returns:
@@ -1149,6 +1198,7 @@ def _curves(
     metric,
     *,
     x: str,
+    xvar: Any = None,
     hue: str | None = None,
     over: Any = "seed",
     band: str | None = "iqr",
@@ -1168,6 +1218,7 @@ def _curves(
     sharey: bool = True,
     legend: bool = True,
     requires: Any = None,
+    hlines: Mapping[str, Any] | None = None,
     **line_kw,
 ) -> Draw:
     _check_band(band)
@@ -1176,6 +1227,11 @@ def _curves(
 
     def draw(ds, spec, fig):
         da = _select(_metric(metric, ds, spec), sel)
+        pos = None
+        if xvar is not None:  # framed as the metric, then averaged over the samples
+            pos = _select(_metric(xvar, ds, spec), sel).astype(float).broadcast_like(da).transpose(*da.dims)
+            pos, _, pos_samples = _frame(pos, [x, hue], over, facet)
+            pos = pos.mean(_SAMPLE) if pos_samples else pos
         da, facets, has_samples = _frame(da, [x, hue], over, facet)
         if x not in da.dims:
             raise ValueError(f"curves: {x!r} is not a dimension or coordinate of the data (dims {da.dims})")
@@ -1183,9 +1239,10 @@ def _curves(
         if not has_samples:
             da = da.expand_dims({_SAMPLE: 1}, axis=-1)
         panels = _panels(da, facets)
+        pos_panels = _panels(pos, facets) if pos is not None else [(None, None)] * len(panels)
         axes = _layout(fig, facets, da.sizes, len(panels), sharey=sharey)
         theory_drawn = False
-        for ax, (_, sub) in zip(axes, panels):
+        for ax, (_, sub), (_, psub) in zip(axes, panels, pos_panels):
             lines = curves_on(
                 ax,
                 sub,
@@ -1197,11 +1254,13 @@ def _curves(
                 label_fmt=label_fmt,
                 cmap=cmap,
                 skipna=skipna,
+                xpos=psub,
                 **line_kw,
             )
             if theory is None:
                 continue
-            xv = _coord_values(sub, x)
+            xv = _coord_values(sub, x) if psub is None else np.asarray(psub.values, float).ravel()
+            xv = xv[np.isfinite(xv)] if psub is not None else xv
             if not _is_numeric(xv):
                 raise ValueError(f"curves: a theory overlay needs a numeric {x!r}, got {xv.dtype}")
             xs = xv.astype(float) if theory_points is None else _fine_grid(xv, _is_log(logx), theory_points)
@@ -1226,8 +1285,8 @@ def _curves(
         _titles(fig, axes, panels, _text(title, spec))
         _legend(axes, legend and (h is not None or theory_drawn or "label" in line_kw))
 
-    opts = dict(metric=metric, x=x, hue=hue, over=over, band=band, facet=facet, theory=theory)
-    return Draw("curves", draw, opts, requires)
+    opts = dict(metric=metric, x=x, xvar=xvar, hue=hue, over=over, band=band, facet=facet, theory=theory)
+    return Draw("curves", draw, opts, requires, hlines)
 
 
 def _name(metric, da) -> str:
@@ -1266,7 +1325,7 @@ def heatmap(metric, *args, **kwargs):
         over: sample dimension(s) reduced per cell (``"seed"``; a tuple pools several,
             e.g. ``("seed", "noise")`` for a fraction over both); absent ones are ignored.
         stat: ``"mean"``, ``"median"`` or a function ``(DataArray, dims) -> DataArray``.
-        facet, sel, requires, title: as for :func:`curves`.
+        facet, sel, requires, hlines, title: as for :func:`curves`.
         theory: ``theory(c, spec) -> field``: ``c`` maps ``x`` and ``y`` to a fine grid of
             their values (2-D arrays) and the scalar coordinates to theirs; the field's
             level sets ``theory_levels`` (default 0) are drawn dashed, e.g. a stability
@@ -1335,6 +1394,7 @@ def _heatmap(
     title: str | None = None,
     max_ticks: int = 8,
     requires: Any = None,
+    hlines: Mapping[str, Any] | None = None,
 ) -> Draw:
     if x == y:
         raise ValueError(f"heatmap: x and y must be different dimensions, got {x!r} twice")
@@ -1373,7 +1433,7 @@ def _heatmap(
         _legend(axes, theory is not None)
 
     opts = dict(metric=metric, x=x, y=y, over=over, stat=stat, facet=facet, theory=theory)
-    return Draw("heatmap", draw, opts, requires)
+    return Draw("heatmap", draw, opts, requires, hlines)
 
 
 def _contour(ax, sub, x, y, theory, levels, label, spec) -> None:
@@ -1416,6 +1476,7 @@ def slope(
     label_fmt: Any = None,
     sharey: bool = True,
     requires: Any = None,
+    hlines: Mapping[str, Any] | None = None,
 ) -> Draw:
     """Points on log-log axes with their fitted power law and its slope: a figure declared.
 
@@ -1429,8 +1490,8 @@ def slope(
 
     Keyword Args:
         x: the dimension to fit along (positive coordinates).
-        hue, over, facet, sel, xlabel, ylabel, title, label_fmt, sharey, requires: as
-            for :func:`curves`.
+        hue, over, facet, sel, xlabel, ylabel, title, label_fmt, sharey, requires,
+            hlines: as for :func:`curves`.
         stat: ``"mean"`` or ``"median"`` over seeds, as in the fit.
         xmin, xmax: the fitted window.
         theory: a reference slope, a number or ``theory(c, spec)`` of the line's
@@ -1516,7 +1577,7 @@ def slope(
             ax.legend(fontsize=6)
 
     opts = dict(metric=metric, x=x, hue=hue, over=over, facet=facet, stat=stat, theory=theory)
-    return Draw("slope", draw, opts, requires)
+    return Draw("slope", draw, opts, requires, hlines)
 
 
 # -- intervals (declarative) ------------------------------------------------------------
@@ -1573,6 +1634,7 @@ def intervals(
     xlabel: str | None = None,
     title: str | None = None,
     requires: Any = None,
+    hlines: Mapping[str, Any] | None = None,
 ) -> Draw:
     """Each cell's estimate with its interval, one row per cell: a figure declared.
 
@@ -1598,7 +1660,7 @@ def intervals(
         logx: a log axis for the values.
         xlabel: the value axis' label (default the claim's or metric's name).
         title: the axes' title (default the claim's verdict).
-        requires: as for :func:`curves`.
+        requires, hlines: as for :func:`curves`.
 
     Returns:
         A :class:`Draw`.
@@ -1742,4 +1804,4 @@ def intervals(
             fig.set_size_inches(w, max(h, 0.22 * n + 1.0))
 
     opts = dict(source=getattr(source, "name", source), over=over, stat=stat, theory=theory)
-    return Draw("intervals", draw, opts, requires)
+    return Draw("intervals", draw, opts, requires, hlines)

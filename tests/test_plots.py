@@ -816,3 +816,50 @@ def test_run_check_accepts_a_declared_not_applicable_figure(fake_experiments, tm
     )
     run = whole.sweep("smoke", out=tmp_path, quiet=True)
     assert run.check() is run
+
+
+def test_hlines_on_every_panel_of_every_declared_kind_in_the_legend():
+    ds = _results({"noise": [0.0, 1.0]})
+    ds["cost"] = ds["loss"] * 0 + ds["step"]
+    spec = 3.0
+    hl = {"floor": 0.5, "spec level": lambda ds, spec: spec * float(ds["lr"].max())}
+    for draw in (
+        P.curves("loss", x="step", hue="lr", hlines=hl),
+        P.slope("loss", x="step", hue="lr", hlines=hl),
+        P.heatmap("loss", x="step", y="lr", hlines=hl),
+    ):
+        fig, axes = _draw(draw, ds, spec)
+        assert len(axes) == 2  # a facet per noise
+        for ax in axes:
+            ys = [ln.get_ydata()[0] for ln in ax.lines if ln.get_linestyle() in ("--", ":")]
+            assert 0.5 in ys and np.isclose(ys[-1], 3.0 * 0.4), draw.kind
+        labels = [t.get_text() for t in axes[0].get_legend().get_texts()]
+        assert labels[-2:] == ["floor", "spec level"], draw.kind
+    with pytest.raises(TypeError, match="hlines"):
+        P.curves("loss", x="step", hlines={"bad": "0.5"})
+
+
+def test_curves_xvar_places_each_point_at_its_mean_abscissa_per_line():
+    ds = _results()
+    # the cost of a step differs per lr and per seed: point (lr, step) sits at its seed mean
+    rng = np.random.default_rng(0)
+    cost = ds["step"] * (1 + 10 * ds["lr"]) + xr.DataArray(rng.uniform(size=9), dims="seed")
+    ds["cost"] = cost.transpose("lr", "step", "seed")
+    fig, (ax,) = _draw(P.curves("loss", x="step", hue="lr", xvar="cost", band="se", logx=True), ds)
+    for i, line in enumerate(ax.lines):
+        assert np.allclose(line.get_xdata(), ds["cost"].isel(lr=i).mean("seed").values)
+        assert np.allclose(line.get_ydata(), ds["loss"].isel(lr=i).mean("seed").values)
+    assert ax.get_xscale() == "log"
+    # a function of (ds, spec) and a theory evaluated over the abscissae's range
+    draw = P.curves(
+        "loss",
+        x="step",
+        hue="lr",
+        xvar=lambda ds, spec: ds["cost"] * spec,
+        theory=lambda c, spec: 1.0 / c["step"],
+        theory_points=5,
+    )
+    fig, (ax,) = _draw(draw, ds, 2.0)
+    ref = [ln for ln in ax.lines if ln.get_linestyle() == ":"][0]
+    xs = 2.0 * ds["cost"].mean("seed").values
+    assert np.isclose(ref.get_xdata().min(), xs.min()) and np.isclose(ref.get_xdata().max(), xs.max())
