@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, needs, plots
 from jaxtheory.results import values_of
 from jaxtheory.sims.functional import fgd
 from jaxtheory.sweep import Space, values
@@ -83,17 +83,12 @@ def plateau_formula(s, lr, spec):
     return floor + noise, floor, noise
 
 
-def _needs(ok, reason):
-    return lambda ds, spec: None if ok(ds, spec) else reason
-
-
-_NO_FIXED = _needs(lambda ds, spec: _labels(ds, "fixed"), "the preset runs no fixed grid")
-
-
-def _short(ds, spec):  # None where the transient (1 − lr)^(2k) dies out in the first half
-    if (1 - float(np.max(values_of(ds, "lr")))) ** ds.sizes["epoch"] > 1e-3:
-        return "the run is too short for the transient (1 − lr)^(2k) to die out in the first half"
-    return None
+HAS_FIXED = (lambda ds, spec: bool(_labels(ds, "fixed")), "the preset runs no fixed grid")
+HAS_EPS = (lambda ds, spec: bool(_labels(ds, "eps")), "the preset runs no adaptive method")
+LONG_ENOUGH = (
+    lambda ds, spec: (1 - float(np.max(values_of(ds, "lr")))) ** ds.sizes["epoch"] <= 1e-3,
+    "the run is too short for the transient (1 − lr)^(2k) to die out in the first half",
+)
 
 
 def _tail(ds):  # the mean loss over the second half of the epochs
@@ -128,7 +123,7 @@ def _descent(below_one=False):
     def measure(ds, spec):
         labs = [m for m in _labels(ds, "eps") if not below_one or float(m[3:]) < 1]
         if not labs:
-            raise ValueError("the preset runs no adaptive method")
+            raise NotApplicable(f"the preset runs no {'ε < 1' if below_one else 'adaptive method'}")
         loss = ds["loss"].sel(scheme=labs).transpose(..., "epoch")
         l0 = ds["loss0"].sel(scheme=labs).broadcast_like(loss.isel(epoch=0)).transpose(*loss.dims[:-1])
         d = np.diff(np.concatenate([l0.values[..., None], loss.values], -1).astype(np.float64), axis=-1)
@@ -145,6 +140,8 @@ def _cost_ratios(ds, adaptive, fixed, loss="loss", loss0="loss0"):
 
     Shared with :mod:`sweeps.adaptive_fgd_kernel` (``loss="test_loss"``, ``loss0="loss0_test"``).
     """
+    if not (adaptive and fixed):
+        raise NotApplicable("the preset lacks the adaptive runs or the fixed ones to compare")
     cols, names = [], []
     for a in adaptive:
         sa = _one(ds, a)
@@ -160,45 +157,33 @@ def _cost_ratios(ds, adaptive, fixed, loss="loss", loss0="loss0"):
     return xr.DataArray(np.stack(cols, 1), dims=("seed", "pair"), coords={"pair": names})
 
 
-def _below_cap(ds, spec):  # the fixed grids below the cap
-    return [f for f in _labels(ds, "fixed") if int(f[5:]) < spec.max_size]
+def _smallest_below_cap(ds, spec):  # the smallest fixed grid, if it is below the cap
+    smallest = sorted(_labels(ds, "fixed"), key=lambda f: int(f[5:]))[:1]
+    return [f for f in smallest if int(f[5:]) < spec.max_size]
 
 
-def _equal_cost_eps(ds, spec):
-    return [m for m in EQUAL_COST_EPS if m in _labels(ds, "eps")]
+def cost_curves(loss, xlabel, ylabel, ncol=1):
+    """A figure's ``draw``: seed-median ``loss`` against cumulative cost, one line per scheme
+    (adaptive solid, fixed dashed). Shared with :mod:`sweeps.adaptive_fgd_kernel`."""
 
+    def draw(ds, spec, fig):
+        ax = fig.add_subplot(1, 1, 1)
+        for i, lab in enumerate(map(str, values_of(ds, "scheme"))):
+            sub = _one(ds, lab)
+            ls = "-" if lab.startswith("eps") else "--"
+            ax.loglog(sub["cost"].median("seed"), sub[loss].median("seed"), ls, color=f"C{i}", label=lab)
+        ax.set(xlabel=xlabel, ylabel=ylabel)
+        ax.legend(fontsize=7, ncol=ncol)
 
-def _med(da):
-    return np.asarray(da.median("seed").values, np.float64)
-
-
-def _draw_cost_curves(ds, fig, loss, xlabel, ylabel, ncol=1):
-    """Seed-median ``loss`` against cumulative cost, one line per scheme (adaptive solid)."""
-    ax = fig.add_subplot(1, 1, 1)
-    for i, lab in enumerate(map(str, values_of(ds, "scheme"))):
-        sub = _one(ds, lab)
-        ls = "-" if lab.startswith("eps") else "--"
-        ax.loglog(_med(sub["cost"]), _med(sub[loss]), ls, color=f"C{i}", label=lab)
-    ax.set(xlabel=xlabel, ylabel=ylabel)
-    ax.legend(fontsize=7, ncol=ncol)
-
-
-def _grid_size(ds, spec):
-    """Grid size (cells per side) of the adaptive methods per epoch."""
-    if not _labels(ds, "eps"):
-        raise NotApplicable("this preset runs no adaptive method")
-    return 2.0 ** ds["level"].sel(scheme=_labels(ds, "eps"))
+    return draw
 
 
 def _plateaus(ds, spec):  # the second-half mean loss per fixed grid, against the grid size
     labs = _labels(ds, "fixed")
-    if not labs:
-        raise NotApplicable("this preset runs no fixed grid")
     sizes = [int(x[5:]) for x in labs]
     return _tail(ds).sel(scheme=labs).assign_coords(s=("scheme", sizes)).swap_dims(scheme="s")
 
 
-GRID_LABEL = "grid size (cells per side): median, IQR over seeds"
 PLATEAU_FIG = dict(
     band="se", logx=2, logy=True, marker="x", ls="none", xlabel="fixed grid size s", theory_points=None
 )
@@ -246,15 +231,14 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.close(
             "fixed-grid-plateau",
-            "On a fixed s × s grid with 8-sample cell means, the loss plateaus at ½‖f* − P_s f*‖² + ½·LR/(2 "
-            "− LR)·Σ area·v_cell/8 (derived in the description; the second term is 0.32 % of the first at LR "
-            "= 0.05): the mean loss over the second half of the epochs divided by the formula (float64 numpy "
-            "on the 512² grid) is 1 ± 0.1, per grid.",
+            "On a fixed s × s grid with 8-sample cell means, the loss plateaus at ½‖f* − P_s f*‖² + ½·LR/(2 − "
+            "LR)·Σ area·v_cell/8 (derived in the description): the mean loss over the second half of the "
+            "epochs divided by the formula (float64 numpy on the 512² grid) is 1 ± 0.1, per grid.",
             _plateau_ratio,
             1.0,
             atol=PLATEAU_RTOL,
             source="derived",
-            requires=lambda ds, spec: _short(ds, spec) or _NO_FIXED(ds, spec),
+            requires=needs(LONG_ENOUGH, HAS_FIXED),
         ),
         Claim.identity(
             "exact-mean-contraction",
@@ -264,7 +248,7 @@ EXPERIMENT = Experiment(
             _contraction,
             CONTRACTION_RTOL,
             source="derived",
-            requires=_NO_FIXED,
+            requires=needs(HAS_FIXED),
         ),
         Claim.fraction(
             "descent-before-cap",
@@ -286,10 +270,6 @@ EXPERIMENT = Experiment(
             _descent(below_one=True),
             0,
             source="proposed",
-            requires=_needs(
-                lambda ds, spec: [m for m in _labels(ds, "eps") if float(m[3:]) < 1],
-                "the preset runs no ε < 1",
-            ),
         ),
         Claim.at_most(
             "adaptive-beats-fixed-at-equal-cost",
@@ -298,15 +278,13 @@ EXPERIMENT = Experiment(
             "efficiency (its figures plot wall-clock time); we count cell samples, the work both runs do, "
             "since the wall-clock of lanes sharing one vmapped program does not separate them. The 1 % (for "
             "the tie at the cap, where both reach the same floor) is ours.",
-            lambda ds, spec: _cost_ratios(ds, _equal_cost_eps(ds, spec), _labels(ds, "fixed")),
+            lambda ds, spec: _cost_ratios(
+                ds, [m for m in EQUAL_COST_EPS if m in _labels(ds, "eps")], _labels(ds, "fixed")
+            ),
             1.0 + TIE_RTOL,
             source="paper",
             quote="our method consistently outperforms both FGD with fixed approximations and neural network "
             "baselines in efficiency and accuracy",
-            requires=_needs(
-                lambda ds, spec: _labels(ds, "fixed") and _equal_cost_eps(ds, spec),
-                "the preset lacks fixed grids or the adaptive tolerances 0.5 / 3",
-            ),
         ),
         Claim.at_least(
             "tight-tolerance-pays-finest-cost",
@@ -314,27 +292,16 @@ EXPERIMENT = Experiment(
             "is fixed-cap FGD from epoch 1 and at the budget of the smallest fixed grid it has done "
             "~4^(levels apart)× fewer epochs: its loss there exceeds that grid's final loss (ratio ≥ 1). The "
             "adaptive advantage needs a loose ε.",
-            lambda ds, spec: _cost_ratios(
-                ds, ["eps0.1"], [min(_below_cap(ds, spec), key=lambda f: int(f[5:]))]
-            ),
+            lambda ds, spec: _cost_ratios(ds, _labels(ds, "eps0.1"), _smallest_below_cap(ds, spec)),
             1.0,
             source="derived",
-            requires=_needs(
-                lambda ds, spec: "eps0.1" in _labels(ds, "eps") and _below_cap(ds, spec),
-                "the preset lacks ε = 0.1 or a fixed grid below the cap",
-            ),
         ),
     ],
     figures=[
         Figure(
             "loss_vs_cost",
-            lambda ds, spec, fig: _draw_cost_curves(
-                ds,
-                fig,
-                "loss",
-                "cumulative cost (cell samples), seed median",
-                "exact loss ½‖f − f*‖², seed median",
-                2,
+            cost_curves(
+                "loss", "cumulative cost (cell samples), seed median", "exact loss ½‖f − f*‖², seed median", 2
             ),
             "Exact loss against cumulative cost in cell samples (seed medians): adaptive methods solid, "
             "fixed grids dashed.",
@@ -342,14 +309,25 @@ EXPERIMENT = Experiment(
         Figure(
             "grid_size",
             plots.curves(
-                _grid_size, x="epoch", hue="scheme", band="iqr", logy=2, label_fmt="{}", ylabel=GRID_LABEL
+                lambda ds, spec: 2.0 ** ds["level"].sel(scheme=_labels(ds, "eps")),
+                x="epoch",
+                hue="scheme",
+                band="iqr",
+                logy=2,
+                label_fmt="{}",
+                ylabel="grid size (cells per side): median, IQR over seeds",
+                requires=needs(HAS_EPS),
             ),
             "Grid size of the adaptive methods against the epoch (median and IQR over seeds).",
         ),
         Figure(
             "plateau",
             plots.curves(
-                _plateaus, x="s", **PLATEAU_FIG, ylabel="plateau loss: 2nd-half mean (seed mean ± SE)"
+                _plateaus,
+                x="s",
+                **PLATEAU_FIG,
+                ylabel="plateau loss: 2nd-half mean (seed mean ± SE)",
+                requires=needs(HAS_FIXED),
             ),
             "Fixed-grid plateau: the derived formula against the measured mean loss over the second half of "
             "the epochs.",

@@ -33,10 +33,10 @@ import math
 
 import numpy as np
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.sims.functional import kdtree as kd
 from jaxtheory.sweep import Space, values
-from sweeps.adaptive_fgd import _cost_ratios, _draw_cost_curves, _labels  # same paper, same scheme labels
+from sweeps.adaptive_fgd import HAS_EPS, _cost_ratios, _labels, cost_curves  # same paper, same scheme labels
 
 TIE_RTOL = 0.01  # "equal or better at equal cost": at most 1 % worse (the tie where both run at the cap)
 _PAIRED = ("scheme",)
@@ -63,10 +63,6 @@ def _below_cap_after_first_epoch(ds, spec):
 def _equal_cost(ds, spec):
     """Per seed: adaptive test loss at each fixed depth's total cost / its final test loss."""
     return _cost_ratios(ds, _labels(ds, "eps"), _labels(ds, "depth"), loss="test_loss", loss0="loss0_test")
-
-
-def _needs(prefixes, reason):
-    return lambda ds, spec: None if all(_labels(ds, p) for p in prefixes) else reason
 
 
 EXPERIMENT = Experiment(
@@ -114,7 +110,7 @@ EXPERIMENT = Experiment(
             0,
             source="derived",
             stand_in=STAND_IN,
-            requires=_needs(("eps",), "the preset runs no adaptive scheme"),
+            requires=needs(HAS_EPS),
         ),
         Claim.at_most(
             "kernel-adaptive-beats-fixed-at-equal-cost",
@@ -129,13 +125,12 @@ EXPERIMENT = Experiment(
             quote="our method consistently outperforms both FGD with fixed approximations and neural network "
             "baselines in efficiency and accuracy",
             stand_in=STAND_IN,
-            requires=_needs(("eps", "depth"), "the preset lacks an adaptive scheme or a fixed depth"),
         ),
     ],
     figures=[
         Figure(
             "test_loss_vs_cost",
-            lambda ds, spec, fig: _draw_cost_curves(ds, fig, "test_loss", *COST_LABELS),
+            cost_curves("test_loss", *COST_LABELS),
             "Test loss against cumulative kernel evaluations (seed medians): adaptive solid, fixed dashed.",
         ),
         Figure(
