@@ -1,71 +1,58 @@
 r"""``cv-zod-hints``: control-variate zeroth-order descent with subspace hints (000_05, a reconstruction).
 
-The paper was not found: CV-ZOD, its estimator, oracle and adaptive variant are reconstructed
-from its abstract. The objective is $f(x) = \tfrac12 x^\top H x + 0.1\sum_i \sin 3x_i$ on $\mathbb R^{d}$,
-$d = 200$, with $H$ diagonal, its eigenvalues log-spaced in $[10^{-2}, 1]$: nonconvex
-(the Hessian $\lambda_i - 0.9\sin 3x_i$ is indefinite) and $L$-smooth with $L = 1.9$,
-from $x_0 = 0.5\cdot\mathbf 1$. At every iteration each method receives a one-dimensional
-hint $U_t = \cos\theta_t\,\hat g_t + \sin\theta_t\,n_t$ from its own gradient direction
-and a fresh random unit $n_t\perp\hat g_t$, so the hint quality is exactly
-$\alpha_t = \cos^2\theta_t$. Schedules: constant $\alpha \in \{1, .999, .99, .9, .5, 0\}$
-(the rate grid, labels `a<α>`; $\theta = 0°$ and $45°$ are `a1` and `a0.5`), constant
-$\theta \in \{80°, 89°\}$, $\theta$ drifting linearly from 10° to 88° over the run, and
-`coarse`: the hint is the gradient direction of the coarse model $\tfrac12 x^\top Hx$ (the
-objective without its ripple, as a low-resolution simulator misses fine-scale structure),
-so its quality $\alpha_t = \cos^2\angle(Hx_t, \nabla f(x_t))$ depends on the method's own
-progress: high far from the minima, where $Hx$ dominates the gradient, and falling as the
-method nears a minimum of $f$, where $Hx$ is cancelled by the ripple's gradient. This is
-how guidance deteriorates in the paper's setting (a cheap simulator's gradient that loses
-its alignment near the fine optimum); a drift in time alone lets a hint-following method
-reach a minimum while the hint is still good.
+The paper was not found: CV-ZOD, its estimator, oracle and adaptive variant are reconstructed from its
+abstract. The objective is $f(x) = \tfrac12 x^\top H x + 0.1\sum_i \sin 3x_i$ on $\mathbb R^{d}$, $d = 200$,
+with $H$ diagonal, its eigenvalues log-spaced in $[10^{-2}, 1]$: nonconvex (the Hessian $\lambda_i - 0.9\sin
+3x_i$ is indefinite) and $L$-smooth with $L = 1.9$, from $x_0 = 0.5\cdot\mathbf 1$. At every iteration each
+method receives a one-dimensional hint $U_t = \cos\theta_t\,\hat g_t + \sin\theta_t\,n_t$ from its own
+gradient direction and a fresh random unit $n_t\perp\hat g_t$, so the hint quality is exactly $\alpha_t =
+\cos^2\theta_t$. Schedules: constant $\alpha \in \{1, .999, .99, .9, .5, 0\}$ (the rate grid, labels `a<α>`;
+$\theta = 0°$ and $45°$ are `a1` and `a0.5`), constant $\theta \in \{80°, 89°\}$, $\theta$ drifting linearly
+from 10° to 88° over the run, and `coarse`: the hint is the gradient direction of the coarse model $\tfrac12
+x^\top Hx$ (the objective without its ripple, as a low-resolution simulator misses fine-scale structure), so
+its quality $\alpha_t = \cos^2\angle(Hx_t, \nabla f(x_t))$ depends on the method's own progress: high far from
+the minima, where $Hx$ dominates the gradient, and falling as the method nears a minimum of $f$, where $Hx$ is
+cancelled by the ripple's gradient. This is how guidance deteriorates in the paper's setting (a cheap
+simulator's gradient that loses its alignment near the fine optimum); a drift in time alone lets a
+hint-following method reach a minimum while the hint is still good.
 
-CV-ZOD (reconstructed): $g_t = c_t + d(D_u f - \langle c_t, u\rangle)u$, $u$ uniform on
-the sphere, with the reference $c_t = P_{S_t}\nabla f$ from one directional derivative
-along the hint (for an exact projection the reference $\beta c_t$ is optimal at
-$\beta = 1$ whatever the hint's quality, so the variants differ in the step). The oracle
-takes the descent-lemma step $1/(L(\alpha_t + d(1-\alpha_t)))$ knowing $\alpha_t$;
-the adaptive variant uses AdaGrad-Norm ($\eta_0 = 1$, $b_0 = 0.1$: the paper's rule is
-unknown). Baselines with their descent-lemma steps: ZO-GD ($1/(Ld)$), projected-hint GD
-($1/L$), Guided ES with $\alpha = 0.5$ ($1/(L(1 + 2\lambda_{\max}(\Sigma)))$, one
-antithetic pair) and PRGF (the hint plus one orthogonalised random direction, $1/L$).
-Directional derivatives are exact JVPs in the sweep (float32 forward differences are
-accurate to about $10^{-3}$ here, above the directional derivative at the tolerance);
-the `cost` metric counts what a function-value implementation spends: CV-ZOD and PRGF
-3 evaluations per iteration ($f(x)$, hint, random direction), ZO-GD, projected-hint GD
-and Guided ES 2. All methods run $T = 2000$ iterations on common random numbers; the
-oracle CV-ZOD continues alone to $10^4$ iterations for the iterations to
+CV-ZOD (reconstructed): $g_t = c_t + d(D_u f - \langle c_t, u\rangle)u$, $u$ uniform on the sphere, with the
+reference $c_t = P_{S_t}\nabla f$ from one directional derivative along the hint (for an exact projection the
+reference $\beta c_t$ is optimal at $\beta = 1$ whatever the hint's quality, so the variants differ in the
+step). The oracle takes the descent-lemma step $1/(L(\alpha_t + d(1-\alpha_t)))$ knowing $\alpha_t$; the
+adaptive variant uses AdaGrad-Norm ($\eta_0 = 1$, $b_0 = 0.1$: the paper's rule is unknown). Baselines with
+their descent-lemma steps: ZO-GD ($1/(Ld)$), projected-hint GD ($1/L$), Guided ES with $\alpha = 0.5$
+($1/(L(1 + 2\lambda_{\max}(\Sigma)))$, one antithetic pair) and PRGF (the hint plus one orthogonalised random
+direction, $1/L$). Directional derivatives are exact JVPs in the sweep (float32 forward differences are
+accurate to about $10^{-3}$ here, above the directional derivative at the tolerance); the `cost` metric
+counts what a function-value implementation spends: CV-ZOD and PRGF 3 evaluations per iteration ($f(x)$,
+hint, random direction), ZO-GD, projected-hint GD and Guided ES 2. All methods run $T = 2000$ iterations on
+common random numbers; the oracle CV-ZOD continues alone to $10^4$ iterations for the iterations to
 $\lVert\nabla f\rVert^2 \le 10^{-6}$.
 
-The estimator checks (unbiasedness, second moment) and the two identities are float64
-side computations with exact JVPs at $x_0$ ($N = 4096$ draws in each of 16 batches).
-"Unbiased to 1 % at $N = 10^5$" would be impossible at $d = 200$: the standard
-error of the mean is $\sqrt{(d-1)(1-\alpha)/N}\,\lVert\nabla f\rVert$, 4.5 % at $\alpha = 0$,
-$N = 10^5$; the check is within 3 SE.
+The estimator checks (unbiasedness, second moment) and the two identities are float64 side computations with
+exact JVPs at $x_0$ ($N = 4096$ draws in each of 16 batches). "Unbiased to 1 % at $N = 10^5$" would be
+impossible at $d = 200$: the standard error of the mean is $\sqrt{(d-1)(1-\alpha)/N}\,\lVert\nabla f\rVert$,
+4.5 % at $\alpha = 0$, $N = 10^5$; the check is within 3 SE.
 
-What the runs show, and why. The estimator is unbiased with the derived second moment,
-and the two identities hold. The iterations to tolerance grow like $F = \alpha +
-d(1-\alpha)$, slightly faster than linearly across the grid: deterministic GD ($F = 1$)
-needs about $21F$ iterations and the noisy regime about $35F$ ($F \ge 20$), so the bound
-$O(F/T)$ holds with a constant that grows a little between the two regimes. Under drifting
-hints CV-ZOD reaches ZO-GD's final loss with a fraction of ZO-GD's evaluations.
+What the runs show, and why. The iterations to tolerance grow slightly faster than $F = \alpha + d(1-\alpha)$
+across the grid: deterministic GD ($F = 1$) needs about $21F$ iterations and the noisy regime about $35F$ ($F
+\ge 20$), so the bound $O(F/T)$ holds with a constant that grows a little.
 
-Under coarse-model hints projected-hint GD stalls: it can move only along $Hx$ and stops
-where $\langle\nabla f, Hx\rangle = 0$, far above CV-ZOD's final loss. PRGF does not
-stall: its orthogonalised random direction, taken with step $1/L$, makes the same expected
-progress per iteration as ZO-GD, and its hint direction adds the rest, so it ends below
-CV-ZOD. The quoted "existing guided methods stall" therefore fails for PRGF under our
-reconstruction. On the same schedule the oracle CV-ZOD needs about as many evaluations as
-ZO-GD, or more: with $\alpha_t$ small near the minima its step is ZO-GD's, at 3 evaluations
-per iteration against 2 (not a claim). Because the unbiased estimator keeps the whole
-residual $d(1-\alpha)$, CV-ZOD is far slower than the biased projections (PRGF,
-projected-hint GD) wherever the hint carries any signal: at $\alpha = 0.5$ they reach
-$\lVert\nabla f\rVert^2 \le 10^{-6}$ in about 65 iterations, CV-ZOD in about 3400.
+Under coarse-model hints projected-hint GD stalls: it can move only along $Hx$ and stops where $\langle\nabla
+f, Hx\rangle = 0$, far above CV-ZOD's final loss. PRGF does not stall: its orthogonalised random direction,
+taken with step $1/L$, makes the same expected progress per iteration as ZO-GD, and its hint direction adds
+the rest, so it ends below CV-ZOD. The quoted "existing guided methods stall" therefore fails for PRGF under
+our reconstruction. On the same schedule the oracle CV-ZOD needs about as many evaluations as ZO-GD, or more:
+with $\alpha_t$ small near the minima its step is ZO-GD's, at 3 evaluations per iteration against 2 (not a
+claim). Because the unbiased estimator keeps the whole residual $d(1-\alpha)$, CV-ZOD is far slower than the
+biased projections (PRGF, projected-hint GD) wherever the hint carries any signal: at $\alpha = 0.5$ they
+reach $\lVert\nabla f\rVert^2 \le 10^{-6}$ in about 65 iterations, CV-ZOD in about 3400.
 
-The adaptive variant (AdaGrad-Norm with $\eta_0 = 1$) needs well under $\ln T$ times the
-oracle's evaluations on the schedules where it gets there, but at $\alpha = 0.5$ it never
-reaches ZO-GD's final loss within $T$: that time is censored at the horizon, the ratio is
-bounded from below only, and the bound lies far below the factor 3, so the horizon is too
-short to decide the claim there.
+The adaptive variant (AdaGrad-Norm with $\eta_0 = 1$) needs well under $\ln T$ times the oracle's evaluations
+on the schedules where it gets there, but at $\alpha = 0.5$ it never reaches ZO-GD's final loss within $T$:
+that time is censored at the horizon, the ratio is bounded from below only, and the bound lies far below the
+factor 3, so the horizon is too short to decide the claim there.
 """
 
 from __future__ import annotations
@@ -76,7 +63,7 @@ import jax
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.sims.zeroth_order import hints as zh
 from jaxtheory.sweep import Space, values
 
@@ -89,13 +76,14 @@ MOMENT_RTOL = 0.05  # relative tolerance on E‖g‖²/‖∇f‖² against α +
 GD_TOL = 1e-12  # the α = 1 oracle against GD with step 1/L: float64 residual bound
 SLOPE_TOL = 0.1  # tolerance on the rate's log-log slope above 1 (ours)
 #: CV-ZOD's evaluations to ZO-GD's final loss under drifting hints, at most this multiple of
-#: ZO-GD's: "zeroth-order descent is slower" read as fewer evaluations than ZO-GD's.
+#: ZO-GD's: "zeroth-order descent is slower" read as fewer evaluations than ZO-GD's (a looser
+#: 1.2× tested less than the words say).
 DRIFT_RATIO = 1.0
 #: The adaptive variant's evaluations to ZO-GD's final loss, at most this factor times ln T
 #: the oracle's (our reading of "up to logarithmic factors").
 ADAPTIVE_LOG_FACTOR = 3.0
-#: The hint schedule of the stalling check: the coarse model's gradient, whose quality
-#: falls as a method approaches the fine minima.
+#: The hint schedule of the stalling check: the coarse model's gradient, whose quality falls as
+#: a method approaches the fine minima, as guidance does in the paper's tasks (not with time).
 STALL_HINT = "coarse"
 STAND_IN = (
     "a 200-dimensional rippled quadratic with synthetic hints in place of the paper's simulation-based tasks"
@@ -138,14 +126,6 @@ def _second_moment(ds, spec):
     """Per batch: mean ‖g‖²/‖∇f‖² divided by α + d(1 − α)."""
     m = _moments(spec.dim, MOMENT_SEEDS, MOMENT_DRAWS)
     return m["second_moment"] / _factor(m["alpha"], spec.dim)
-
-
-def _needs(labels):
-    def requires(ds, spec):
-        missing = [h for h in labels if h not in ds["hint"].values]
-        return f"the preset runs no hint schedule {', '.join(missing)}" if missing else None
-
-    return requires
 
 
 def _censored(da):
@@ -221,11 +201,6 @@ def _draw_loss(ds, spec, fig):
             ax.legend(fontsize=6)
 
 
-def _rate_vs_f(ds, spec):
-    """The rate against F = α + d(1 − α)."""
-    return _rate(ds, spec).assign_coords(hint=_rate_x(ds, spec)).rename(hint="F")
-
-
 EXPERIMENT = Experiment(
     name="cv-zod-hints",
     paper=Paper(
@@ -285,8 +260,7 @@ EXPERIMENT = Experiment(
             0.0,
             source="derived",
         ),
-        # an O(·) rate is an upper bound: the iterations grow at most linearly in F (the
-        # old two-sided slope 1 ± 0.1 tested an equality of slopes); CV-ZOD is rebuilt
+        # an O(·) rate is an upper bound (a two-sided slope 1 ± 0.1 tested an equality of slopes)
         Claim.slope(
             "rate-interpolates",
             "Under our reconstruction, the oracle's rate O((α + d(1 − α))/T) interpolates "
@@ -302,10 +276,8 @@ EXPERIMENT = Experiment(
             "iteration achieves a convergence rate that interpolates between the first-order $O(1/T)$ "
             "rate and the zeroth-order $O(d/T)$ rate",
             stand_in=STAND_IN,
-            requires=_needs(RATE_HINTS),
+            requires=needs(hint=RATE_HINTS),
         ),
-        # "zeroth-order descent is slower" read as: CV-ZOD needs fewer evaluations than ZO-GD
-        # to reach ZO-GD's final loss (a looser 1.2× tested less than the words say)
         Claim.at_most(
             "robust-to-drifting-hints",
             "Under our reconstruction, with hints drifting from 10° to 88°, zeroth-order descent "
@@ -317,10 +289,8 @@ EXPERIMENT = Experiment(
             source="reconstruction",
             quote="demonstrating sustained progress on nonconvex landscapes where zeroth-order descent is slower",
             stand_in=STAND_IN,
-            requires=_needs(("drift",)),
+            requires=needs(hint="drift"),
         ),
-        # CV-ZOD and its baselines are rebuilt; the hint now degrades with progress (the
-        # coarse model's gradient), as guidance does in the paper's tasks, not with time
         Claim.at_least(
             "hint-methods-stall",
             "Under our reconstruction, hint-following methods stall as the hints degrade while "
@@ -332,9 +302,8 @@ EXPERIMENT = Experiment(
             source="reconstruction",
             quote="existing guided methods stall as guidance deteriorates",
             stand_in=STAND_IN,
-            requires=_needs((STALL_HINT,)),
+            requires=needs(hint=STALL_HINT),
         ),
-        # censored times give a one-sided interval (computed in the measure); the factor 3 is ours
         Claim.at_most(
             "adaptive-matches-oracle",
             "Under our reconstruction, the practical variant matches the oracle up to "
@@ -350,7 +319,7 @@ EXPERIMENT = Experiment(
             quote="a practical variant of CV-ZOD that achieves the same oracle guarantee up to logarithmic "
             "factors, without any prior knowledge of the hint quality",
             stand_in=STAND_IN,
-            requires=_needs(ADAPTIVE_HINTS),
+            requires=needs(hint=ADAPTIVE_HINTS),
         ),
     ],
     figures=[
@@ -364,13 +333,13 @@ EXPERIMENT = Experiment(
         Figure(
             "rate",
             plots.slope(
-                _rate_vs_f,
+                lambda ds, spec: _rate(ds, spec).assign_coords(hint=_rate_x(ds, spec)).rename(hint="F"),
                 x="F",
                 theory=1.0,
                 theory_label="slope 1",
                 xlabel="α + d(1 − α)",
                 ylabel=lambda spec: f"iterations to ‖∇f‖² ≤ {spec.tol:g} (seed mean ± SE)",
-                requires=_needs(RATE_HINTS),
+                requires=needs(hint=RATE_HINTS),
             ),
             "The oracle CV-ZOD's iterations to ‖∇f‖² ≤ 1e-6 against α + d(1 − α) on the α "
             "grid (seed mean ± SE), the fitted power law and slope 1 dashed.",
