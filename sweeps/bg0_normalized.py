@@ -1,57 +1,43 @@
 r"""``bg0-normalized``: NSGD-M and normalized STORM under Blum--Gladyshev BG-0 noise.
 
-Checks arXiv:2605.15314 (Hashemi, Upadhyay, Fazla); simulator
-`jaxtheory.sims.stochastic_opt.bg0` (method, objective and noise categorical: one compile
-per budget).
+Checks arXiv:2605.15314 (Hashemi, Upadhyay, Fazla); simulator `jaxtheory.sims.stochastic_opt.bg0` (method,
+objective and noise categorical: one compile per budget).
 
-The oracle returns $g(x;\xi) = \nabla F(x) + n(x;\xi)$ with BG-0 noise
-$\mathbb E\lVert n\rVert^2 = \sigma_0^2 + \sigma_1^2\lVert x - x_0\rVert^2$ (exactly), in
-the mean-square-smooth form $n = \sigma_0 z + \sigma_1\,\zeta\odot(x - x_0)$
-($z \sim N(0, I/d)$, $\zeta$ Rademacher) and the radial form
-$n = s(\sigma_0 u + \sigma_1 (x - x_0))$ that pushes along the displacement. The
-objectives are separable: $\sum_i x_i^2/2 + 2\cos x_i$ ($L = 3$, $\alpha = 0$),
-$\sum_i x_i^4/4 - x_i^2/2$ ($\alpha = 2/3$) and $\sum_i \cosh x_i - 1.5 x_i^2$
-($\alpha = 1$), started $1.5$ per coordinate beyond a minimizer, $d = 10$.
+The oracle returns $g(x;\xi) = \nabla F(x) + n(x;\xi)$ with BG-0 noise $\mathbb E\lVert n\rVert^2 =
+\sigma_0^2 + \sigma_1^2\lVert x - x_0\rVert^2$ (exactly), in the mean-square-smooth form $n = \sigma_0 z +
+\sigma_1\,\zeta\odot(x - x_0)$ ($z \sim N(0, I/d)$, $\zeta$ Rademacher) and the radial form $n = s(\sigma_0
+u + \sigma_1 (x - x_0))$ that pushes along the displacement. The objectives are separable: $\sum_i x_i^2/2 +
+2\cos x_i$ ($L = 3$, $\alpha = 0$), $\sum_i x_i^4/4 - x_i^2/2$ ($\alpha = 2/3$) and $\sum_i \cosh x_i - 1.5
+x_i^2$ ($\alpha = 1$), started $1.5$ per coordinate beyond a minimizer, $d = 10$.
 
-A run gets an oracle budget $T$ and spends it by its method: NSGD-M with the BG
-schedule $\eta = \eta_0 T^{-5/6}$, $\beta = 1 - T^{-2/3}$ (paper's rate $T^{-1/6}$) or
-the classic one $\eta = \eta_0 T^{-3/4}$, $\beta = 1 - T^{-1/2}$ ($T^{-1/4}$ with
-bounded variance); normalized STORM ($2$ calls per step) with $a = 1/T$,
-$\eta = \eta_0 T^{-3/4}$ and an initial estimate from a batch of
-$B_0 = \lceil\sqrt{T/2}\rceil$ samples ("sharp") or from one sample; plain SGD with a
-constant step. Each budget is its own compiled run (a lane does only its own budget),
-and every configuration axis is paired: the lanes of one seed share the noise stream
-whatever the method, objective, noise model, $\sigma_1$ or budget, so the comparison of
-methods is made on common noise. Rates are fitted on the seed mean of
-$\frac1T\sum_t\lVert\nabla F(x_t)\rVert$ (the expected gradient norm at a uniformly
-drawn iterate) over budgets $T \ge 900$, the asymptotic range; below it the BG-schedule
-slope is pre-asymptotic (the slope fitted over 100–900 is $-0.125$, local slopes steepen
-to $-0.146$ over 900–8100). Where a preset
-sweeps the step sizes (`full`: $\eta_0$ and SGD's step swept together), every claim
-uses the tuning protocol of `jaxtheory.analysis.best_over`: per cell and budget, the
-seed mean of each step size first, then the smallest; `smoke` and `medium` run the
-single $\eta_0 = 3$.
+A run gets an oracle budget $T$ and spends it by its method: NSGD-M with the BG schedule $\eta = \eta_0
+T^{-5/6}$, $\beta = 1 - T^{-2/3}$ (paper's rate $T^{-1/6}$) or the classic one $\eta = \eta_0 T^{-3/4}$,
+$\beta = 1 - T^{-1/2}$ ($T^{-1/4}$ with bounded variance); normalized STORM ($2$ calls per step) with $a =
+1/T$, $\eta = \eta_0 T^{-3/4}$ and an initial estimate from a batch of $B_0 = \lceil\sqrt{T/2}\rceil$
+samples ("sharp") or from one sample; plain SGD with a constant step. Each budget is its own compiled run (a
+lane does only its own budget), and every configuration axis is paired: the lanes of one seed share the
+noise stream whatever the method, objective, noise model, $\sigma_1$ or budget, so the comparison of methods
+is made on common noise. Rates are fitted on the seed mean of $\frac1T\sum_t\lVert\nabla F(x_t)\rVert$ (the
+expected gradient norm at a uniformly drawn iterate) over budgets $T \ge 900$, the asymptotic range; below
+it the BG-schedule slope is pre-asymptotic (the slope fitted over 100–900 is $-0.125$, local slopes steepen
+to $-0.146$ over 900–8100). Where a preset sweeps the step sizes (`full`: $\eta_0$ and SGD's step swept
+together), every claim uses the tuning protocol of `jaxtheory.analysis.best_over`: per cell and budget, the
+seed mean of each step size first, then the smallest; `smoke` and `medium` run the single $\eta_0 = 3$.
 
-Why sharp initialization matters: with $\sigma_1 = 0$ the mean-square-smooth noise
-cancels in STORM's correction, so the estimator error obeys
-$e_t = (1-a)e_{t-1} + a\,\sigma_0 z_t$ and, with $a = 1/T$,
-$e_{T-1} \approx (1 - 1/T)^{T-1} e_0 \approx e^{-1} e_0$: the initial error is never
-forgotten, and the normalized step settles where $\nabla F(x) \approx -e_{T-1}$. So
-STORM from one sample plateaus at $\lVert\nabla F\rVert \approx e^{-1}\,\mathbb E\lVert
-d_0 - \nabla F(x_0)\rVert = e^{-1}\sigma_0\,\mathbb E\lVert z\rVert$ (about $0.36\,\sigma_0$
-at $d = 10$, not $\sigma_0$), while a batch of $B_0$ samples divides that level by
-$\sqrt{B_0}$.
+Why sharp initialization matters: with $\sigma_1 = 0$ the mean-square-smooth noise cancels in STORM's
+correction, so the estimator error obeys $e_t = (1-a)e_{t-1} + a\,\sigma_0 z_t$ and, with $a = 1/T$,
+$e_{T-1} \approx (1 - 1/T)^{T-1} e_0 \approx e^{-1} e_0$: the initial error is never forgotten, and the
+normalized step settles where $\nabla F(x) \approx -e_{T-1}$. So STORM from one sample plateaus at
+$\lVert\nabla F\rVert \approx e^{-1}\,\mathbb E\lVert d_0 - \nabla F(x_0)\rVert = e^{-1}\sigma_0\,\mathbb
+E\lVert z\rVert$ (about $0.36\,\sigma_0$ at $d = 10$, not $\sigma_0$), while a batch of $B_0$ samples
+divides that level by $\sqrt{B_0}$.
 
-What the paper states: only the abstract could be read. It gives oracle complexities,
-$O(\varepsilon^{-6})$ for NSGD-M under BG-0 noise (standard and generalized smoothness
-alike), $O(\varepsilon^{-4})$ for normalized STORM under mean-square smoothness with sharp
-initialization, and the bounded-variance rates when $\sigma_1 = 0$. A complexity
-$O(\varepsilon^{-1/r})$ is a bound $\mathbb E\lVert\nabla F\rVert \lesssim T^{-r}$, so each
-is tested as an upper bound on the fitted slope (with a tolerance of ours for the
-transient), never as an equality. The schedules that make these rates come out are
-derived here, not read, so these claims hold or fail under our reconstruction. The
-ordering of STORM and NSGD-M at a finite budget, the travel bound and the drift of SGD are
-our own checks.
+What the paper states: only the abstract could be read; its oracle complexities are quoted with the claims.
+A complexity $O(\varepsilon^{-1/r})$ is a bound $\mathbb E\lVert\nabla F\rVert \lesssim T^{-r}$, so each is
+tested as an upper bound on the fitted slope (with a tolerance of ours for the transient), never as an
+equality. The schedules that make these rates come out are derived here, not read, so these claims hold or
+fail under our reconstruction. The ordering of STORM and NSGD-M at a finite budget, the travel bound and the
+drift of SGD are our own checks.
 """
 
 from __future__ import annotations
@@ -61,7 +47,7 @@ import math
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.analysis import Cells, Estimate
 from jaxtheory.results import values_of
 from jaxtheory.sims.stochastic_opt import bg0
@@ -77,9 +63,7 @@ BG_SLOPE = -1 / 6 + RATE_TOL  # NSGD-M with the BG schedule: O(ε^−6)
 #: (the upper end of our earlier two-sided interval [−0.30, −0.20]).
 CLASSIC_SLOPE, CLASSIC_TOL = -0.25, 0.05
 STORM_SLOPE = -0.25 + RATE_TOL  # normalized STORM, sharp init, mean-square smoothness: O(ε^−4)
-#: Rates are fitted over budgets ≥ this (the asymptotic range of our grid); below it the
-#: BG-schedule slope is pre-asymptotic (−0.125 over 100–900, −0.146 over 900–8100).
-RATE_XMIN = 900
+RATE_XMIN = 900  # rates are fitted over budgets ≥ this: the asymptotic range (see the description)
 Q_NSGDM = (
     "converges under $\\mathsf{BG}$-0 noise with oracle complexity $\\mathcal{O}(\\varepsilon^{-6})$. "
     "This rate holds both for standard smoothness and for $\\alpha$-symmetric generalized smoothness"
@@ -122,28 +106,17 @@ def _largest_step(obj):  # the largest SGD step of the grid (the only one where 
     return obj.where(obj["sgd_lr"] == obj["sgd_lr"].max(), drop=True)
 
 
-def _hdim(ds):  # the dimension along which the oracle budget varies
-    return "steps" if ds["steps"].size > 1 else "budget"
-
-
 def _curve(ds, algorithm, metric="mean_grad_norm", **sel):
     """Per-seed ``metric`` of ``algorithm`` (mss oracle unless ``noise`` is given), tuned,
-    along ``T``: the oracle budget (``steps``, or the parameter ``budget``)."""
+    along ``T``: the oracle budget (``steps``, a static axis of every preset)."""
     da = analysis.select(ds[metric], algorithm=algorithm, noise=sel.pop("noise", "mss"), **sel)
-    return _tuned(da).rename({_hdim(ds): "T"})
+    return _tuned(da).rename({"steps": "T"})
 
 
-def _rate_range(ds, spec):
-    if (values_of(ds, _hdim(ds)) >= RATE_XMIN).sum() < 2:
-        return f"the preset has fewer than two budgets ≥ {RATE_XMIN} (the asymptotic range)"
-    return None
-
-
-def _sigma1(test, reason):
-    return lambda ds, spec: None if test(values_of(ds, "sigma1")) else reason
-
-
-_NO_ZERO = _sigma1(lambda s1: 0.0 in s1, "the preset has no σ1 = 0 lanes")
+RATE_RANGE = (
+    lambda ds, spec: (values_of(ds, "steps") >= RATE_XMIN).sum() >= 2,
+    f"the preset has fewer than two budgets ≥ {RATE_XMIN} (the asymptotic range)",
+)
 
 
 def _drift(ds, spec):
@@ -180,16 +153,15 @@ def _storm_vs_nsgdm(ds, spec):
 
 def _storm_plateau(ds, spec):
     """Per seed: plain STORM's final ‖∇F‖ over its predicted plateau, and plain − 3·sharp."""
-    hdim = _hdim(ds)
     sel = dict(noise="mss", objective="cosine", sigma1=0.0)
-    fgn = analysis.select(ds["final_grad_norm"].isel({hdim: -1}, drop=True), **sel)
+    fgn = analysis.select(ds["final_grad_norm"].isel(steps=-1, drop=True), **sel)
     d = spec.dim  # E||z|| for z ~ N(0, I_d / d)
     e0 = (
         bg0.DEFAULT_PARAMS["sigma0"]
         * math.sqrt(2.0 / d)
         * math.exp(math.lgamma((d + 1) / 2) - math.lgamma(d / 2))
     )
-    T_plain, _ = bg0.horizon(ALGORITHM.code("storm"), int(ds[hdim].values[-1]))
+    T_plain, _ = bg0.horizon(ALGORITHM.code("storm"), int(ds["steps"].values[-1]))
     plain, sharp = (_tuned(fgn.sel(algorithm=a, drop=True)) for a in ("storm", "storm-sharp"))
     return xr.concat(
         [plain / ((1 - 1 / T_plain) ** (T_plain - 1) * e0), plain - 3 * sharp],
@@ -212,7 +184,7 @@ def _rates(ds, spec):
 
 
 def _draw_drift(ds, spec, fig):
-    sub = _largest_step(analysis.select(ds, noise="radial", objective="cosine")).isel({_hdim(ds): -1})
+    sub = _largest_step(analysis.select(ds, noise="radial", objective="cosine")).isel(steps=-1)
     ok, s1s, ax = sub["status"] == 0, sub["sigma1"].values, fig.add_subplot(1, 1, 1)
     gap = DRIFT_FACTOR * bg0.DEFAULT_PARAMS["offset"] * spec.dim**0.5
     ceiling = 2.0 * max(float(sub["max_dist"].where(ok).max()), gap)
@@ -232,6 +204,7 @@ def _draw_drift(ds, spec, fig):
     ax.legend(fontsize=6)
 
 
+SMALL = dict(spec={"dim": 10}, params={"eta0": 3.0, "sgd_lr": 0.5})  # smoke's and medium's
 _SMOKE_AXES = dict(
     algorithm=values(*bg0.ALGORITHMS),
     objective=values(*bg0.OBJECTIVES),
@@ -251,16 +224,14 @@ EXPERIMENT = Experiment(
     presets={
         "smoke": Preset(
             Space(**_SMOKE_AXES, steps=static(900, 2700), seeds=16, paired=_PAIRED),
-            spec={"dim": 10},
-            params={"eta0": 3.0, "sgd_lr": 0.5},
+            **SMALL,
             description="CPU, under a minute: 2 static budgets × 960 lanes (16 seeds); "
             "η0 = 3 (travel η0 T^(1/6) covers the start's distance to a minimizer "
             "at every budget), SGD step 0.5 (stable at σ1 = 0).",
         ),
         "medium": Preset(
             Space(**_SMOKE_AXES, steps=static(900, 2700, 8100), seeds=64, paired=_PAIRED),
-            spec={"dim": 10},
-            params={"eta0": 3.0, "sgd_lr": 0.5},
+            **SMALL,
             description="CPU, about ten minutes: 3 static budgets 900–8100 (the asymptotic "
             "range of the rates) × 3840 lanes (64 seeds); smoke's step sizes.",
         ),
@@ -310,7 +281,7 @@ EXPERIMENT = Experiment(
             lambda c: 0.5 if c["side"] == "largest" else 0.0,
             lambda c: 1.0 if c["side"] == "largest" else 0.0,
             source="proposed",
-            requires=_sigma1(lambda s1: s1.size > 1, "the preset has a single σ1"),
+            requires=needs(lambda ds, spec: ds["sigma1"].size > 1, "the preset has a single σ1"),
         ),
         Claim.slope(
             "nsgdm-bg-rate",
@@ -325,7 +296,7 @@ EXPERIMENT = Experiment(
             at_most=BG_SLOPE,
             **RATE,
             quote=Q_NSGDM,
-            requires=_rate_range,
+            requires=needs(RATE_RANGE),
         ),
         Claim.slope(
             "nsgdm-classic-rate",
@@ -338,7 +309,7 @@ EXPERIMENT = Experiment(
             at_most=CLASSIC_SLOPE + CLASSIC_TOL,
             **RATE,
             quote=Q_CLASSIC,
-            requires=lambda ds, spec: _NO_ZERO(ds, spec) or _rate_range(ds, spec),
+            requires=needs(RATE_RANGE, sigma1=0.0),
         ),
         Claim.slope(
             "storm-sharp-rate",
@@ -353,7 +324,7 @@ EXPERIMENT = Experiment(
             at_most=STORM_SLOPE,
             **RATE,
             quote=Q_STORM,
-            requires=_rate_range,
+            requires=needs(RATE_RANGE),
         ),
         Claim.ordering(
             "storm-sharp-beats-nsgdm",
@@ -367,7 +338,7 @@ EXPERIMENT = Experiment(
             ["storm-sharp", "nsgdm-bg"],
             increasing=True,
             source="proposed",
-            requires=_sigma1(lambda s1: (s1 > 0).any(), "the preset has no σ1 > 0 lanes"),
+            requires=needs(lambda ds, spec: bool((ds["sigma1"] > 0).any()), "the preset has no σ1 > 0 lanes"),
         ),
         Claim.within(
             "storm-without-sharp-init-plateaus",
@@ -380,7 +351,7 @@ EXPERIMENT = Experiment(
             lambda c: 1 - PLATEAU_RTOL if c["quantity"] == "plain/predicted" else 0.0,
             lambda c: 1 + PLATEAU_RTOL if c["quantity"] == "plain/predicted" else math.inf,
             source="derived",
-            requires=_NO_ZERO,
+            requires=needs(sigma1=0.0),
         ),
     ],
     figures=[
