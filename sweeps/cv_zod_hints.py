@@ -186,21 +186,6 @@ def _adaptive(ds, spec):
     )
 
 
-def _draw_loss(ds, spec, fig):
-    panels = [h for h in ("drift", "coarse", "a0.5", "t89") if h in ds["hint"].values]
-    for i, h in enumerate(panels):
-        ax = fig.add_subplot(1, len(panels), i + 1)
-        sub = ds.sel(hint=h)
-        for j, a in enumerate(zh.ALGORITHMS):
-            da = sub["loss"].sel(algo=a).assign_coords(step=sub["cost"].sel(algo=a).isel(seed=0).values)
-            plots.curves(ax, da, "step", band="iqr", log=(True, False), color=f"C{j}", label=a, lw=1)
-        ax.set_xlabel("function evaluations")
-        ax.set_title(f"hint {h}", fontsize=9)
-        if i == 0:
-            ax.set_ylabel("f(x): median, IQR over seeds")
-            ax.legend(fontsize=6)
-
-
 EXPERIMENT = Experiment(
     name="cv-zod-hints",
     paper=Paper(
@@ -325,7 +310,19 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "loss_vs_evaluations",
-            _draw_loss,
+            plots.curves(
+                "loss",
+                x="step",
+                xvar="cost",
+                hue="algo",
+                facet="hint",
+                sel={"hint": lambda hints: [h for h in ("drift", "coarse", "a0.5", "t89") if h in hints]},
+                logx=True,
+                sharey=False,
+                lw=1,
+                xlabel="function evaluations",
+                ylabel="f(x): median, IQR over seeds",
+            ),
             "f(x) against function evaluations (median, IQR over seeds) for every method, "
             "under drifting hints, coarse-model hints, α = 0.5 and θ = 89°.",
             size=(12.0, 3.6),
