@@ -1,41 +1,40 @@
 r"""``adaptive-fgd``: functional gradient descent on adaptively refined grids.
 
-The teaser of the paper: $f^\star(x, y) = \cos(20r - 3\theta)\,e^{-r^2/0.25}$ in polar coordinates of
-$1.5(x, y) - 0.75$ on $[0,1]^2$, $L(f) = \tfrac12\lVert f - f^\star\rVert^2$, so $\nabla L(f) = f - f^\star$.
-From the authors' code (`src/teaser/sandbox_ours.py`; only the abstract could be read): $f$ is piecewise
-constant on a uniform $2^l \times 2^l$ grid, first $8\times 8$; each epoch estimates the gradient in every
-cell from 8 points at the *same* 8 uniform random offsets in every cell, with $\mathrm{rel\_err} =
-\sqrt{\sum_c \widehat{\mathrm{var}}_c / \sum_c \hat g_c^2}$; while $\mathrm{rel\_err} > \varepsilon$ and
-the grid is below the cap the whole grid is refined and the gradient re-estimated (same offsets), then
-$f \leftarrow f - \mathrm{LR}\,\hat g$. Fixed grids run the same loop without refinement. The loss is
-exact on a $512^2$ midpoint grid every epoch (through cell means and variances of $f^\star$ there); the
-cost is the number of cell samples, refinement estimates included.
+The teaser of the paper: $f^\star(x, y) = \cos(20r - 3\theta)\,e^{-r^2/0.25}$ in polar coordinates of $1.5(x,
+y) - 0.75$ on $[0,1]^2$, $L(f) = \tfrac12\lVert f - f^\star\rVert^2$, so $\nabla L(f) = f - f^\star$. From the
+authors' code (`src/teaser/sandbox_ours.py`; only the abstract could be read): $f$ is piecewise constant on a
+uniform $2^l \times 2^l$ grid, first $8\times 8$; each epoch estimates the gradient in every cell from 8
+points at the *same* 8 uniform random offsets in every cell, with $\mathrm{rel\_err} = \sqrt{\sum_c
+\widehat{\mathrm{var}}_c / \sum_c \hat g_c^2}$; while $\mathrm{rel\_err} > \varepsilon$ and the grid is below
+the cap the whole grid is refined and the gradient re-estimated (same offsets), then $f \leftarrow f -
+\mathrm{LR}\,\hat g$. Fixed grids run the same loop without refinement. The loss is exact on a $512^2$
+midpoint grid every epoch (through cell means and variances of $f^\star$ there); the cost is the number of
+cell samples, refinement estimates included.
 
-**Smoke, shrunk**: cap $S_{\max} = 128^2$ (not $256^2$), fixed grids $16 \dots 128$, 8 seeds (not 4).
-The sampler evaluates a fixed $8 S_{\max}^2$ points per estimate in every lane (one compiled program for
-every level under `vmap`), so $256^2$ with 8 seeds costs about 4× the 60 s budget, and 4 seeds give no
-interval. 300 epochs, LR = 0.05, $\varepsilon \in \{0.1, 0.5, 3\}$; the methods of a seed share the
-offsets (paired).
+**Smoke, shrunk**: cap $S_{\max} = 128^2$ (not $256^2$), fixed grids $16 \dots 128$, 8 seeds (not 4). The
+sampler evaluates a fixed $8 S_{\max}^2$ points per estimate in every lane (one compiled program for every
+level under `vmap`), so $256^2$ with 8 seeds costs about 4× the 60 s budget, and 4 seeds give no interval. 300
+epochs, LR = 0.05, $\varepsilon \in \{0.1, 0.5, 3\}$; the methods of a seed share the offsets (paired).
 
 **Plateau (derived here).** On a fixed grid $\hat g_c = f_c - \hat m_c$, $\hat m_c$ the 8-point mean of
 $f^\star$ over cell $c$: unbiased for the cell mean $m_c$, variance $v_c/8$ ($v_c$ the within-cell variance;
-fresh offsets each epoch). So $f_c - m_c \leftarrow (1-\mathrm{LR})(f_c - m_c) + \mathrm{LR}(\hat m_c -
-m_c)$, an AR(1) with stationary variance $\mathrm{LR}^2 (v_c/8)/(1 - (1-\mathrm{LR})^2) =
+fresh offsets each epoch). So $f_c - m_c \leftarrow (1-\mathrm{LR})(f_c - m_c) + \mathrm{LR}(\hat m_c - m_c)$,
+an AR(1) with stationary variance $\mathrm{LR}^2 (v_c/8)/(1 - (1-\mathrm{LR})^2) =
 \tfrac{\mathrm{LR}}{2-\mathrm{LR}} v_c/8$. By Pythagoras $L(f) = \tfrac12\lVert f^\star - P_s
-f^\star\rVert^2 + \tfrac12\sum_c |c|(f_c - m_c)^2$, so the stationary loss is $\tfrac12\lVert f^\star -
-P_s f^\star\rVert^2 + \tfrac12\,\tfrac{\mathrm{LR}}{2-\mathrm{LR}} \sum_c |c|\, v_c/8$. As $\tfrac12\sum_c
-|c| v_c$ is the floor, the noise term is $\mathrm{LR}/(8(2-\mathrm{LR})) = 0.32\,\%$ of it at LR = 0.05:
-the 10 % check tests the projection floor and that sampling adds no bias, not the noise term (correlated
-offsets make it fluctuate by ~70 % per epoch). With exact cell means there is no noise: $L_k -
-L_{\mathrm{floor}} = (1-\mathrm{LR})^{2k}(L_0 - L_{\mathrm{floor}})$.
+f^\star\rVert^2 + \tfrac12\sum_c |c|(f_c - m_c)^2$, so the stationary loss is $\tfrac12\lVert f^\star - P_s
+f^\star\rVert^2 + \tfrac12\,\tfrac{\mathrm{LR}}{2-\mathrm{LR}} \sum_c |c|\, v_c/8$. As $\tfrac12\sum_c |c|
+v_c$ is the floor, the noise term is $\mathrm{LR}/(8(2-\mathrm{LR})) = 0.32\,\%$ of it at LR = 0.05: the 10 %
+check tests the projection floor and that sampling adds no bias, not the noise term (correlated offsets make
+it fluctuate by ~70 % per epoch). With exact cell means there is no noise: $L_k - L_{\mathrm{floor}} =
+(1-\mathrm{LR})^{2k}(L_0 - L_{\mathrm{floor}})$.
 
-What the runs show (beyond the claims' statements). At the coarser fixed grids' budgets the adaptive runs
-are well below them; against the fixed cap grid both tie (on the same grid with the same offsets the runs
-forget their pasts at rate $(1-\mathrm{LR})^k$), the adaptive run having spent less. $\varepsilon = 3$
-reaches the cap late, $\varepsilon = 0.5$ after about 20 epochs, $\varepsilon = 0.1$ at epoch 1. Not a
-claim: the noise term alone (second-half mean minus floor, over the predicted term) is near 1 on the small
-grids and grows towards the cap grid, where the 4×4-point quadrature of a cell's mean on the evaluation grid
-adds a bias of that order.
+What the runs show (beyond the claims' statements). At the coarser fixed grids' budgets the adaptive runs are
+well below them; against the fixed cap grid both tie (on the same grid with the same offsets the runs forget
+their pasts at rate $(1-\mathrm{LR})^k$), the adaptive run having spent less. $\varepsilon = 3$ reaches the
+cap late, $\varepsilon = 0.5$ after about 20 epochs, $\varepsilon = 0.1$ at epoch 1. Not a claim: the noise
+term alone (second-half mean minus floor, over the predicted term) is near 1 on the small grids and grows
+towards the cap grid, where the 4×4-point quadrature of a cell's mean on the evaluation grid adds a bias of
+that order.
 """
 
 from __future__ import annotations
