@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, needs, plots
 from jaxtheory.sims.discrete import online_games as og
 from jaxtheory.sweep import Space, values, zipped
 
@@ -57,11 +57,9 @@ ON_XT = ["adversary_directed", "standard"]  # the two games played on X_T itself
 SLOPE_TOL = 0.12
 
 
-def _space(t_max, top, n, seeds):  # T = 2…t_max zipped with n horizons 10²…10^top; seeds paired over cls
+def _space(t_max, top, n, seeds):  # T = 2…t_max zipped with n horizons 10²…10^top
     size = zipped(T=list(range(2, t_max + 1)), horizon=[int(h) for h in np.round(np.logspace(2, top, n))])
-    return Space(
-        cls=values(*og.CLASSES), size=size, seeds=seeds, paired=("cls",)
-    )  # only coin flips are random
+    return Space(cls=values(*og.CLASSES), size=size, seeds=seeds, paired=("cls",))  # only coins are random
 
 
 def _values(ds, spec=None, **sel):
@@ -82,13 +80,10 @@ def _bound_ratio(ds, spec):
     return (_hedge(ds) / bound).max(["seed", "horizon"])
 
 
-def _needs_class(name):
-    def requires(ds, spec):
-        if name not in ds["cls"].values or not bool(ds["hedge_ran"].sel(cls=name).all()):
-            return f"Hedge did not run for {name} in this preset"
-        return "the preset has fewer than three horizons: no slope" if ds.sizes["size"] < 3 else None
-
-    return requires
+def _needs_hedge(name):  # Hedge ran for the class, over at least three horizons (a slope)
+    ran = (lambda ds, spec: bool(ds["hedge_ran"].sel(cls=name).all()), f"Hedge did not run for {name}")
+    slope = (lambda ds, spec: ds.sizes["size"] >= 3, "the preset has fewer than three horizons: no slope")
+    return needs(ran, slope, cls=name)
 
 
 def _log2_line(c, spec):  # ⌊log₂(T+1)⌋ in the thresholds panel
@@ -220,7 +215,7 @@ EXPERIMENT = Experiment(
             expected=0.5,
             atol=SLOPE_TOL,
             source="lit",
-            requires=_needs_class("thresholds"),
+            requires=_needs_hedge("thresholds"),
         ),
         Claim.slope(
             "all-labelings-linear-regret",
@@ -231,7 +226,7 @@ EXPERIMENT = Experiment(
             expected=1.0,
             atol=0.01,
             source="derived",
-            requires=_needs_class("all_labelings"),
+            requires=_needs_hedge("all_labelings"),
         ),
     ],
     figures=[
