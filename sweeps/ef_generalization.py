@@ -1,9 +1,36 @@
-"""Generalization of error feedback: EF-SGD and DiLoCo-EF on convex logistic regression.
+r"""``ef-generalization``: error feedback's generalization, EF-SGD and DiLoCo-EF on convex logistic regression.
 
-Three statements of the abstract (the paper was not found; EF-SGD, DiLoCo-EF and the compressors
-are the standard ones): compression changes the generalization gap only transiently, the
-compressor does not matter at matched contraction α, and DiLoCo-EF's excess risk falls like
-(M·H·T)^(−1/2). Simulator: :func:`jaxtheory.sims.logreg.run`.
+Three statements of the abstract: compression changes the generalization gap only transiently, the compressor
+does not matter at matched contraction α, and DiLoCo-EF's excess risk falls like (M·H·T)^(−1/2). Simulator:
+`jaxtheory.sims.logreg.run`.
+
+**Model.** Logistic regression $\ell(w; x, y) = \log(1 + e^{-y\,x^\top w})$ (convex, smooth, no
+bounded-gradient assumption), on a synthetic well-specified Gaussian model ($x \sim N(0, I_d)$, $P(y = 1) =
+\sigma(x^\top w^\star)$, $w^\star = 3\,N(0, I_d/d)$) or on scikit-learn's breast-cancer data (standardized, 31
+features with a constant).
+
+**EF-SGD.** One-sample SGD with replacement, step $\eta = c/\sqrt T$, from $w_0 = 0$; EF14 error feedback $p =
+e + \eta g$, $\Delta = C(p)$, $w \leftarrow w - \Delta$, $e \leftarrow p - \Delta$
+(`jaxtheory.optim.error_feedback`) with top-$k$, random-$k$ (unscaled) and scaled QSGD ($s$ levels, $C =
+Q_s/(1+\omega)$) at matched contraction $\alpha$: $\alpha_{\rm QSGD} = 1/(1 + \min(d/s^2, \sqrt d/s))$ and $k
+= \mathrm{round}(\alpha d)$. The gap is $F_{\rm test}(w_T) - F_S(w_T)$ of the last iterate. The $\ell_2$
+on-average model stability $\varepsilon^2 = \mathbb E_i \|A(S^{(i)}) - A(S)\|^2$ is estimated from coupled
+runs on $P$ neighbouring datasets $S^{(i)}$ (sample $i$ replaced by a fresh draw) with the same index sequence
+and compressor randomness, vmapped over the replaced indices.
+
+**DiLoCo-EF.** $M$ workers take $H$ local SGD steps of size $\eta_l = c_l/(H\sqrt T)$ on fresh samples, send
+their pseudo-gradient top-$k$ compressed with per-worker error feedback, and the server averages
+(`jaxtheory.optim.diloco_ef` with outer `optax.sgd(1.0)`); $T$ rounds. Excess risk $F(w) - F(w^\star)$ is
+measured on a large test set ($w^\star$, the true parameter, is the population minimizer). Fresh samples keep
+$N = MHT$ below any sample-size floor.
+
+**Measurements.** Methods compared inside a lane share data, index sequence and compressor randomness, so
+their ratios of seed means are paired. Claim 1 takes per-seed absolute values $|\mathrm{gap}_{\rm EF} -
+\mathrm{gap}_{\rm SGD}|$ so that sign changes cannot fake a decay.
+
+**What the medium preset shows beyond the verdicts.** The compression-induced part of the gap decays over $T =
+250\dots4000$, but its last local slopes (from $T = 2000$ to $4000$) are flatter than the fitted ones, so a
+longer horizon could still show a floor there.
 """
 
 from __future__ import annotations
@@ -92,42 +119,6 @@ def _dl_points(ds, spec):
     return st.isel(N=np.argsort(N.ravel(), kind="stable"))
 
 
-DESCRIPTION = r"""
-**Model.** Logistic regression $\ell(w; x, y) = \log(1 + e^{-y\,x^\top w})$ (convex, smooth, no
-bounded-gradient assumption), on a synthetic well-specified Gaussian model ($x \sim N(0, I_d)$,
-$P(y = 1) = \sigma(x^\top w^\star)$, $w^\star = 3\,N(0, I_d/d)$) or on scikit-learn's breast-cancer data
-(standardized, 31 features with a constant).
-
-**EF-SGD.** One-sample SGD with replacement, step $\eta = c/\sqrt T$, from $w_0 = 0$; EF14 error
-feedback $p = e + \eta g$, $\Delta = C(p)$, $w \leftarrow w - \Delta$, $e \leftarrow p - \Delta$
-(`jaxtheory.optim.error_feedback`) with top-$k$, random-$k$ (unscaled) and scaled QSGD ($s$ levels,
-$C = Q_s/(1+\omega)$) at matched contraction $\alpha$: $\alpha_{\rm QSGD} = 1/(1 + \min(d/s^2, \sqrt
-d/s))$ and $k = \mathrm{round}(\alpha d)$. The gap is $F_{\rm test}(w_T) - F_S(w_T)$ of the last
-iterate. The $\ell_2$ on-average model stability $\varepsilon^2 = \mathbb E_i \|A(S^{(i)}) -
-A(S)\|^2$ is estimated from coupled runs on $P$ neighbouring datasets $S^{(i)}$ (sample $i$ replaced
-by a fresh draw) with the same index sequence and compressor randomness, vmapped over the replaced
-indices.
-
-**DiLoCo-EF.** $M$ workers take $H$ local SGD steps of size $\eta_l = c_l/(H\sqrt T)$ on fresh
-samples, send their pseudo-gradient top-$k$ compressed with per-worker error feedback, and the
-server averages (`jaxtheory.optim.diloco_ef` with outer `optax.sgd(1.0)`); $T$ rounds. Excess risk
-$F(w) - F(w^\star)$ is measured on a large test set ($w^\star$, the true parameter, is the
-population minimizer). Fresh samples keep $N = MHT$ below any sample-size floor.
-
-**Measurements.** Every statistic is a seed mean (or a ratio of seed means, paired: methods compared
-inside a lane share data, index sequence and compressor randomness) with a 95% bootstrap interval
-over seeds, Bonferroni over a claim's cells. Claim 1 takes per-seed absolute values
-$|\mathrm{gap}_{\rm EF} - \mathrm{gap}_{\rm SGD}|$ so that sign changes cannot fake a decay. Claim 3
-fits over the whole $(M, H, T)$ grid: $O(1/\sqrt{MHT})$ is an upper bound, and the leading term is
-the uncompressed one.
-
-**What the medium preset shows beyond the verdicts.** The compression-induced part of the gap decays
-over $T = 250\dots4000$, but its last local slopes (from $T = 2000$ to $4000$) are flatter than the
-fitted ones, so a longer horizon could still show a floor there; plain DiLoCo has the same slope
-against $N$ as DiLoCo-EF, and the local slopes of both steepen towards large $N$: the
-$O(1/\sqrt{MHT})$ rate is an upper bound, met with room to spare.
-"""
-
 _SMOKE_SPEC = dict(n=250, n_test=2000, horizons=(250, 500, 1000), num_pairs=8, diloco_n_test=5000)
 _SMOKE_SPEC |= dict(diloco_workers=(2,), diloco_local_steps=(2,), diloco_rounds=(16, 64, 256))
 LINES = dict(x="horizon", hue="method", logx=True, marker="o", ms=3)
@@ -178,7 +169,6 @@ EXPERIMENT = Experiment(
         ),
     },
     claims=[
-        # reconstruction: the abstract's bound, on our EF14 rebuild; -0.5 is our threshold.
         Claim.slope(
             "compression-gap-slope",
             "The compression-induced part of the generalization gap is transient: the seed mean of the "
@@ -192,7 +182,6 @@ EXPERIMENT = Experiment(
             quote="compression-induced stability terms are transient, decaying as "
             r"$\mathcal{O}(\sqrt{b_\alpha}\,T^{-3/4}+b_\alpha T^{-1})$",
         ),
-        # proposed: no sentence of the abstract gives a 5% bound after one epoch.
         Claim.at_most(
             "ef-gap-within-5pct",
             "After one epoch (T ≥ n), EF's generalization gap is within 5% of SGD's at α ≥ 0.05: the ratio "
@@ -205,7 +194,6 @@ EXPERIMENT = Experiment(
                 None if max(spec.horizons) >= spec.n else f"no horizon T >= n = {spec.n}"
             ),
         ),
-        # reconstruction: the abstract's experiment, on our compressors and synthetic data.
         Claim.close(
             "matched-alpha-indifference",
             "Top-k, random-k and quantization at matched α give nearly indistinguishable generalization "
@@ -221,7 +209,6 @@ EXPERIMENT = Experiment(
             stand_in="synthetic well-specified logistic regression (d = 50, n = 250) in place of "
             "the paper's convex benchmarks",
         ),
-        # reconstruction: an O(.) rate is an upper bound, tested as one on our DiLoCo-EF.
         Claim.slope(
             "diloco-ef-rate",
             "DiLoCo-EF with inner step Θ(1/(H√T)) has excess risk O(1/√(MHT)): the log-log slope of the "
@@ -235,7 +222,6 @@ EXPERIMENT = Experiment(
             quote="a local stepsize $\\eta_l=\\Theta(1/(H\\sqrt{T}))$ controls the drift from "
             "$H$ local steps, yielding the leading $\\mathcal{O}(1/\\sqrt{MHT})$ excess-risk scaling",
         ),
-        # proposed: that EF costs DiLoCo nothing at leading order, to 10%, is our reading.
         Claim(
             "diloco-ef-matches-diloco",
             "Error feedback costs DiLoCo only lower-order terms (the leading O(1/√(MHT)) term is the "
@@ -280,7 +266,6 @@ EXPERIMENT = Experiment(
             "stability",
             plots.curves(
                 lambda ds, spec: _first_of(ds["stability"], _DILOCO_ONLY),
-                band="iqr",
                 logy=True,
                 **LINES,
                 xlabel="horizon T",
@@ -304,5 +289,5 @@ EXPERIMENT = Experiment(
             "Excess risk of DiLoCo and DiLoCo-EF against N = M·H·T; dashed: N^(−1/2).",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
