@@ -1,8 +1,5 @@
 r"""``efkx-allocations``: approximate envy-freeness up to any k goods, by exhaustive search (arXiv:2605.10371).
 
-The simulator evaluates every allocation and orientation, so every number here is exact for the
-instances drawn.
-
 $n$ agents with additive valuations $v_i$ share $m$ indivisible goods. An allocation is $\alpha$-EF$k$X
 when, for every pair $i \ne j$ with $|A_j| > k$, $v_i(A_i) \ge \alpha\,(v_i(A_j) - s_{ik}(A_j))$, where
 $s_{ik}(A_j)$ is the sum of the $k$ goods of $A_j$ that $i$ values least (the binding case of "for every $k$
@@ -56,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, needs, plots
 from jaxtheory.analysis import Cells, Estimate
 from jaxtheory.sims.discrete import fairdiv as fd
 from jaxtheory.sweep import Space, static, values, zipped
@@ -86,10 +83,6 @@ def _guarantee(k):
     return measure
 
 
-def _n3(ds, spec):  # the three-agent instances' best α_1
-    return ds["best_alpha"].sel(k=1).where(ds["n_agents"] == 3)
-
-
 def _orientations(k):
     def measure(ds, spec):
         """Multigraphs without an EFkX orientation: exact for the graphs drawn (the search is
@@ -108,17 +101,16 @@ def first_counterexample(ds, k):
     none = ds["orient_n_efkx"].sel(k=k) == 0
     if not bool(none.any()):
         return None
-    stacked = none.stack(lane=none.dims)
-    sub = ds.sel(dict(zip(none.dims, stacked["lane"].values[int(np.flatnonzero(stacked.values)[0])])))
-    ints = {
-        key: np.asarray(sub[v].values).astype(int).tolist()
-        for key, v in (("endpoints", "graph_ends"), ("weights", "graph_weights"))
+    sub = ds.isel(dict(zip(none.dims, np.argwhere(none.values)[0])))
+    return {
+        "endpoints": np.asarray(sub["graph_ends"]).astype(int).tolist(),
+        "weights": np.asarray(sub["graph_weights"]).astype(int).tolist(),
+        "best_alpha": float(sub["orient_best"].sel(k=k)),
     }
-    return {**ints, "best_alpha": float(sub["orient_best"].sel(k=k))}
 
 
 def _draw_alpha(ds, spec, fig):
-    ks = [int(k) for k in ds["k"].values]
+    ks = ds["k"].values.astype(int)
     methods = (
         ("best over all allocations", "best_alpha", "o"),
         ("round-robin", "rr_alpha", "s"),
@@ -129,10 +121,8 @@ def _draw_alpha(ds, spec, fig):
         for dx, (name, metric, marker) in zip((-0.15, 0.0, 0.15), methods):
             per_k = np.asarray(ds[metric].sel(size=s).transpose("k", ...).values, float).reshape(len(ks), -1)
             med = np.nanmedian(per_k, axis=1)
-            ax.plot(np.asarray(ks) + dx, med, marker, label=f"{name} (median)")
-            ax.vlines(
-                np.asarray(ks) + dx, np.nanmin(per_k, axis=1), med, lw=1, color=ax.lines[-1].get_color()
-            )
+            ax.plot(ks + dx, med, marker, label=f"{name} (median)")
+            ax.vlines(ks + dx, np.nanmin(per_k, axis=1), med, lw=1, color=ax.lines[-1].get_color())
         ax.plot(ks[1:], [(k + 1) / (k + 2) for k in ks[1:]], "k_", ms=18, mew=2, label="(k+1)/(k+2)")
         ax.set(xticks=ks, xlabel="k", ylim=(-0.02, 1.05))
         ax.set_title(f"n={int(ds['n_agents'].sel(size=s))},m={int(ds['n_goods'].sel(size=s))}", fontsize=9)
@@ -256,12 +246,10 @@ EXPERIMENT = Experiment(
             "efx-three-agents",
             "EFX allocations exist for three agents with additive valuations (Chaudhury, Garg, Mehlhorn "
             "2020): the number of three-agent instances whose best α_1 is below 1 is 0.",
-            lambda ds, spec: int((_n3(ds, spec) < 1.0).sum()),
+            lambda ds, spec: int((ds["best_alpha"].sel(k=1).where(ds["n_agents"] == 3) < 1.0).sum()),
             0,
             source="lit",
-            requires=lambda ds, spec: (
-                None if (ds["n_agents"] == 3).any() else "the preset has no three-agent instances"
-            ),
+            requires=needs(n_agents=3),
         ),
         Claim.at_least(
             "ece-half-efx",
