@@ -23,10 +23,11 @@ every $\kappa$: $\eta$ is tuned per $\kappa$ (with $\eta_x = \eta_y$).
 
 **Consensus.** With quadratic $g$ and noisy gradients ($\sigma = 0.1$) the method is a linear recursion;
 its stationary consensus error $\frac1n\sum_i\lVert x_i - \bar x\rVert^2$ is exact from a discrete
-Lyapunov equation (float64, assembled here from the update equations independently of the simulator),
-compared with the simulator's time average over $T/2 < t \le T$ on one fixed instance (the seeds vary
-the noise). Spectral gaps $1 - \max(|\lambda_2|, |\lambda_n|)$: 8-node ring 0.195, 16-node ring 0.051,
-4×4 torus 0.4 (×7.9, not ×2); the slope against the gap needs the graphs of the `full` preset.
+Lyapunov equation (float64, assembled in `jaxtheory.sims.decentralized.consensus` from the update
+equations independently of the simulator), compared with the simulator's time average over $T/2 < t \le
+T$ on one fixed instance (the seeds vary the noise). Spectral gaps $1 - \max(|\lambda_2|, |\lambda_n|)$:
+8-node ring 0.195, 16-node ring 0.051, 4×4 torus 0.4 (×7.9, not ×2); the slope against the gap needs the
+graphs of the `full` preset.
 
 **Findings.** The same-step claim fails because some instances stall for both methods at $\kappa \ge
 30$, at every grid $\eta$ through all 15000 steps of the medium preset, while the others reach $10^{-3}$
@@ -48,16 +49,15 @@ direction open.
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, needs, plots
 from jaxtheory.analysis import Estimate
 from jaxtheory.results import values_of
+from jaxtheory.sims.decentralized import consensus
 from jaxtheory.sims.decentralized import minimax as mm
 from jaxtheory.sims.decentralized.graphs import spectral_gap
 from jaxtheory.sweep import Space, static, values, zipped
@@ -133,97 +133,15 @@ def _kappa_slope(ds, spec, method):
     return Estimate(est.value, np.nan, np.nan, est.n, "censored at small κ", est.level)
 
 
-def _needs_lyap(ds, spec, graphs=1):
-    if ds["graph"].size < graphs:
-        return "the preset runs one graph: a slope against the spectral gap needs several (full preset)"
-    if 0.1 not in [float(s) for s in values_of(ds, "sigma")]:
-        return "the preset has no noisy quadratic setting"
-    missing = [f"{k} = {v}" for k, v in LYAP_CELL.items() if v not in values_of(ds, k).astype(float)]
-    return f"the preset has no {missing[0]}" if missing else None
-
-
-def stationary_consensus(W, B, mu, eta, r, beta, sigma, curvature=mm.CURVATURE):
-    """Exact stationary :math:`\\mathbb E\\frac1n\\sum_i\\lVert x_i - \\bar x\\rVert^2` for a quadratic g.
-
-    The method of :mod:`jaxtheory.sims.decentralized.minimax` with :math:`g = \\tfrac a2\\lVert
-    x\\rVert^2` and plain noisy gradients (``storm_rho = 1``) is the linear recursion :math:`s_{t+1} = A
-    s_t + G\\xi_t` (plus a constant) in :math:`s = (X, Y, Z, V, \\tilde u, \\tilde w, D^x, D^y)`, with the
-    trackers written as :math:`u = \\tilde u + D^x` where :math:`\\tilde u` lies in the disagreement
-    subspace (its mean is conserved at 0, so the unit eigenvalue of tracking drops out; the anchors drop
-    out at :math:`r = 0`). The stationary covariance solves :math:`P = APA^\\top + GG^\\top`
-    (``scipy.linalg.solve_discrete_lyapunov``, float64); the consensus error is
-    :math:`\\operatorname{tr}((\\Pi\\otimes I)P_{XX})/n`, with :math:`\\Pi = I - \\mathbf 1\\mathbf
-    1^\\top/n` (the stationary mean is in consensus).
-
-    ``W`` is the ``(n, n)`` mixing matrix, ``B`` the ``(n, d_y, d_x)`` coupling matrices, ``mu`` the
-    strong concavity, ``r``, ``beta`` the smoothing and anchor averaging, ``curvature`` :math:`a`. Returns
-    ``(consensus, spectral_radius)``; the consensus is NaN when the recursion is unstable (spectral radius
-    ≥ 1).
-    """
-    W, B = np.asarray(W, float), np.asarray(B, float)
-    n, dy, dx = B.shape
-    Ix, Iy = np.eye(dx), np.eye(dy)
-    Wx, Wy, Bb = np.kron(W, Ix), np.kron(W, Iy), scipy.linalg.block_diag(*B)
-    q, _ = np.linalg.qr(np.column_stack([np.ones(n), np.eye(n)[:, : n - 1]]))
-    Qx, Qy = np.kron(q[:, 1:], Ix), np.kron(q[:, 1:], Iy)
-    anchors = r > 0
-    nx, ny = n * dx, n * dy
-    names = ["X", "Y"] + (["Z", "V"] if anchors else []) + ["u", "w", "Dx", "Dy"]
-    size = {"X": nx, "Y": ny, "Z": nx, "V": ny, "u": (n - 1) * dx, "w": (n - 1) * dy, "Dx": nx, "Dy": ny}
-    ends = np.cumsum([size[k] for k in names])
-    off, o = {k: slice(e - size[k], e) for k, e in zip(names, ends)}, int(ends[-1])
-
-    def sel(k):
-        m = np.zeros((size[k], o))
-        m[:, off[k]] = np.eye(size[k])
-        return m
-
-    X, Y, Dx, Dy = sel("X"), sel("Y"), sel("Dx"), sel("Dy")
-    k = r * (1.0 - beta)  # r (x_t − z_t) with z_t = (1 − β) z_{t−1} + β x_t
-    Xn = Wx @ X - eta * (Qx @ sel("u") + Dx) - eta * k * X  # the trackers u = Q ũ + D^x, w = Q w̃ + D^y
-    Yn = Wy @ Y + eta * (Qy @ sel("w") + Dy) - eta * k * Y
-    rows = {}
-    if anchors:
-        Xn = Xn + eta * k * sel("Z")
-        Yn = Yn + eta * k * sel("V")
-        rows["Z"] = (1.0 - beta) * sel("Z") + beta * X
-        rows["V"] = (1.0 - beta) * sel("V") + beta * Y
-    rows.update(
-        X=Xn,
-        Y=Yn,
-        u=Qx.T @ (Wx @ Qx @ sel("u") + (Wx - np.eye(nx)) @ Dx),
-        w=Qy.T @ (Wy @ Qy @ sel("w") + (Wy - np.eye(ny)) @ Dy),
-        Dx=curvature * Xn + Bb.T @ Yn,
-        Dy=Bb @ Xn - mu * Yn,
-    )
-    A = np.vstack([rows[k] for k in names])
-    G = np.zeros((o, nx + ny))
-    G[off["Dx"], :nx], G[off["Dy"], nx:] = sigma * np.eye(nx), sigma * np.eye(ny)
-    rho = float(np.max(np.abs(np.linalg.eigvals(A))))
-    if rho >= 1.0:
-        return float("nan"), rho
-    P = scipy.linalg.solve_discrete_lyapunov(A, G @ G.T)
-    pi = np.kron(np.eye(n) - np.ones((n, n)) / n, Ix)
-    return float(np.trace(pi @ P[off["X"], off["X"]]) / n), rho
-
-
-@functools.lru_cache(maxsize=8)
-def _lyap_value(spec, method, kappa, eta, hetero, r_scale, beta_scale, sigma):
-    import jax
-
-    inst = mm.instance(spec, hetero, jax.random.key(LYAP_INSTANCE))
-    L = max(mm.CURVATURE, 1.0)  # quadratic g: L = max(a, ‖B̄‖ = 1)
-    r = r_scale * L if method == "ds-gda" else 0.0
-    beta = min(beta_scale * eta * r, 1.0)
-    return stationary_consensus(spec.mixing, np.asarray(inst["B"]), L / kappa, eta, r, beta, sigma)[0]
-
-
 _LYAP_KEYS = ("kappa", "eta", "hetero", "r_scale", "beta_scale", "sigma")  # with algo: fix a Lyapunov value
+ONE_GRAPH = "the preset runs one graph: a slope against the spectral gap needs several (full preset)"
+NEEDS_LYAP = dict(sigma=0.1, **LYAP_CELL)  # the noisy quadratic setting at the consensus claim's cell
 
 
 def _lyap_at(c, spec):
     """The Lyapunov value at the coordinates ``c`` (a cell's, or a figure line's) of the noisy quadratic setting."""
-    return _lyap_value(spec, str(c["algo"]), *(float(c[k]) for k in _LYAP_KEYS))
+    keys = (float(c[k]) for k in _LYAP_KEYS)
+    return consensus.stationary_consensus_at(spec, str(c["algo"]), *keys, instance=LYAP_INSTANCE)
 
 
 def _consensus_ratio(ds, spec):
@@ -361,7 +279,7 @@ EXPERIMENT = Experiment(
             1.0,
             rtol=LYAP_RTOL,
             source="derived",
-            requires=_needs_lyap,
+            requires=needs(**NEEDS_LYAP),
         ),
         Claim.slope(
             "consensus-gap-slope",
@@ -377,7 +295,7 @@ EXPERIMENT = Experiment(
             xvalues=_gaps,
             # no sentence of the abstract speaks of consensus
             source="proposed",
-            requires=lambda ds, spec: _needs_lyap(ds, spec, graphs=2),
+            requires=needs((lambda ds, spec: ds["graph"].size > 1, ONE_GRAPH), **NEEDS_LYAP),
         ),
     ],
     figures=[
