@@ -23,10 +23,8 @@ h)$ *weighted by the influence*; the plain mean is smaller (0.52 against a measu
 points of large leverage (curvature $w_i$ near 1/4) carry the large influences. Relative to the true
 influence the error is $\approx\hat h$ (weighted), 0.44; at $n/p = 2$ the mean leverage is 0.32 < $p/n$.
 
-The smoke run also shows: ALO's error halves from $p = 50$ to $200$ while TRAK's stays at about 0.44; at $k =
-p$ the rankings are nearly perfect though the values are 44 % off; the projection is what costs the ranking
-(Spearman falls steeply as $k/p$ shrinks), since these gradients are isotropic and $k < p$ discards a fraction
-$1 - k/p$ of each (a decaying spectrum would lose less: not tested).
+The projection is what costs the ranking (`spearman-monotone-in-k`): these gradients are isotropic, so $k <
+p$ discards a fraction $1 - k/p$ of each (a decaying spectrum would lose less: not tested).
 """
 
 from __future__ import annotations
