@@ -1,49 +1,47 @@
 r"""``decentralized-minimax``: doubly smoothed decentralized stochastic GDA (a reconstruction).
 
-**Reconstruction.** The paper was found only as an anonymous ICLR 2026 OpenReview submission (abstract
-only, no code). The method is DS-GDA (Zheng et al., arXiv:2212.12978) decentralized with gradient
-tracking: agent $i$ mixes its iterates with the ring's Metropolis weights and steps along its tracked
-gradient plus the local smoothing terms $r(x_i - z_i)$, $-r(y_i - v_i)$, one step size $\eta$ for both
-players; the anchors move by $z_i \leftarrow z_i + \beta(x_i - z_i)$ with no extra communication. The
-baseline D-SGDA-GT is the same code at $r = \beta = 0$. $r = L$, the smallest multiple of $L$ above
-$g$'s weak convexity $1.9$: larger $r$ ($2L$–$5L$, $\beta = 0.1$–$0.5\,\eta r$) converged at no grid
-step size on the ring (the local, untracked smoothing adds $r$ to the stiffness gradient tracking must
-tolerate). $\beta = 3\eta r$ was the fastest of $\{1, 3\}\,\eta r$ in a probe at $\kappa = 10$; on the
-stalling instances (below) every $\beta \in \{0.1, 0.3, 1, 3\}\,\eta r$ stalls too, so $\beta$ does not
-decide the same-step claim.
+**Reconstruction.** The paper was found only as an anonymous ICLR 2026 OpenReview submission (abstract only,
+no code). The method is DS-GDA (Zheng et al., arXiv:2212.12978) decentralized with gradient tracking: agent
+$i$ mixes its iterates with the ring's Metropolis weights and steps along its tracked gradient plus the
+local smoothing terms $r(x_i - z_i)$, $-r(y_i - v_i)$, one step size $\eta$ for both players; the anchors
+move by $z_i \leftarrow z_i + \beta(x_i - z_i)$ with no extra communication. The baseline D-SGDA-GT is the
+same code at $r = \beta = 0$. $r = L$, the smallest multiple of $L$ above $g$'s weak convexity $1.9$: larger
+$r$ ($2L$–$5L$, $\beta = 0.1$–$0.5\,\eta r$) converged at no grid step size on the ring (the local,
+untracked smoothing adds $r$ to the stiffness gradient tracking must tolerate). $\beta = 3\eta r$ was the
+fastest of $\{1, 3\}\,\eta r$ in a probe at $\kappa = 10$; on the stalling instances (below) every $\beta
+\in \{0.1, 0.3, 1, 3\}\,\eta r$ stalls too, so $\beta$ does not decide the same-step claim.
 
-**Test family.** $f_i(x, y) = g(x) + y^\top(B_i x - c_i) - \frac\mu2\lVert y\rVert^2$ with $g(x) =
-\lVert x\rVert^2/20 + \sum_k 2\cos x_k$ ($L = 2.1$), $\lVert\bar B\rVert = 1$, heterogeneity $B_i = \bar
-B + 0.3\,E_i/\sqrt{d_x}$ centred over agents, so $\Phi(x) = g(x) + \lVert\bar Bx - \bar
-c\rVert^2/(2\mu)$ and $\lVert\nabla\Phi(\bar x_t)\rVert$ are exact; $\mu = L/\kappa$. A seed is one
-random instance, the same for every method, $\kappa$ and $\eta$; at $\sigma = 0$ a run is a
-deterministic function of it, so the same-step claims are exact over the preset's instances (the worst
-decides). The abstract says the primal and dual step sizes are of the same scale, not that one serves
-every $\kappa$: $\eta$ is tuned per $\kappa$ (with $\eta_x = \eta_y$).
+**Test family.** $f_i(x, y) = g(x) + y^\top(B_i x - c_i) - \frac\mu2\lVert y\rVert^2$ with $g(x) = \lVert
+x\rVert^2/20 + \sum_k 2\cos x_k$ ($L = 2.1$), $\lVert\bar B\rVert = 1$, heterogeneity $B_i = \bar B +
+0.3\,E_i/\sqrt{d_x}$ centred over agents, so $\Phi(x) = g(x) + \lVert\bar Bx - \bar c\rVert^2/(2\mu)$ and
+$\lVert\nabla\Phi(\bar x_t)\rVert$ are exact; $\mu = L/\kappa$. A seed is one random instance, the same for
+every method, $\kappa$ and $\eta$; at $\sigma = 0$ a run is a deterministic function of it, so the same-step
+claims are exact over the preset's instances (the worst decides). The abstract says the primal and dual step
+sizes are of the same scale, not that one serves every $\kappa$: $\eta$ is tuned per $\kappa$ (with
+$\eta_x = \eta_y$).
 
-**Consensus.** With quadratic $g$ and noisy gradients ($\sigma = 0.1$) the method is a linear recursion;
-its stationary consensus error $\frac1n\sum_i\lVert x_i - \bar x\rVert^2$ is exact from a discrete
-Lyapunov equation (float64, assembled in `jaxtheory.sims.decentralized.consensus` from the update
-equations independently of the simulator), compared with the simulator's time average over $T/2 < t \le
-T$ on one fixed instance (the seeds vary the noise). Spectral gaps $1 - \max(|\lambda_2|, |\lambda_n|)$:
-8-node ring 0.195, 16-node ring 0.051, 4×4 torus 0.4 (×7.9, not ×2); the slope against the gap needs the
-graphs of the `full` preset.
+**Consensus.** With quadratic $g$ and noisy gradients ($\sigma = 0.1$) the method is a linear recursion; its
+stationary consensus error $\frac1n\sum_i\lVert x_i - \bar x\rVert^2$ is exact from a discrete Lyapunov
+equation (float64, assembled in `jaxtheory.sims.decentralized.consensus` from the update equations
+independently of the simulator), compared with the simulator's time average over $T/2 < t \le T$ on one
+fixed instance (the seeds vary the noise). Spectral gaps $1 - \max(|\lambda_2|, |\lambda_n|)$: 8-node ring
+0.195, 16-node ring 0.051, 4×4 torus 0.4 (×7.9, not ×2); the slope against the gap needs the graphs of the
+`full` preset.
 
-**Findings.** The same-step claim fails because some instances stall for both methods at $\kappa \ge
-30$, at every grid $\eta$ through all 15000 steps of the medium preset, while the others reach $10^{-3}$
-with either method. The stalls are **limit cycles**: on 16 fixed instances at $\eta = 0.05$, $T =
-15000$, one instance stalls for both methods at $\kappa = 30$, six for DS-GDA and five for the baseline
-at $\kappa = 100$; on each, $\lVert\nabla\Phi(\bar x_t)\rVert$ sweeps the same range (e.g. 2.66 to 25.7)
-in the windows $[6000, 9000)$, $[9000, 12000)$, $[12000, 15000)$ to three digits, and $\bar x_t$ orbits
-(mean radius 2–3.7, far from the start), returning within $10^{-3}$–$10^{-2}$ of itself after a fixed
-(quasi-)period of 280–1760 steps. On one machine (complete graph, no heterogeneity) DS-GDA ($r = L$,
-$\beta = 0.3\eta r$, $\eta = 0.1$) brings an instance on which equal-step GDA cycles at $\kappa = 100$
-to $10^{-12}$; on the ring, at step sizes gradient tracking tolerates with $r$ added, the stalling
-instances keep cycling for every $r \in \{1, 1.5\}L$, $\beta \in \{0.1, 0.3, 1, 3\}\eta r$, $\eta \in
-\{0.03, 0.05\}$ but one (a slow descent to $10^{-2}$). So the baseline's failure at large $\kappa$ is no
-evidence for smoothing here: DS-GDA fails on the same instances. The $\kappa$-slopes are undecided:
-unreached runs at $\kappa = 30$ censor the fit on the low side of $\log\kappa$, leaving the bias's
-direction open.
+**Findings.** The same-step claim fails because some instances stall for both methods at $\kappa \ge 30$, at
+every grid $\eta$ through all 15000 steps of the medium preset, while the others reach $10^{-3}$ with either
+method. The stalls are **limit cycles**: on 16 fixed instances at $\eta = 0.05$, $T = 15000$, one instance
+stalls for both methods at $\kappa = 30$, six for DS-GDA and five for the baseline at $\kappa = 100$; on
+each, $\lVert\nabla\Phi(\bar x_t)\rVert$ sweeps the same range (e.g. 2.66 to 25.7) in the windows $[6000,
+9000)$, $[9000, 12000)$, $[12000, 15000)$ to three digits, and $\bar x_t$ orbits (mean radius 2–3.7, far
+from the start), returning within $10^{-3}$–$10^{-2}$ of itself after a fixed (quasi-)period of 280–1760
+steps. On one machine (complete graph, no heterogeneity) DS-GDA ($r = L$, $\beta = 0.3\eta r$, $\eta = 0.1$)
+brings an instance on which equal-step GDA cycles at $\kappa = 100$ to $10^{-12}$; on the ring, at step
+sizes gradient tracking tolerates with $r$ added, the stalling instances keep cycling for every $r \in \{1,
+1.5\}L$, $\beta \in \{0.1, 0.3, 1, 3\}\eta r$, $\eta \in \{0.03, 0.05\}$ but one (a slow descent to
+$10^{-2}$). So the baseline's failure at large $\kappa$ is no evidence for smoothing here: DS-GDA fails on
+the same instances. The $\kappa$-slopes are undecided: unreached runs at $\kappa = 30$ censor the fit on the
+low side of $\log\kappa$, leaving the bias's direction open.
 """
 
 from __future__ import annotations
@@ -110,11 +108,7 @@ def _tuned_hits(ds, spec, method):
     da = analysis.select(_setting(ds, 0.0)["hit_step"], algo=method).reset_coords(drop=True)
     hit = da.isel(eps=int(np.argmin(np.abs(np.log(np.asarray(da["eps"].values, float) / EPS)))), drop=True)
     sample, _ = analysis.tuned(hit.fillna(float(spec.steps)), "eta")
-    chosen = np.atleast_1d(sample["eta"].values)
-    cens = [
-        bool(hit.sel(kappa=k, eta=float(e)).isnull().any()) for k, e in zip(sample["kappa"].values, chosen)
-    ]
-    return sample, np.array(cens, dtype=bool)
+    return sample, hit.sel(eta=sample["eta"]).isnull().any("seed").values  # censored at the chosen η
 
 
 def _kappa_slope(ds, spec, method):
