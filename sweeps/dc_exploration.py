@@ -87,13 +87,10 @@ NOT_STATIONARY = 1e-3
 #: (from x₀ = 0, ξ = 0) never leaves it, a critical point that is not d-stationary (h′(0; ±eᵢ) = ∓(Aᵀb)ᵢ).
 LAMS = (0.1, 1.0)
 
-QUOTE_D_STATIONARY = (
-    "The resulting scheme guarantees that all accumulation points are d-stationary almost surely, "
-    "independently of the behavior of the underlying method"
-)
-QUOTE_ACCEPT = "accepts the candidate based on a function value comparison"
-QUOTE_RATES = (
-    "it preserves convergence rates of the base method, as established for DCA and prox-linear-type schemes"
+D_STATIONARY = dict(
+    source="reconstruction",
+    quote="The resulting scheme guarantees that all accumulation points are d-stationary almost surely, "
+    "independently of the behavior of the underlying method",
 )
 
 
@@ -304,8 +301,7 @@ EXPERIMENT = Experiment(
                 lambda t, spec: np.abs(_replicas(t["h_final_r"]) + float(t["dim"]) / 2) <= GLOBAL_TOL,
             ),
             at_least=SUCCESS_RATE,
-            source="reconstruction",
-            quote=QUOTE_D_STATIONARY,
+            **D_STATIONARY,
         ),
         Claim.fraction(
             "exploration-d-stationary",
@@ -315,8 +311,7 @@ EXPERIMENT = Experiment(
             "the 99 % threshold are ours.",
             _toy("explore", lambda t, spec: _replicas(t["psi_r"]) >= -PSI_TOL),
             at_least=SUCCESS_RATE,
-            source="reconstruction",
-            quote=QUOTE_D_STATIONARY,
+            **D_STATIONARY,
         ),
         Claim.at_most(
             "monotone",
@@ -327,7 +322,7 @@ EXPERIMENT = Experiment(
             _per_cell_max("max_rise"),
             RISE_TOL,
             source="reconstruction",
-            quote=QUOTE_ACCEPT,
+            quote="accepts the candidate based on a function value comparison",
             over=None,
         ),
         Claim.at_most(
@@ -349,7 +344,8 @@ EXPERIMENT = Experiment(
             _per_cell_max("rate_ratio"),
             1.0,
             source="reconstruction",
-            quote=QUOTE_RATES,
+            quote="it preserves convergence rates of the base method, as established for DCA and "
+            "prox-linear-type schemes",
             over=None,
         ),
         Claim.fraction(
@@ -372,8 +368,7 @@ EXPERIMENT = Experiment(
             "u⟩ ≳ 10λ, tens of standard deviations out (see What the runs show).",
             _ls_not_lower,
             0,
-            source="reconstruction",
-            quote=QUOTE_D_STATIONARY,
+            **D_STATIONARY,
             requires=_needs_not_stationary,
         ),
         Claim.identity(
