@@ -271,6 +271,11 @@ def _slopes(ds, groups, names, dim: str, xvalues, xmin=None) -> Cells:
     return out
 
 
+def _gap_slopes(ds, spec):
+    groups = _some(_gap_groups(ds), "ISM-practical run without shift at two gaps")
+    return _slopes(ds, groups, ("K", "sigma", "U"), "gap", _z)
+
+
 def _pred(r, d: float) -> float:
     """ISM-theory's predicted stopping time (the crossing of tΔ and its threshold, n_ab = 2t/K)."""
     p = r.attrs
@@ -504,11 +509,9 @@ def _k_tau(ds, spec):
     return tau.reset_coords(drop=True).rename(algo="K")
 
 
-#: The curves of E[τ] against δ.
-TAU_CURVES = dict(
-    x="delta", hue="line", facet="cell", band="se", logx=True, logy=True, marker="o", ms=2, lw=1
-)
-TAU_CURVES.update(xlabel="δ", ylabel="mean τ ± SE (censored at the cap)")
+#: The τ figures: a curve per algorithm and environment, a panel per gap/σ cell.
+LINES = dict(hue="line", facet="cell", logx=True, lw=1)
+TAU_LABELS = dict(xlabel="δ", ylabel="mean τ ± SE (censored at the cap)")
 
 
 # -- presets ------------------------------------------------------------------------------
@@ -653,16 +656,9 @@ EXPERIMENT = Experiment(
         ),
         Claim.close(
             "ism-gap-slope",
-            "ISM-practical's E[τ] (no shift) has log-log slope 1 against E[Z²]/Δ² = K(2σ² + Δ²)/Δ², "
-            "per (K, σ, U) and δ: the variance law says the cost is E[Z²]/Δ², not 1/Δ² (against "
-            "1/Δ² the slope is 0.855 at Δ ∈ {0.4, 0.8}, σ = 1, because E[Z²] grows with Δ).",
-            lambda ds, spec: _slopes(
-                ds,
-                _some(_gap_groups(ds), "ISM-practical run without shift at two gaps"),
-                ("K", "sigma", "U"),
-                "gap",
-                _z,
-            ),
+            "ISM-practical's E[τ] (no shift) has log-log slope 1 against E[Z²]/Δ² = K(2σ² + Δ²)/Δ², per (K, "
+            "σ, U) and δ: the variance law says the cost is E[Z²]/Δ², not 1/Δ² (see the description).",
+            _gap_slopes,
             1.0,
             atol=SLOPE_GAP_ATOL,
             source="derived",
@@ -682,8 +678,8 @@ EXPERIMENT = Experiment(
             "ism-linear-in-k",
             f"ISM-practical's E[τ] grows at most about linearly in K: log-log slope at most {SLOPE_K_MAX} "
             f"over K ≥ {K_FIT_MIN}, per (cell, δ); the margin 0.2 above the bound's 1 is ours (for the ln K "
-            "inside the thresholds). Below K = 8 the slope is a small-K transient (local slopes 1.42–1.61 "
-            "from K = 2 to 4). Under our reconstruction of ISM.",
+            "inside the thresholds; below K = 8 a small-K transient, see the description). Under our "
+            "reconstruction of ISM.",
             lambda ds, spec: _slopes(
                 ds, _k_groups(ds), ("gap", "sigma", "U"), "K", lambda p: p["K"], K_FIT_MIN
             ),
@@ -691,10 +687,8 @@ EXPERIMENT = Experiment(
             source="reconstruction",
             quote="enjoy a sample complexity bound of $K (\\sigma^2 + U^2) \\Delta_{\\min}^{-2} \\ln \\frac{1}{\\delta}$",
             requires=needs(
-                (
-                    lambda ds, spec: bool(_k_groups(ds)),
-                    f"the preset has no ISM-practical run without shift at two K ≥ {K_FIT_MIN} (medium has them)",
-                )
+                lambda ds, spec: bool(_k_groups(ds)),
+                f"the preset has no ISM-practical run without shift at two K ≥ {K_FIT_MIN} (medium has them)",
             ),
         ),
         Claim.close(
@@ -765,23 +759,16 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "tau_vs_delta",
-            plots.curves(_tau_lines, **TAU_CURVES),
+            plots.curves(
+                _tau_lines, x="delta", band="se", logy=True, marker="o", ms=2, **LINES, **TAU_LABELS
+            ),
             "Mean stopping time ± one standard error against δ (censored episodes at the cap), "
             "one curve per algorithm without shift (none) and under random shifts, one panel per cell.",
             size=(10.0, 6.0),
         ),
         Figure(
             "tau_distribution",
-            plots.curves(
-                _stopped_by,
-                x="tau",
-                hue="line",
-                facet="cell",
-                band=None,
-                logx=True,
-                lw=1,
-                ylabel="stopped by τ",
-            ),
+            plots.curves(_stopped_by, x="tau", band=None, ylabel="stopped by τ", **LINES),
             "Empirical distribution of the stopping time at the figures' δ (the largest δ ≤ 0.05) "
             "and the commonest K, one panel per cell; curves that end below 1 have censored episodes.",
             size=(10.0, 6.0),
