@@ -52,6 +52,7 @@ from jaxtheory.sweep import Space, values, zipped
 
 SETTINGS = ("transductive", "adversary_directed", "standard", "standard_wide")  # weakest adversary first
 ON_XT = ["adversary_directed", "standard"]  # the two games played on X_T itself
+EXACT = dict(over=None, deterministic=True)  # a largest or smallest value over T: exact, seed-free
 #: Our tolerance on the √T slope of Hedge's regret: the bound √((T/2) ln(T + 1)) has local
 #: slope 1/2 + 1/(2 ln T), 0.55 at T = 10^4 and 0.61 at T = 100.
 SLOPE_TOL = 0.12
@@ -164,9 +165,8 @@ EXPERIMENT = Experiment(
             "revealed ends the game): the largest value over T is ≤ 1.",
             lambda ds, spec: _values(ds, cls="singletons").max("T"),
             1,
-            over=None,
             source="lit",
-            deterministic=True,
+            **EXACT,
         ),
         Claim.identity(
             "all-labelings-T",
@@ -183,9 +183,8 @@ EXPERIMENT = Experiment(
             "difference over T of each neighbouring pair is ≥ 0 (a violation would be a solver bug).",
             lambda ds, spec: _values(ds).diff("setting").min("T"),  # per class, upper setting
             0,
-            over=None,
             source="derived",
-            deterministic=True,
+            **EXACT,
         ),
         Claim.identity(
             "directed-equals-standard",

@@ -59,6 +59,7 @@ from jaxtheory.sims.discrete import fairdiv as fd
 from jaxtheory.sweep import Space, static, values, zipped
 
 ECE_ALPHA = 0.5  # envy-cycle elimination's guarantee: 1/2-EFX (Plaut and Roughgarden 2020)
+GUARANTEE = dict(bound=lambda cell: (cell["k"] + 1) / (cell["k"] + 2), deterministic=True)  # (k+1)/(k+2)
 
 
 def _mismatch(ds, spec):
@@ -214,9 +215,8 @@ EXPERIMENT = Experiment(
             "the best α_1 over all allocations is at least 2/3; measured: the smallest best α_1 over the "
             "instances, per size (exact: every allocation is enumerated).",
             _guarantee(1),
-            lambda cell: (cell["k"] + 1) / (cell["k"] + 2),
             source="lit",
-            deterministic=True,
+            **GUARANTEE,
         ),
         Claim.at_least(
             "ef2x-guarantee",
@@ -224,11 +224,10 @@ EXPERIMENT = Experiment(
             "3/4; measured: the smallest best α_2 over the instances, per size (exact: every allocation "
             "is enumerated).",
             _guarantee(2),
-            lambda cell: (cell["k"] + 1) / (cell["k"] + 2),
             source="paper",
             quote="An immediate corollary of this result is that $3/4$-EF2X allocations exist for any "
             "number of agents",
-            deterministic=True,
+            **GUARANTEE,
         ),
         Claim.at_least(
             "efkx-guarantee",
@@ -236,11 +235,10 @@ EXPERIMENT = Experiment(
             "at least 4/5; measured: the smallest best α_3 over the instances, per size (exact: every "
             "allocation is enumerated).",
             _guarantee(3),
-            lambda cell: (cell["k"] + 1) / (cell["k"] + 2),
             source="paper",
             quote=r"we show that for any $k>2$, $\frac{k+1}{k+2}$-EFkX allocations exist for any "
             "number of agents",
-            deterministic=True,
+            **GUARANTEE,
         ),
         Claim.equals(
             "efx-three-agents",
