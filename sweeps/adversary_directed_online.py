@@ -33,9 +33,9 @@ coincide for these four classes. The first inequality can be strict for other cl
 0000, 1010, 0110, 0001, 1101, 0011, 1011, 1111 of 4 points (point 0 first; found by a random search)
 have transductive value 2 against an adversary-directed value 3 (brute force in the tests: a complete
 mistake tree of depth 3 exists, but no single order of the points supports one). Adversary-directed
-equals standard for every class (see its claim): knowing $X_T$ helps the learner only when the adversary
-could go outside it, as on the wide domain. The paper's separation of $\Theta(\log T)$ from $\Theta(T)$
-by the perfect Littlestone dimension cannot be checked.
+equals standard for every class: knowing $X_T$ helps the learner only when the adversary could go
+outside it, as on the wide domain. The paper's separation of $\Theta(\log T)$ from $\Theta(T)$ by the
+perfect Littlestone dimension cannot be checked.
 """
 
 from __future__ import annotations
@@ -141,9 +141,7 @@ EXPERIMENT = Experiment(
             "Thresholds on T points: the adversary-directed and the standard value are "
             "⌊log₂(T + 1)⌋ (the Littlestone dimension of T + 1 thresholds, binary search): "
             "the largest |value − ⌊log₂(T+1)⌋| over T = 2…12 is 0.",
-            lambda ds, spec: (
-                (v := _values(ds, cls="thresholds", setting=ON_XT)) - np.floor(np.log2(v["T"] + 1))
-            ),
+            lambda ds, spec: (v := _values(ds, cls="thresholds", setting=ON_XT)) - _log2_line(v, spec),
             0.0,
             source="lit",
         ),
