@@ -557,14 +557,12 @@ def _space(algos, envs, cells, seeds):
     )
 
 
-# (gap, sigma, U): U = 1.5 gives c = U - gap; the sigma = 0.5 cell has c = 2 sigma. In the
-# smoke preset ISM-theory's horizon reaches its predicted stopping time only at gap = 0.8.
-#: Smoke (gap, sigma, U) cells.
+#: Smoke (gap, sigma, U) cells: U = 1.5 gives c = U - gap; the sigma = 0.5 cell has c = 2 sigma. In the
+#: smoke preset ISM-theory's horizon reaches its predicted stopping time only at gap = 0.8.
 SMOKE_CELLS = [(0.4, 1.0, 1.5), (0.8, 1.0, 1.5), (0.5, 0.5, 1.5)]
-# Medium leaves out gap 0.2: at K = 16 its shifted episodes outrun a 2^16 cap (censored, so
-# undecidable) and it alone would double the preset's cost; the gap slope against
-# E[Z²]/Δ² is fitted over Δ ∈ [0.4, 1], where E[Z²] varies most.
-#: Medium (gap, sigma, U) cells.
+#: Medium (gap, sigma, U) cells. They leave out gap 0.2: at K = 16 its shifted episodes outrun a 2^16 cap
+#: (censored, so undecidable) and it alone would double the preset's cost; the gap slope against E[Z²]/Δ² is
+#: fitted over Δ ∈ [0.4, 1], where E[Z²] varies most.
 MEDIUM_CELLS = [(0.4, 1.0, 1.5), (0.5, 1.0, 1.5), (0.8, 1.0, 1.5), (1.0, 1.0, 1.5), (0.5, 0.5, 1.5)]
 #: Full (gap, sigma, U) cells.
 FULL_CELLS = [(g, 1.0, 1.5) for g in (0.1, 0.2, 0.4, 0.5, 0.8, 1.0)] + [
