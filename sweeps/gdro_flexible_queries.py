@@ -1,51 +1,44 @@
 r"""``gdro-flexible-queries``: group DRO when each round may query any number of groups.
 
-Checks arXiv:2505.15212 (Bai, Yu, Li, Luo, Zhang): a dual-averaging w-player against an
-exponential-weights q-player that queries $r_t$ distinct groups per round reaches $\varepsilon_\varphi =
-O(\tfrac1t\sqrt{\sum_j (m/r_j)\log m})$, i.e. $O(m\log m/\varepsilon^2)$ samples whatever $r$.
+Checks arXiv:2505.15212 (Bai, Yu, Li, Luo, Zhang): a dual-averaging w-player against an exponential-weights
+q-player that queries $r_t$ distinct groups per round reaches $\varepsilon_\varphi = O(\tfrac1t\sqrt{\sum_j
+(m/r_j)\log m})$, i.e. $O(m\log m/\varepsilon^2)$ samples whatever $r$.
 
-**Game.** $m$ groups, loss $l(w; z) = \tfrac12(1 + \langle w, z\rangle/(DR)) \in [0, 1]$ on $W =
-\{\lVert w\rVert \le D\}$, $z = \mu_i + \xi$ with $\lVert\mu_i\rVert \le 0.9R$ and $\xi$ uniform on a
-cube of Euclidean radius $0.1R$; GDRO is $\min_w\max_q \varphi(w, q) = \sum_i q_i R_i(w)$. In round $t$
-the q-player draws $i_t \sim q_t$ and $r_t - 1$ further groups uniformly from the rest (group $i$ is
-queried with probability $o_{t,i} = q_{t,i} + (1 - q_{t,i})(r_t - 1)/(m - 1)$; `jax.random.choice(p=q,
-replace=False)` would give other probabilities); the w-player steps by lazy projected dual averaging
-with $\eta^w_t = D/(G\sqrt t)$, the q-player by anytime exponential weights on the IX estimate
-$s\,\mathbf 1[i = i_t]/(q_i + \gamma_t)$ when $r_t = 1$ or the importance-weighted $s\,\mathbf 1[i \in
-S_t]/o_{t,i}$ when $r_t \ge 2$, with $\eta^q_t = \sqrt{\log m/\sum_{j\le t} m/r_j}$, $\gamma_t =
-\eta^q_t/2$: our reconstruction from the abstract and reviews of the paper.
+**Game.** $m$ groups, loss $l(w; z) = \tfrac12(1 + \langle w, z\rangle/(DR)) \in [0, 1]$ on $W = \{\lVert
+w\rVert \le D\}$, $z = \mu_i + \xi$ with $\lVert\mu_i\rVert \le 0.9R$ and $\xi$ uniform on a cube of
+Euclidean radius $0.1R$; GDRO is $\min_w\max_q \varphi(w, q) = \sum_i q_i R_i(w)$. In round $t$ the q-player
+draws $i_t \sim q_t$ and $r_t - 1$ further groups uniformly from the rest (group $i$ is queried with
+probability $o_{t,i} = q_{t,i} + (1 - q_{t,i})(r_t - 1)/(m - 1)$; `jax.random.choice(p=q, replace=False)`
+would give other probabilities); the w-player steps by lazy projected dual averaging with $\eta^w_t =
+D/(G\sqrt t)$, the q-player by anytime exponential weights on the IX estimate $s\,\mathbf 1[i = i_t]/(q_i +
+\gamma_t)$ when $r_t = 1$ or the importance-weighted $s\,\mathbf 1[i \in S_t]/o_{t,i}$ when $r_t \ge 2$,
+with $\eta^q_t = \sqrt{\log m/\sum_{j\le t} m/r_j}$, $\gamma_t = \eta^q_t/2$: our reconstruction from the
+abstract and reviews of the paper.
 
-**Exact gap.** Here $\max_q\varphi(\bar w, q) = \tfrac12(1 + \max_i\langle\bar w, \mu_i\rangle/(DR))$
-and $\min_w\varphi(w, \bar q) = \tfrac12(1 - \lVert\sum_i\bar q_i\mu_i \rVert/R)$, so
-$\varepsilon_\varphi(\bar w_t, \bar q_t)$ is exact at every round; the game value $\tfrac12(1 -
-\mathrm{dist}(0, \mathrm{conv}\,\mu)/R)$ (Wolfe's least-norm point) splits it into primal and dual
-parts, both $\ge 0$. The means are fixed (numpy seed 0; the saddle point weights 7 of the 10 groups);
-the seeds vary the draws.
+**Exact gap.** Here $\max_q\varphi(\bar w, q) = \tfrac12(1 + \max_i\langle\bar w, \mu_i\rangle/(DR))$ and
+$\min_w\varphi(w, \bar q) = \tfrac12(1 - \lVert\sum_i\bar q_i\mu_i \rVert/R)$, so $\varepsilon_\varphi(\bar
+w_t, \bar q_t)$ is exact at every round; the game value $\tfrac12(1 - \mathrm{dist}(0,
+\mathrm{conv}\,\mu)/R)$ (Wolfe's least-norm point) splits it into primal and dual parts, both $\ge 0$. The
+means are fixed (numpy seed 0; the saddle point weights 7 of the 10 groups); the seeds vary the draws.
 
-**Estimator check.** At a fixed skewed $q_i \propto m + 2i$ and $w = De_1$, each lane draws $4\cdot
-10^5$ queried sets from its schedule's law of $r$ ($6.4\cdot 10^6$ per schedule over 16 seeds: at $10^5$
-draws the Monte Carlo error alone, $\sqrt{(1 - o)/(oN)}$, is 1.4 % at the smallest $o = 0.053$, too much
-to decide "within 1 %"). The IX check uses $\gamma = \tfrac12\sqrt{\log m/(100m)}$, the game's
-$\gamma_t$ at $t = 100$ for $r = 1$.
+**Estimator check.** At a fixed skewed $q_i \propto m + 2i$ and $w = De_1$, each lane draws $4\cdot 10^5$
+queried sets from its schedule's law of $r$ ($6.4\cdot 10^6$ per schedule over 16 seeds: at $10^5$ draws the
+Monte Carlo error alone, $\sqrt{(1 - o)/(oN)}$, is 1.4 % at the smallest $o = 0.053$, too much to decide
+"within 1 %"). The IX check uses $\gamma = \tfrac12\sqrt{\log m/(100m)}$, the game's $\gamma_t$ at $t = 100$
+for $r = 1$.
 
-**What is tested.** The abstract's bound and its consequences, on the players as reconstructed (the
-paper's text was not read). The bound has an unknown constant, so its rate is tested as a bound on the
-slope over $[100, T]$; that the gap *tracks* the bound within one band, and that $r = 1$ is at most
-about $\sqrt m$ slower than $r = m$, are readings of ours.
-
-**Findings.** The estimator checks and the sandwich hold, every ratio within a fraction of a percent of
-1. The gap sits *at* the bound's scale, but the curves do not share one slope: $r = 1$ is in its
-transient over most of the horizon (its local slope nears $-1/2$ only past $t \approx 2\cdot 10^4$), and
-$r = m$ is *faster* than $t^{-1/2}$: at this saddle point the dual part of the gap is second order
-(moves of $\bar q$ inside the optimal face leave $\lVert\sum\bar q_i\mu_i\rVert$ unchanged to first
-order) and at $r = m$ falls to a few percent of the primal part. A `rate-in-rounds` fail for $r = 1$
-says the bound's rate is not reached within the horizon, not that an upper bound fails. The same two
-effects decide `sample-complexity-independent-of-r` by the horizon: at the smoke horizon the common
-range of $N$ ends while the curves are still close; at the medium one $r = m$ has pulled away below and
-$r = 1$ lags above, so the largest ratio exceeds 2. Every curve stays below a common multiple of the
-bound (ratio at most about 1.3); what fails at the longer horizon is the reading that the curves
-coincide. For the same reason $\varepsilon(r = 1)/\varepsilon(r = m)$ lies well *above* $\sqrt m$, more
-so at the longer horizon.
+**Findings.** The estimator checks and the sandwich hold, every ratio within a fraction of a percent of 1.
+The gap sits *at* the bound's scale, but the curves do not share one slope: $r = 1$ is in its transient over
+most of the horizon (its local slope nears $-1/2$ only past $t \approx 2\cdot 10^4$), and $r = m$ is
+*faster* than $t^{-1/2}$: at this saddle point the dual part of the gap is second order (moves of $\bar q$
+inside the optimal face leave $\lVert\sum\bar q_i\mu_i\rVert$ unchanged to first order) and at $r = m$ falls
+to a few percent of the primal part. A `rate-in-rounds` fail for $r = 1$ says the bound's rate is not
+reached within the horizon, not that an upper bound fails. The same two effects decide
+`sample-complexity-independent-of-r` by the horizon: at the smoke horizon the common range of $N$ ends while
+the curves are still close; at the medium one $r = m$ has pulled away below and $r = 1$ lags above, so the
+largest ratio exceeds 2. Every curve stays below a common multiple of the bound (ratio at most about 1.3);
+what fails at the longer horizon is the reading that the curves coincide. For the same reason
+$\varepsilon(r = 1)/\varepsilon(r = m)$ lies well *above* $\sqrt m$, more so at the longer horizon.
 """
 
 from __future__ import annotations
@@ -56,7 +49,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, Region, Stat, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, Region, Stat, analysis, needs, plots
 from jaxtheory.analysis import Cells
 from jaxtheory.results import values_of
 from jaxtheory.sims.dro import gdro
@@ -65,41 +58,28 @@ from jaxtheory.sweep import Space, values
 FIXED = ("r=1", "r=2", "r=m/2", "r=m")  # the fixed-r schedules
 ALL = (*FIXED, "random", "alternating")
 EST_TOL = 0.01  # relative tolerance of the estimator checks (proposed: "within 1 %")
+ESTIMATE = dict(atol=EST_TOL, source="derived")  # the estimator checks: ratio 1 ± 1 %
 SLOPE, SLOPE_TOL = -0.5, 0.1  # the bound's rate in rounds; our tolerance for a finite horizon
 SLOPE_FROM = 100  # the rate is fitted over t ∈ [10², T] (proposed)
 BAND_FROM, BAND_WIDTH = 500, 4.0  # after t = 500, ε_φ / bound stays in one band [c, 4c] (proposed)
 SAMPLE_FACTOR = 2.0  # curves against total samples agree within this factor (ours)
 
 
-def _present(ds, labels):
-    have = [str(s) for s in values_of(ds, "schedule")]
-    return [s for s in labels if s in have]
-
-
-def _need(labels, k=1):
-    def requires(ds, spec):
-        few = len(_present(ds, labels)) < k
-        return f"the preset runs fewer than {k} of the schedules {', '.join(labels)}" if few else None
-
-    return requires
-
-
 def _curves(ds, labels, name):
-    """(seed, schedule, t) array of a metric for the schedules present among ``labels``."""
-    got = _present(ds, labels)
-    return got, np.asarray(ds[name].sel(schedule=got).transpose("seed", "schedule", "t").values, float)
+    """(seed, schedule, t) array of a metric for the schedules ``labels``."""
+    return np.asarray(ds[name].sel(schedule=list(labels)).transpose("seed", "schedule", "t").values, float)
 
 
 def _equal_samples(ds, spec):
     """max over N in the common range of max_r ε_r(N) / min_r ε_r(N), fixed r (seed-means)."""
-    got, eps = _curves(ds, FIXED, "eps")
-    nbar = _curves(ds, FIXED, "samples")[1].mean(0)  # for a fixed r, N_t = r t exactly
+    eps, samples = _curves(ds, FIXED, "eps"), _curves(ds, FIXED, "samples")
+    nbar = samples.mean(0)  # for a fixed r, N_t = r t exactly
     lo, hi = nbar[:, 0].max(), nbar[:, -1].min()
-    grid = nbar[0][(nbar[0] >= lo) & (nbar[0] <= hi)] if got[0] == "r=1" else None
-    if grid is None or grid.size < 2:
+    grid = nbar[0][(nbar[0] >= lo) & (nbar[0] <= hi)]  # r = 1's checkpoints
+    if grid.size < 2:
         grid = np.geomspace(lo, hi, 12)
-    arr = np.concatenate([eps, _curves(ds, FIXED, "samples")[1]], axis=1)  # ε and N resampled together
-    S = len(got)
+    arr = np.concatenate([eps, samples], axis=1)  # ε and N resampled together
+    S = len(FIXED)
 
     def stat(s):
         out = np.empty(s.shape[0])
@@ -115,9 +95,7 @@ def _equal_samples(ds, spec):
 def _band(ds, spec):
     """max / min over (schedule, t ≥ 500) of seed-mean ε_φ / seed-mean bound."""
     late = ds.sel(t=ds["t"] >= BAND_FROM)
-    arr = np.stack(
-        [_curves(late, [str(s) for s in values_of(ds, "schedule")], v)[1] for v in ("eps", "bound")], 1
-    )
+    arr = np.stack([_curves(late, values_of(ds, "schedule"), v) for v in ("eps", "bound")], 1)
 
     def stat(s):
         ratio = s.mean(1)[:, 0] / s.mean(1)[:, 1]
@@ -134,15 +112,6 @@ def _final(ds, label):
     return ds["eps"].sel(schedule=label).isel(t=-1, drop=True).drop_vars("schedule")
 
 
-def _draw_samples(ds, spec, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    for i, lab in enumerate(str(s) for s in ds["schedule"].values):
-        sel = ds.sel(schedule=lab)
-        ax.loglog(sel["samples"].mean("seed"), sel["eps"].mean("seed"), "o-", ms=2, color=f"C{i}", label=lab)
-    ax.set(xlabel="samples N_t = Σ_{j ≤ t} r_j", ylabel="ε_φ: seed mean")
-    ax.legend(fontsize=7)
-
-
 def _estimators(ds, spec):
     """Inclusion frequency / o_i and mean estimate / its closed form, per schedule and group."""
     checks = {"inclusion frequency / o_i": ds["incl_freq"] / ds["incl_prob"]}
@@ -157,6 +126,7 @@ QUOTE_BOUND = (
 )
 
 LOGLOG = dict(x="t", hue="schedule", band="se", logx=True, logy=True, marker="o", ms=2, xlabel="round t")
+BY_SAMPLES = LOGLOG | dict(xlabel="samples N_t = Σ_{j ≤ t} r_j")  # abscissa: the seed-mean samples
 ESTIMATORS = dict(band="se", marker="o", ls="none", theory=lambda c, s: 1.0, theory_label="1")
 
 EXPERIMENT = Experiment(
@@ -202,18 +172,16 @@ EXPERIMENT = Experiment(
             "(the random schedule averages o_i over r ~ Unif{1..m}).",
             lambda ds, spec: ds["incl_freq"] / ds["incl_prob"],
             1.0,
-            atol=EST_TOL,
-            source="derived",
+            **ESTIMATE,
         ),
         Claim.close(
             "iw-unbiased",
             "For r ≥ 2 the importance-weighted estimate s 1[i ∈ S]/o_i is unbiased: its mean over "
             "6.4·10⁶ draws (random losses s) divided by the exact mean loss s̄_i is 1 ± 1 %.",
-            lambda ds, spec: _estimate_ratio(ds, _present(ds, FIXED[1:])),
+            lambda ds, spec: _estimate_ratio(ds, list(FIXED[1:])),
             1.0,
-            atol=EST_TOL,
-            source="derived",
-            requires=_need(FIXED[1:]),
+            **ESTIMATE,
+            requires=needs(schedule=FIXED[1:]),
         ),
         Claim.close(
             "ix-closed-form",
@@ -221,9 +189,8 @@ EXPERIMENT = Experiment(
             "mean / closed form is 1 ± 1 %.",
             lambda ds, spec: _estimate_ratio(ds, "r=1"),
             1.0,
-            atol=EST_TOL,
-            source="derived",
-            requires=_need(("r=1",)),
+            **ESTIMATE,
+            requires=needs(schedule="r=1"),
         ),
         Claim.within(
             "ix-biased-low-by-at-most-gamma",
@@ -240,13 +207,12 @@ EXPERIMENT = Experiment(
             0.0,
             1.0,
             source="lit",
-            requires=_need(("r=1",)),
+            requires=needs(schedule="r=1"),
         ),
         Claim.identity(
             "gap-sandwich",
-            "The exact game value V lies between min_w φ(w, q̄_t) and max_q φ(w̄_t, q): no primal or "
-            "dual gap is below −1e−6 (float32 round-off of values near 0.5) in any lane at any "
-            "checkpoint.",
+            "The exact game value V lies between min_w φ(w, q̄_t) and max_q φ(w̄_t, q): no primal or dual "
+            "gap is below −1e−6 (float32 round-off of values near 0.5) in any lane at any checkpoint.",
             lambda ds, spec: max(0.0, -min(float(ds["primal_gap"].min()), float(ds["dual_gap"].min()))),
             1e-6,
             source="derived",
@@ -257,13 +223,13 @@ EXPERIMENT = Experiment(
             "Under our reconstruction of the players, for a fixed r the bound is ∝ t^(−1/2), an upper "
             "bound: the log-log slope of the seed-mean gap ε_φ(w̄_t, q̄_t) over t ∈ [100, T] is at most "
             "−0.5 + 0.1, per r. The tolerance 0.1 (for a finite horizon) is ours.",
-            lambda ds, spec: ds["eps"].sel(schedule=_present(ds, FIXED)),
+            lambda ds, spec: ds["eps"].sel(schedule=list(FIXED)),
             "t",
             at_most=SLOPE + SLOPE_TOL,
             xmin=SLOPE_FROM,
             source="reconstruction",
             quote=QUOTE_BOUND,
-            requires=_need(FIXED),
+            requires=needs(schedule=FIXED),
         ),
         Claim.at_most(
             "sample-complexity-independent-of-r",
@@ -275,20 +241,20 @@ EXPERIMENT = Experiment(
             source="reconstruction",
             quote="implies the same near-optimal sample complexity of $O(m\\log (m)/\\epsilon^2)$ for any "
             "fixed sample size $r\\in[m]$",
-            requires=_need(FIXED, 2),
+            requires=needs(schedule=FIXED),
         ),
         Claim.ordering(
             "error-decreases-with-r",
             "Under our reconstruction, at the last round the gap ε_φ(w̄_T, q̄_T) decreases as the fixed "
             "per-round sample size grows, r = 1 > 2 > m/2 > m (seed means, each neighbouring pair "
             "decided by its interval).",
-            lambda ds, spec: ds["eps"].sel(schedule=_present(ds, FIXED)).isel(t=-1),
+            lambda ds, spec: ds["eps"].sel(schedule=list(FIXED)).isel(t=-1),
             "schedule",
             FIXED,
             increasing=False,
             source="reconstruction",
             quote="the optimization error decreases as the per-round sample sizes increase",
-            requires=_need(FIXED),
+            requires=needs(schedule=FIXED),
         ),
         Claim.at_most(
             "bound-band",
@@ -312,7 +278,7 @@ EXPERIMENT = Experiment(
             ),
             Region.at_most(2.0),
             source="proposed",
-            requires=_need(("r=1", "r=m"), 2),
+            requires=needs(schedule=("r=1", "r=m")),
         ),
     ],
     figures=[
@@ -321,7 +287,11 @@ EXPERIMENT = Experiment(
             plots.curves("eps", ylabel="ε_φ(w̄_t, q̄_t)", **LOGLOG),
             "ε_φ(w̄_t, q̄_t) against rounds per schedule (seed mean ± SE); its ratio to the bound: bound_ratio.",
         ),
-        Figure("samples", _draw_samples, "ε_φ against total samples N_t = Σ_j r_j: seed means."),
+        Figure(
+            "samples",
+            plots.curves("eps", xvar="samples", ylabel="ε_φ: seed mean ± SE", **BY_SAMPLES),
+            "ε_φ against total samples N_t = Σ_j r_j: seed mean ± SE (N_t: its seed mean).",
+        ),
         Figure(
             "bound_ratio",
             plots.curves(lambda ds, spec: ds["eps"] / ds["bound"], ylabel="ε_φ / bound", **LOGLOG),
