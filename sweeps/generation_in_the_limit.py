@@ -31,23 +31,20 @@ have not output yet (always valid) while their novel fraction stays $\ge \lambda
 **Recall** on a window is $|O \cap K \cap [1, N]| / |K \cap [1, N]|$ over all outputs $O$; invalid means
 outside $K$.
 
-**What the smoke runs show.** The decoys are refuted by round $T/5$; `km` and `density` output nothing
-invalid after it. Below the frontier the density generator's recall is exactly $\lfloor |K' \cap [1,
-N]|/2 \rfloor / |K \cap [1, N]|$ (tested); `km`'s random-rank outputs spread over the universe, so it
-falls below $\alpha/2$ on the largest windows. The tolerant generator's broad outputs fill $[1, 48]$ in
-every lane: its gain there is exactly $1 - \alpha$; its late invalid fraction is $c/\sqrt t$ times the
-share $1/(2 - \alpha)$ of $B \setminus K'$ outside $K$. With $\lambda = 0.9$ the density-seekers' recall
-on $[1, 4800]$ rises; at $\alpha = \frac14$ the 400 echoes already cover the sample there, so $\lambda =
-0.75$ adds nothing (an exact tie). The abstract's statement is tested on our generators (a
-reconstruction); the bounds $\alpha/2$ are from the literature.
+**What the smoke runs show.** Below the frontier the density generator's recall is exactly $\lfloor |K'
+\cap [1, N]|/2 \rfloor / |K \cap [1, N]|$ (tested); `km`'s random-rank outputs spread over the universe,
+so it falls below $\alpha/2$ on the largest windows. The tolerant generator's broad outputs fill $[1,
+48]$ in every lane: its gain there is exactly $1 - \alpha$; its late invalid fraction is $c/\sqrt t$
+times the share $1/(2 - \alpha)$ of $B \setminus K'$ outside $K$. With $\lambda = 0.9$ the
+density-seekers' recall on $[1, 4800]$ rises; at $\alpha = \frac14$ the 400 echoes already cover the
+sample there, so $\lambda = 0.75$ adds nothing (an exact tie).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.claims import NotApplicable
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, needs, plots
 from jaxtheory.results import values_of
 from jaxtheory.sims.discrete import generation as gen
 from jaxtheory.sweep import Space, values
@@ -60,6 +57,9 @@ INVALID_LAST_MAX = 0.01  # the tolerant generator's invalid fraction over the la
 LARGE_WITHHELD_ALPHA = 0.5  # "a large portion" of the target withheld: α ≤ this
 FULL_WINDOWS = (16, 48, 160, 480, 1600, 4800, 16000, 48000, 160000)
 POSITIVE_GAIN = 0.01  # a strictly positive recall gain (ours; one element of K on [1, 48] is ≥ 1/24)
+ALPHAS, LAMBDAS = (0.25, 0.5, 0.75, 1.0), (1.0, 0.9, 0.75)  # the orderings' steps
+STRICT = needs(lam=1.0)  # the claims on strict novelty
+PER_COLLECTION = dict(over="collection", requires=STRICT)  # λ = 1, bootstrapped over collections
 
 
 def _of(ds, var, generator, **sel):
@@ -68,18 +68,6 @@ def _of(ds, var, generator, **sel):
 
 def _recall(ds, generator, **sel):  # mean over the seeds: the sample is the collection
     return _of(ds, "recall", generator, **sel).mean("seed")
-
-
-def _needs(*dims, strict=True):
-    def requires(ds, spec):
-        for d in dims:
-            if values_of(ds, d).size < 2:
-                return f"the preset sweeps fewer than two {'λ' if d == 'lam' else 'α'}"
-        if strict and 1.0 not in values_of(ds, "lam"):
-            return "the preset has no λ = 1 (strict novelty) lanes"
-        return None
-
-    return requires
 
 
 def _gain(ds, spec):
@@ -116,7 +104,7 @@ def _draw_invalid(ds, spec, fig):
 
 
 def _space(lams, collections, seeds):  # a lane's coins and ranks do not depend on α or λ: paired
-    axes = dict(alpha=values(0.25, 0.5, 0.75, 1.0), lam=values(*lams), collection=values(*range(collections)))
+    axes = dict(alpha=values(*ALPHAS), lam=values(*lams), collection=values(*range(collections)))
     return Space(**axes, seeds=seeds, paired=("alpha", "lam"))
 
 
@@ -125,14 +113,10 @@ def _withheld_gain(ds, spec):  # against the withheld fraction 1 − α
 
 
 BY_ALPHA = dict(hue="alpha", facet="generator", label_fmt="α={:g}", over="collection", band="se")
-HALF = dict(
-    theory=lambda c, spec: c["alpha"] / 2, theory_label="α/2", logx=True, sel={"lam": 1.0}, title="λ = 1"
-)
-HALF.update(xlabel="window [1, N]", ylabel="recall |O ∩ K ∩ [1,N]| / |K ∩ [1,N]|")
-GAIN = dict(
-    theory=lambda c, spec: c["alpha"], theory_label="limit 1 − α", marker="o", over="collection", band="se"
-)
-GAIN.update(xlabel="withheld fraction 1 − α", ylabel=f"recall gain on [1, {GAIN_WINDOW}]")
+HALF = dict(theory=lambda c, spec: c["alpha"] / 2, theory_label="α/2", logx=True, sel={"lam": 1.0})
+HALF.update(title="λ = 1", xlabel="window [1, N]", ylabel="recall |O ∩ K ∩ [1,N]| / |K ∩ [1,N]|")
+GAIN = dict(theory=lambda c, spec: c["alpha"], theory_label="limit 1 − α", marker="o", over="collection")
+GAIN.update(band="se", xlabel="withheld fraction 1 − α", ylabel=f"recall gain on [1, {GAIN_WINDOW}]")
 LAMS = dict(BY_ALPHA, xlabel="required novel fraction λ", ylabel=f"recall on [1, {LAMBDA_WINDOW}]")
 INVALID = dict(band="se", marker="o", ms=3, xlabel="round t", ylabel="invalid fraction per bin (mean ± SE)")
 
@@ -188,8 +172,7 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _recall(ds, ["km", "density"], lam=1.0),
             lambda c: float(c["alpha"]) / 2 + HALF_ALPHA_SLACK,
             source="lit",
-            over="collection",
-            requires=_needs(),
+            **PER_COLLECTION,
         ),
         Claim.at_least(
             "density-attains-half-alpha",
@@ -199,8 +182,7 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _recall(ds, "density", lam=1.0).sel(window=list(ATTAIN_WINDOWS)),
             lambda c: float(c["alpha"]) / 2 - 0.01,
             source="lit",
-            over="collection",
-            requires=_needs(),
+            **PER_COLLECTION,
         ),
         Claim.at_most(
             "vanishing-hallucination-rate",
@@ -210,8 +192,7 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _of(ds, "invalid_last", "tolerant", lam=1.0).mean("seed"),
             INVALID_LAST_MAX,
             source="proposed",
-            over="collection",
-            requires=_needs(),
+            **PER_COLLECTION,
         ),
         Claim.fraction(
             "infinitely-many-hallucinations",
@@ -222,7 +203,7 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _of(ds, "last_invalid", "tolerant", lam=1.0) > spec.rounds / 2,
             at_least=0.95,
             source="sanity",
-            requires=_needs(),
+            requires=STRICT,
         ),
         # the abstract's statement read weakly: a strictly positive gain where at least half is withheld
         Claim.at_least(
@@ -238,8 +219,7 @@ EXPERIMENT = Experiment(
             source="reconstruction",
             quote="We show this relaxation can strictly increase recall when the adversary "
             "permanently withholds a large portion of the target language.",
-            over="collection",
-            requires=_needs(),
+            **PER_COLLECTION,
         ),
         Claim.ordering(
             "recall-gain-grows-with-withheld-fraction",
@@ -249,11 +229,11 @@ EXPERIMENT = Experiment(
             f"enumeration), each step a paired bootstrap over collections.",
             _gain,
             "alpha",
-            [0.25, 0.5, 0.75, 1.0],
+            list(ALPHAS),
             increasing=False,
             source="derived",
             over="collection",
-            requires=_needs("alpha"),
+            requires=needs(alpha=ALPHAS, lam=1.0),
         ),
         # the abstract studies λ-novelty but states no monotonicity
         Claim.ordering(
@@ -264,11 +244,11 @@ EXPERIMENT = Experiment(
             f"sample, the recall stays put), per generator and α.",
             _lambda_recall,
             "lam",
-            [1.0, 0.9, 0.75],
+            list(LAMBDAS),
             increasing=True,
             source="proposed",
             over="collection",
-            requires=_needs("lam", strict=False),
+            requires=needs(lam=LAMBDAS),
         ),
         Claim.equals(
             "lambda-novelty-respected",
@@ -302,9 +282,7 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "lambda_recall",
-            plots.curves(
-                _lambda_recall, x="lam", marker="o", ms=3, requires=_needs("lam", strict=False), **LAMS
-            ),
+            plots.curves(_lambda_recall, x="lam", marker="o", ms=3, requires=needs(lam=LAMBDAS), **LAMS),
             f"Recall on [1, {LAMBDA_WINDOW}] against λ, per generator and α (mean ± SE over collections).",
         ),
     ],
