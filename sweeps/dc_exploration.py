@@ -118,13 +118,12 @@ def _per_cell_max(name):
     """The largest finite ``name`` per problem and method (exact values)."""
 
     def measure(ds, spec):
-        out = Cells()
-        for problem in [str(p) for p in values_of(ds, "problem")]:
-            sub = _part(ds, problem)
-            for m in [str(v) for v in sub["algo"].values]:
-                vals = _replicas(sub[name].sel(algo=m))
-                if vals.size:
-                    out.add({"problem": problem, "algo": m}, float(vals.max()))
+        per_cell = [
+            ({"problem": str(p), "algo": str(m)}, _replicas(_part(ds, str(p))[name].sel(algo=m)))
+            for p in values_of(ds, "problem")
+            for m in ds["algo"].values
+        ]
+        out = Cells((cell, float(vals.max())) for cell, vals in per_cell if vals.size)
         if not out:
             raise NotApplicable(f"no finite {name} in this preset")
         return out
