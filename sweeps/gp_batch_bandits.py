@@ -1,8 +1,57 @@
-"""``gp-batch-bandits``: batched GP bandits, GP-BTS without initial uncertainty sampling.
+r"""``gp-batch-bandits``: batched GP bandits, GP-BTS without initial uncertainty sampling.
 
-The paper (abstract only): GP-BTS (batched Thompson sampling) reaches a regret upper bound
-without a multiplicative factor in the batch size Q and without an initial uncertainty-sampling
-(US) phase; noiseless is much better than noisy. Simulator: :mod:`jaxtheory.sims.gp_bandits`.
+Batched Bayesian optimization on a finite candidate set $X \subset [0,1]^d$ with $f \sim \mathrm{GP}(0, k)$
+(unit variance, plus a nugget $10^{-5}$ that keeps float32 Cholesky factors finite and makes $\sigma^2 = 0$
+well posed), observations $y = f(x) + \varepsilon$, $\varepsilon \sim N(0, \sigma^2)$. Each round the policy
+picks $Q$ points from the data of earlier rounds; $N = TQ$ evaluations in all.
+
+* **GP-BTS**: $Q$ independent exact joint posterior draws on $X$ by Matheron's rule $g = \tilde f +
+  K_{XD}(K_{DD} + \sigma^2 I)^{-1}(y - \tilde f_D - \tilde\varepsilon)$, from one prior Cholesky factor and a
+  fixed-size masked data buffer; $x = \arg\max g$.
+* **GP-BUCB**: greedy $\mu + \beta_t^{1/2}\sigma$ with hallucinated variance ($\beta_t = 0.2 \cdot 2\ln(|X|
+  t^2\pi^2/(6\delta))$).
+* **Uncertainty sampling (US)**: the first $L$ evaluations are $\arg\max \sigma$ with hallucinated variance,
+  at equal total budget.
+
+The posterior is updated by bordered Cholesky steps ($O(Nn)$ per observation); tests check it against dense
+solves to $10^{-8}$ in float64 after every round, Matheron draws against the exact posterior moments, and
+GP-BTS at $Q = 1$ against sequential GP-TS. Every configuration compared (batch size, noise level, phase
+length, policy) sees the same function (`fn_seed`) and lane key (paired axes): the same posterior-draw normals
+and standardized observation noise. $R(N)$ is the cumulative regret after $N$ evaluations, the late-phase
+increment $R(N) - R(N/2)$. Every statistic is a mean (or a ratio of means) over functions with a paired
+bootstrap interval over them, Bonferroni over the cells of a claim.
+
+The `test-functions` preset runs GP-BTS on the continuous cube on Branin, Currin, Hartmann-3 and Hartmann-6
+(known maxima; standardized over a Sobol reference set): each batch member draws its own function by pathwise
+conditioning, $f^*(x) = \tilde f(x) + k(x, X_D)(K_{DD} + \sigma^2 I)^{-1}(y - \tilde f(X_D) -
+\tilde\varepsilon)$, $\tilde f$ a random-Fourier-feature prior draw (Matérn-5/2: Student-t frequencies),
+maximized over fresh uniform candidates then by projected gradient ascent; lengthscales fixed. The claims
+about GP prior draws do not apply there; the random-search and US claims are per function, over seeds, and
+"beats random search" is judged after a burn-in of $2d$ evaluations (a usual initial design): Thompson
+sampling from a prior on the cube first favours the boundary, where these functions are poor.
+
+Smoke and medium are the setting of a numpy prototype written before this simulator (2-D $15 \times 15$ grid,
+$\ell = 0.2$, $N = 128$, $Q \in \{1, 4, 16\}$), whose table they are compared with; smoke has 32 functions,
+medium 256 (at least 200 are needed for the late-increment ratio, where a few functions supply much of the
+total). The paper's statements are regret *upper bounds*: the claims quoting them test one-sided bounds (late
+increment for $Q > 1$ at most 1.3 times the $Q = 1$ one, no upward trend in $Q$, a bounded additive gap), with
+thresholds of ours, not calibrated on a full run.
+
+**Uncertainty sampling at $L = Q$.** The abstract calls the initial US phase "often ineffective"; the analyses
+the paper does without need phases polynomial in $Q$, so `us-phase-costs-regret` tests $L \ge 2Q$. One batch
+($L = Q$) is our extension, and it fails: at $L = Q = 16$ GP-BTS pays *less* regret at equal budget than
+without the phase, noiseless and noisy alike, decisively on both presets. GP-BTS's first batch is $Q$ prior
+draws, which repeat each other, while US spreads the first $Q$ points; from $L = 2Q$ on the phase costs regret
+as the paper says.
+
+**What the medium run shows.** Undecided: the US cost at $Q = 4$, $\sigma^2 = 0.1$, $L = 16$ (the two regrets
+agree within the noise), the noisy growth exponent (its interval straddles the threshold), and beating random
+search at $Q = 1$, $N = 2, 3$, where one observation barely informs the next pick. Smoke's 32 functions decide
+the $L = Q$ finding, the three one-sided claims on $Q$ (on these functions the late increments for $Q > 1$ lie
+below the $Q = 1$ one), the noisy growth exponent and the calibration; the prototype values, the noiseless
+claims and the comparisons with random search need medium's 256. On `test-functions` (8 seeds) no cell fails:
+undecided are the first evaluations after the burn-in and a few simple-regret and US-cost cells that 8 seeds
+cannot separate.
 """
 
 from __future__ import annotations
@@ -10,7 +59,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, Region, Stat, plots
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, Region, Stat, needs, plots
 from jaxtheory.analysis import Cells, cells
 from jaxtheory.claims import censored_estimate
 from jaxtheory.results import as_dims, values_of
@@ -75,8 +124,8 @@ def _prototype_space(functions):
     )
 
 
-def _gp_only(ds, spec):
-    return None if bool((ds["objective"] == "gp").all()) else _GP_ONLY
+def _gp(ds, spec):  # the results are GP prior draws, not test functions
+    return bool((ds["objective"] == "gp").all())
 
 
 def _noisy(ds):
@@ -126,31 +175,17 @@ def _gap_growth(ds, spec):
     )
 
 
-def _us_cost(which):
+def _us_cost(which, what):
     """Paired R(N; US of length L) - R(N; no US), GP-BTS, per objective, Q, σ² and L with ``which``."""
 
     def measure(ds, spec):
         cum = _inst(ds["cum_regret"], policy="bts", eval=spec.budget)
         L, q = cum["init_evals"], cum["q"]
+        if not ((L > 0) & which(L, q)).any():
+            raise NotApplicable(f"no uncertainty-sampling phase with {what} in this preset")
         return _cells((cum - cum.sel(init_evals=0, drop=True)).where((L > 0) & which(L, q)))
 
     return measure
-
-
-def _requires_us(which, what):
-    def requires(ds, spec):
-        L, q = values_of(ds, "init_evals")[:, None], values_of(ds, "q")[None, :]
-        if not ((L > 0) & which(L, q)).any():
-            return f"no uncertainty-sampling phase with {what} in this preset"
-
-    return requires
-
-
-def _requires_noise_pair(ds, spec):
-    noises = values_of(ds, "noise_var").tolist()
-    if _gp_only(ds, spec) or (0.0 in noises and NOISY in noises):
-        return _gp_only(ds, spec)
-    return f"needs σ² = 0 and σ² = {NOISY:g} (this run: {noises})"
 
 
 def _exponent_curve(noise):
@@ -182,8 +217,7 @@ def _beats_random_after_burn_in(ds, spec):
 
 def _simple_vs_random(ds, spec):
     """Paired SR(N) - SR_random(N) at the final N, per objective, policy, Q and σ² (no US)."""
-    d = _inst(ds["simple_regret"] - ds["random_simple_regret"], init_evals=0, eval=spec.budget)
-    return _cells(d)
+    return _cells(_inst(ds["simple_regret"] - ds["random_simple_regret"], init_evals=0, eval=spec.budget))
 
 
 def _final_coverage(ds, spec):
@@ -201,6 +235,10 @@ def _simple_regrets(ds, spec):
     return _inst(both, init_evals=0).clip(min=SIMPLE_REGRET_FLOOR)  # a log axis shows mean − SE > 0
 
 
+GP_ONLY = needs(_gp, _GP_ONLY)
+NOISE_PAIR = needs((_gp, _GP_ONLY), noise_var=(0.0, NOISY))  # the σ² = 0 against σ² = 0.1 comparisons
+ON_GP = dict(over="instance", requires=GP_ONLY)  # a mean over GP prior draws
+EXPONENT = dict(over="instance", source="proposed", requires=NOISE_PAIR)  # a growth exponent of R(N)
 EVALS = dict(x="eval", over="instance", band="se", logx=True, logy=True, xlabel="evaluations N")
 
 
@@ -221,75 +259,9 @@ NO_Q_FACTOR = Claim(
     Region.at_most(RATIO_HIGH),
     source="paper",
     quote=QUOTE,
-    requires=_gp_only,
+    requires=GP_ONLY,
 )
 
-
-DESCRIPTION = r"""
-Batched Bayesian optimization on a finite candidate set $X \subset [0,1]^d$ with
-$f \sim \mathrm{GP}(0, k)$ (unit variance, plus a nugget $10^{-5}$ that keeps float32
-Cholesky factors finite and makes $\sigma^2 = 0$ well posed), observations
-$y = f(x) + \varepsilon$, $\varepsilon \sim N(0, \sigma^2)$. Each round the policy picks
-$Q$ points from the data of earlier rounds; $N = TQ$ evaluations in all.
-
-* **GP-BTS**: $Q$ independent exact joint posterior draws on $X$ by Matheron's rule
-  $g = \tilde f + K_{XD}(K_{DD} + \sigma^2 I)^{-1}(y - \tilde f_D - \tilde\varepsilon)$,
-  from one prior Cholesky factor and a fixed-size masked data buffer; $x = \arg\max g$.
-* **GP-BUCB**: greedy $\mu + \beta_t^{1/2}\sigma$ with hallucinated variance
-  ($\beta_t = 0.2 \cdot 2\ln(|X| t^2\pi^2/(6\delta))$).
-* **Uncertainty sampling (US)**: the first $L$ evaluations are $\arg\max \sigma$ with
-  hallucinated variance, at equal total budget.
-
-The posterior is updated by bordered Cholesky steps ($O(Nn)$ per observation); tests
-check it against dense solves to $10^{-8}$ in float64 after every round, Matheron draws
-against the exact posterior moments, and GP-BTS at $Q = 1$ against sequential GP-TS.
-Every configuration compared (batch size, noise level, phase length, policy) sees the
-same function (`fn_seed`) and lane key (paired axes): the same posterior-draw normals
-and standardized observation noise. $R(N)$ is the cumulative regret after $N$
-evaluations, the late-phase increment $R(N) - R(N/2)$. Every statistic is a mean (or a
-ratio of means) over functions with a paired bootstrap interval over them, Bonferroni
-over the cells of a claim.
-
-The `test-functions` preset runs GP-BTS on the continuous cube on Branin, Currin,
-Hartmann-3 and Hartmann-6 (known maxima; standardized over a Sobol reference set): each
-batch member draws its own function by pathwise conditioning,
-$f^*(x) = \tilde f(x) + k(x, X_D)(K_{DD} + \sigma^2 I)^{-1}(y - \tilde f(X_D) - \tilde\varepsilon)$,
-$\tilde f$ a random-Fourier-feature prior draw (Matérn-5/2: Student-t frequencies),
-maximized over fresh uniform candidates then by projected gradient ascent; lengthscales
-fixed. The claims about GP prior draws do not apply there; the random-search and US
-claims are per function, over seeds, and "beats random search" is judged after a
-burn-in of $2d$ evaluations (a usual initial design): Thompson sampling from a prior on
-the cube first favours the boundary, where these functions are poor.
-
-Smoke and medium are the setting of a numpy prototype written before this simulator
-(2-D $15 \times 15$ grid, $\ell = 0.2$, $N = 128$, $Q \in \{1, 4, 16\}$), whose table
-they are compared with; smoke has 32 functions, medium 256 (at least 200 are needed for
-the late-increment ratio, where a few functions supply much of the total). The paper's
-statements are regret *upper bounds*: the claims quoting them test one-sided bounds
-(late increment for $Q > 1$ at most 1.3 times the $Q = 1$ one, no upward trend in $Q$,
-a bounded additive gap), with thresholds of ours, not calibrated on a full run.
-
-**Uncertainty sampling at $L = Q$.** The abstract calls the initial US phase "often
-ineffective"; the analyses the paper does without need phases polynomial in $Q$, so
-`us-phase-costs-regret` tests $L \ge 2Q$. One batch ($L = Q$) is our extension, and it
-fails: at $L = Q = 16$ GP-BTS pays *less* regret at equal budget than without the
-phase, noiseless and noisy alike, decisively on both presets. GP-BTS's first batch is
-$Q$ prior draws, which repeat each other, while US spreads the first $Q$ points; from
-$L = 2Q$ on the phase costs regret as the paper says.
-
-**What the medium run shows.** The prototype's table is reproduced within its Monte
-Carlo error; the late increment does not grow with $Q$ and the additive gap stays
-bounded; noiseless regret grows far more slowly than noisy regret. Undecided: the US
-cost at $Q = 4$, $\sigma^2 = 0.1$, $L = 16$ (the two regrets agree within the noise),
-the noisy growth exponent (its interval straddles the threshold), and beating random
-search at $Q = 1$, $N = 2, 3$, where one observation barely informs the next pick.
-Smoke's 32 functions decide the $L = Q$ finding, the three one-sided claims on $Q$ (on
-these functions the late increments for $Q > 1$ lie below the $Q = 1$ one), the noisy
-growth exponent and the calibration; the prototype values, the noiseless claims and the
-comparisons with random search need medium's 256. On `test-functions` (8 seeds) no cell
-fails: undecided are the first evaluations after the burn-in and a few simple-regret
-and US-cost cells that 8 seeds cannot separate.
-"""
 
 EXPERIMENT = Experiment(
     name="gp-batch-bandits",
@@ -308,9 +280,8 @@ EXPERIMENT = Experiment(
         ),
         "medium": Preset(
             _prototype_space(256),
-            description="CPU, about ten minutes: the smoke setting with 256 functions (at "
-            "least 200 for the late-increment ratio, where a few functions supply much of it), 3 static "
-            "groups × 1536 lanes.",
+            description="CPU, about ten minutes: the smoke setting with 256 functions (at least 200 for the "
+            "late-increment ratio, where a few functions supply much of it), 3 static groups × 1536 lanes.",
         ),
         "test-functions": Preset(
             Space(
@@ -356,9 +327,8 @@ EXPERIMENT = Experiment(
             _prototype_regret,
             _prototype_value,
             rtol=PROTOTYPE_RTOL,
-            over="instance",
             source="proposed",
-            requires=_gp_only,
+            **ON_GP,
         ),
         NO_Q_FACTOR,
         # close(0, ±0.15) -> at_most(0.15): an upper bound rules out an upward trend in
@@ -370,10 +340,9 @@ EXPERIMENT = Experiment(
             lambda ds, spec: _late_increment(ds, spec, _noisy(ds)),
             "q",
             at_most=TREND_MAX,
-            over="instance",
             source="paper",
             quote=QUOTE,
-            requires=_gp_only,
+            **ON_GP,
         ),
         Claim(
             "additive-gap-bounded",
@@ -384,7 +353,7 @@ EXPERIMENT = Experiment(
             Region.at_most(GAP_GROWTH_MAX),
             source="paper",
             quote=QUOTE,
-            requires=_gp_only,
+            requires=GP_ONLY,
         ),
         Claim.at_least(
             "us-phase-costs-regret",
@@ -392,12 +361,10 @@ EXPERIMENT = Experiment(
             "than with one of length L ≥ 2Q, for every Q, σ² and such L tested (paired difference R(N; US) − "
             "R(N; no US) > 0). Stated for L ≥ 2Q: the analyses the paper does without need phases polynomial "
             "in Q. The quote says 'often'; we test every such cell.",
-            _us_cost(lambda L, q: L >= 2 * q),
+            _us_cost(lambda L, q: L >= 2 * q, "L >= 2Q"),
             0.0,
-            over=None,
             source="paper",
             quote="However, this initial US phase is often ineffective in practice.",
-            requires=_requires_us(lambda L, q: L >= 2 * q, "L >= 2Q"),
         ),
         # paper -> proposed: extending the claim to one batch of US (L = Q) is ours; the
         # abstract speaks of a phase polynomial in Q and says "often".
@@ -407,11 +374,9 @@ EXPERIMENT = Experiment(
             "costs regret at equal budget (paired R(N; US) − R(N; no US) > 0). It fails in our setting: at Q "
             "= L = 16 one batch of US lowers regret, because GP-BTS's first batch is Q prior draws that "
             "repeat each other while US spreads them. Not a statement of the paper.",
-            _us_cost(lambda L, q: L == q),
+            _us_cost(lambda L, q: L == q, "L = Q"),
             0.0,
-            over=None,
             source="proposed",
-            requires=_requires_us(lambda L, q: L == q, "L = Q"),
         ),
         Claim(
             "noiseless-late-increment",
@@ -424,7 +389,7 @@ EXPERIMENT = Experiment(
             ),
             Region.at_most(NOISELESS_RATIO_MAX),
             source="proposed",
-            requires=_requires_noise_pair,
+            requires=NOISE_PAIR,
         ),
         Claim.slope(
             "noiseless-growth-exponent",
@@ -433,9 +398,7 @@ EXPERIMENT = Experiment(
             _exponent_curve(0.0),
             "eval",
             at_most=EXPONENT_NOISELESS_MAX,
-            over="instance",
-            source="proposed",
-            requires=_requires_noise_pair,
+            **EXPONENT,
         ),
         Claim.slope(
             "noisy-growth-exponent",
@@ -444,9 +407,7 @@ EXPERIMENT = Experiment(
             _exponent_curve(NOISY),
             "eval",
             at_least=EXPONENT_NOISY_MIN,
-            over="instance",
-            source="proposed",
-            requires=_requires_noise_pair,
+            **EXPONENT,
         ),
         Claim.at_most(
             "beats-random-search",
@@ -455,9 +416,8 @@ EXPERIMENT = Experiment(
             "Bonferroni family), for every policy, Q and σ² (no US).",
             _beats_random_gp,
             0.0,
-            over=None,
             source="sanity",
-            requires=_gp_only,
+            requires=GP_ONLY,
         ),
         Claim.at_most(
             "beats-random-search-after-burn-in",
@@ -467,10 +427,9 @@ EXPERIMENT = Experiment(
             "(no US).",
             _beats_random_after_burn_in,
             0.0,
-            over=None,
             source="sanity",
-            requires=lambda ds, spec: (
-                None if _gp_only(ds, spec) else "test functions only (the test-functions preset)"
+            requires=needs(
+                lambda ds, spec: not _gp(ds, spec), "test functions only (the test-functions preset)"
             ),
         ),
         Claim.at_most(
@@ -481,7 +440,6 @@ EXPERIMENT = Experiment(
             "paired Monte Carlo path per lane on the cube), for every objective, Q and σ² (no US).",
             _simple_vs_random,
             0.0,
-            over=None,
             source="sanity",
         ),
         Claim.within(
@@ -493,9 +451,8 @@ EXPERIMENT = Experiment(
             _final_coverage,
             COVERAGE_LOW,
             COVERAGE_HIGH,
-            over="instance",
             source="derived",
-            requires=_gp_only,
+            **ON_GP,
         ),
     ],
     figures=[
@@ -508,7 +465,7 @@ EXPERIMENT = Experiment(
                 **EVALS,
                 ylabel="cumulative regret R(N), mean ± SE over functions",
                 label_fmt="Q={}",
-                requires=lambda ds, spec: _gp_only(ds, spec) and _GP_ONLY + "; see simple_regret",
+                requires=needs(_gp, _GP_ONLY + "; see simple_regret"),
             ),
             "Mean cumulative regret R(N) without an initial phase, by batch size Q and noise level (one "
             "panel per policy where GP-BUCB is run too); bands: ± one standard error over functions.",
@@ -532,7 +489,7 @@ EXPERIMENT = Experiment(
                 ylabel=lambda spec: f"R(N = {spec.budget}), mean ± SE over functions",
                 title=f"GP-BTS, σ² = {NOISY:g} (else the largest): equal budget N",
                 label_fmt=lambda L: f"US phase L={L}" if L else "no US phase",
-                requires=_gp_only,
+                requires=GP_ONLY,
             ),
             "R(N) at equal budget with and without an initial uncertainty-sampling phase of L evaluations "
             "(mean ± SE over functions).",
@@ -551,5 +508,5 @@ EXPERIMENT = Experiment(
             size=(10.0, 3.6),
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
