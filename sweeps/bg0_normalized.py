@@ -141,14 +141,8 @@ def _drift(ds, spec):
 
 def _storm_vs_nsgdm(ds, spec):
     """Seed-level final mean gradient norms of the two methods, each tuned, σ1 > 0."""
-    pair = ("storm-sharp", "nsgdm-bg")
-    da = xr.concat(
-        [_curve(ds, a).isel(T=-1, drop=True).drop_vars("algorithm") for a in pair],
-        xr.DataArray(list(pair), dims="algorithm"),
-        coords="minimal",
-        compat="override",
-    )
-    return da.sel(sigma1=[v for v in da["sigma1"].values if v > 0])
+    da = _curve(ds, ["storm-sharp", "nsgdm-bg"]).isel(T=-1, drop=True)
+    return da.sel(sigma1=da["sigma1"] > 0)
 
 
 def _storm_plateau(ds, spec):
@@ -178,7 +172,7 @@ def _rates(ds, spec):
     """Every method on the cosine well at the smallest and largest σ1, over its seed mean at
     the smallest budget."""
     s1 = values_of(ds, "sigma1")
-    c = xr.concat([_curve(ds, str(m), objective="cosine") for m in ds["algorithm"].values], "algorithm")
+    c = _curve(ds, ds["algorithm"].values, objective="cosine")
     c = c.sel(sigma1=sorted({float(s1.min()), float(s1.max())}))
     return c / c.isel(T=0).mean("seed")
 
