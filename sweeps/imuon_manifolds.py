@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.results import as_dims, values_of
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
+from jaxtheory.results import as_dims
 from jaxtheory.sims.matrix import manifolds as mf
 from jaxtheory.sweep import Space, static, values
 
@@ -31,23 +31,15 @@ from jaxtheory.sweep import Space, static, values
 #: ‖XᵀX − I‖_F stays below about 100 float32 epsilons (1.2e-5) for p ≤ 16; a float64
 #: bound 1e-10 is tested in tests/optim/test_imuon.py.
 STIEFEL_TOL = 1e-5
+QUOTE = "yields closed-form updates on the fixed-rank, SPD, Stiefel, and Grassmann manifolds"
+# paper: an update "on" the manifold keeps the iterate on it (the weakest reading)
+ON_MANIFOLD = dict(source="paper", quote=QUOTE)
 
 
-def _has(manifold):
-    def requires(ds, spec):
-        return None if manifold in values_of(ds, "manifold") else f"the preset has no {manifold} runs"
-
-    return requires
-
-
-def _not_positive(manifold):
+def _not_positive(ds, manifold):
     """Lanes (× methods) whose smallest eigenvalue / singular value is not > 0 (or not finite)."""
-
-    def measure(ds, spec):
-        v = ds["feasibility"].sel(manifold=manifold)
-        return int((~(np.isfinite(v) & (v > 0))).sum())
-
-    return measure
+    v = ds["feasibility"].sel(manifold=manifold)
+    return int((~(np.isfinite(v) & (v > 0))).sum())
 
 
 def _tuned_gap(ds, spec):
@@ -95,30 +87,26 @@ EXPERIMENT = Experiment(
             "largest ‖XᵀX − I‖_F over every lane and step is float32 round-off.",
             lambda ds, spec: ds["feasibility"].sel(manifold="stiefel"),  # the largest over lanes and steps
             STIEFEL_TOL,
-            # paper: an update "on" the manifold keeps the iterate on it (the weakest reading)
-            source="paper",
-            quote="yields closed-form updates on the fixed-rank, SPD, Stiefel, and Grassmann manifolds",
-            requires=_has("stiefel"),
+            **ON_MANIFOLD,
+            requires=needs(manifold="stiefel"),
         ),
         Claim.equals(
             "spd-positive-definite",
             "SPD iterates stay positive definite for every step size (exponential "
             "retraction): lanes with λ_min ≤ 0 at some step = 0.",
-            _not_positive("spd"),
+            lambda ds, spec: _not_positive(ds, "spd"),
             0,
-            source="paper",
-            quote="yields closed-form updates on the fixed-rank, SPD, Stiefel, and Grassmann manifolds",
-            requires=_has("spd"),
+            **ON_MANIFOLD,
+            requires=needs(manifold="spd"),
         ),
         Claim.equals(
             "grassmann-full-rank",
             "Grassmann representatives keep full rank (horizontal steps): lanes with "
             "σ_min(Y) ≤ 0 at some step = 0.",
-            _not_positive("grassmann"),
+            lambda ds, spec: _not_positive(ds, "grassmann"),
             0,
-            source="paper",
-            quote="yields closed-form updates on the fixed-rank, SPD, Stiefel, and Grassmann manifolds",
-            requires=_has("grassmann"),
+            **ON_MANIFOLD,
+            requires=needs(manifold="grassmann"),
         ),
     ],
     figures=[
