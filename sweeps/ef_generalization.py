@@ -114,8 +114,7 @@ def _dl_points(ds, spec):
     """dl_excess with (dl_config, rounds) flattened to one dim ``N`` = M·H·T, sorted by N."""
     e = _first_of(ds["dl_excess"], _EF_ONLY)
     N = np.array([[M * H * T for T in spec.diloco_rounds] for M, H in logreg.diloco_configs(spec)], float)
-    st = e.stack(N=("dl_config", "rounds")).drop_vars(["N", "dl_config", "rounds"])
-    st = st.assign_coords(N=N.ravel())
+    st = e.stack(N=("dl_config", "rounds")).drop_vars(["N", "dl_config", "rounds"]).assign_coords(N=N.ravel())
     return st.isel(N=np.argsort(N.ravel(), kind="stable"))
 
 
