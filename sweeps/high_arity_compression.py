@@ -24,10 +24,6 @@ a)$ of order $1/m^2$. (Seen per point: for each $x_i$ the nearest $y_j$ below $a
 uniform over a spacing of order $1/m$; the minimum over the $m$ values of $i$ is of order $1/m^2$.) A single
 slope −1 for both classes therefore holds for intervals only; the mathematics gives −2 for half-graphs.
 
-**Against the compression bound.** The error is also compared with the compression-bound form $(s \ln m +
-\ln(1/\delta))/(m - s)$; the constant of the k-ary bound is not known (the paper's quality threshold was not
-retrieved), so the claim against it uses constant 1 and is ours (`proposed`).
-
 **Sources.** The abstract states one theorem (a high-arity compression scheme of non-trivial quality implies
 high-arity PAC learnability), which no finite computation decides: it is listed without a verdict. Every
 claim here checks our two elementary schemes (`derived`: consistency, size and rates follow from the
@@ -188,9 +184,8 @@ EXPERIMENT = Experiment(
         Claim.slope(
             "half-graph-rate",
             f"Half-graphs 1[x + y ≤ a]: the error decays like 1/m², slope −2 ± 0.2 (m >= {FIT_MIN_M}). "
-            "Derived: the m² labelled sums x_i + y_j all probe the diagonal boundary, so the gap a − â is "
-            "of order 1/m² (a single slope −1 for both classes would hold for intervals only); the "
-            "tolerance is ours.",
+            "Derived: the m² labelled sums x_i + y_j all probe the diagonal boundary (see the description); "
+            "the tolerance is ours.",
             lambda ds, spec: ds["error_half_graph"],
             "m",
             expected=HALF_GRAPH_SLOPE,
