@@ -1,23 +1,20 @@
 r"""``imuon-completion``: fixed-rank matrix completion with factored iterates, over κ, η, gauge.
 
-Intrinsic Muon (arXiv 2605.09238) against Muon on the factors and the other LMO steps
-(EGD, RGD, NuMuon, iMuon-Nu). The checked claims are the ones the code can settle: iMuon's
-whole runs do not depend on the initial gauge, Muon's do, and every iterate keeps full
-rank. Whether iMuon *beats* Muon is measured and drawn, not asserted.
+Intrinsic Muon (arXiv 2605.09238) against Muon on the factors and the other LMO steps (EGD, RGD, NuMuon,
+iMuon-Nu). The checked claims are the ones the code can settle: iMuon's whole runs do not depend on the
+initial gauge, Muon's do, and every iterate keeps full rank. Whether iMuon *beats* Muon is measured and drawn,
+not asserted.
 
 Noise-free completion of a rank-$r$ target $X^\star = U\operatorname{diag}(s)V^\top$
-($s_i \propto \kappa^{-(i-1)/(r-1)}$, $\|s\|_2 = 1$, Haar $U, V$) from
-$5r(m+n)$ entries observed uniformly with replacement, with factored iterates
-$X = BA$ started from $N(0, (mnr)^{-1/2})$ entries and a gauge
-$B_0 \to \alpha B_0$, $A_0 \to A_0/\alpha$. Each method takes one LMO step per
-iteration with $\eta_t = \eta/\sqrt t$, halving it (at most 12 times) if a factor would
-lose rank: EGD and RGD (Frobenius, Euclidean and balanced metric), Muon and iMuon
-(spectral), NuMuon and iMuon-Nu (nuclear). The balanced metric whitens the factor
-gradients by $(AA^\top)^{-1/2}$ and $(B^\top B)^{-1/2}$, so iMuon's ambient step only
-depends on the row space of $A$ and the column space of $B$: the run does not see
-$\alpha$. The sweep is float32. Step sizes and condition numbers are paired: every lane
-of a seed has the same singular vectors, observed entries and initial factors.
-"""
+($s_i \propto \kappa^{-(i-1)/(r-1)}$, $\|s\|_2 = 1$, Haar $U, V$) from $5r(m+n)$ entries observed uniformly
+with replacement, with factored iterates $X = BA$ started from $N(0, (mnr)^{-1/2})$ entries and a gauge
+$B_0 \to \alpha B_0$, $A_0 \to A_0/\alpha$. Each method takes one LMO step per iteration with
+$\eta_t = \eta/\sqrt t$, halving it (at most 12 times) if a factor would lose rank: EGD and RGD (Frobenius,
+Euclidean and balanced metric), Muon and iMuon (spectral), NuMuon and iMuon-Nu (nuclear). The balanced metric
+whitens the factor gradients by $(AA^\top)^{-1/2}$ and $(B^\top B)^{-1/2}$, so iMuon's ambient step only
+depends on the row space of $A$ and the column space of $B$: the run does not see $\alpha$. The sweep is
+float32. Step sizes and condition numbers are paired: every lane of a seed has the same singular vectors,
+observed entries and initial factors."""
 
 from __future__ import annotations
 
@@ -33,8 +30,6 @@ from jaxtheory.sweep import Space, values
 #: the target): trajectories from different gauges end ~1% apart (smoke: 1.3%); in float64
 #: they end equal to 1e-6 and the single step is invariant to 1e-10. Muon's spread is O(1).
 GAUGE_RTOL = 5e-2
-#: Every method of the simulator (the full preset's).
-ALL_METHODS = ("egd", "rgd", "muon", "imuon", "numuon", "imuon_nu")
 #: "Muon on factors changes by O(1)" (ours): relative spread of its final error over
 #: the gauges at least this much (a numpy prototype saw 8x-15x at m = n = 200).
 MUON_SPREAD = 0.5
@@ -78,18 +73,17 @@ EXPERIMENT = Experiment(
                 seeds=3,
                 paired=("lr", "kappa"),
             ),
-            spec=dict(m=2000, n=2000, r=8, steps=300, methods=ALL_METHODS, gauges=(0.1, 1.0, 10.0)),
+            spec=dict(m=2000, n=2000, r=8, steps=300, methods=tuple(comp.METHODS), gauges=(0.1, 1.0, 10.0)),
             description="One accelerator: 2000×2000, r = 8, six methods × 3 gauges, 75 lanes, 300 steps.",
         ),
     },
     claims=[
         Claim.at_most(
             "imuon-gauge-invariant-runs",
-            "iMuon's runs from rescaled initial factors (B₀→αB₀, A₀→A₀/α, α ∈ {0.1, 1, "
-            "10}) end at the same error (the step is invariant to the GL(r) gauge): the "
-            "largest relative spread of the final error over the gauges, over every "
-            f"lane, is at most {GAUGE_RTOL} (float32 round-off amplified on the "
-            "step-size floor, see GAUGE_RTOL; the tolerance is ours).",
+            "iMuon's runs from rescaled initial factors (B₀→αB₀, A₀→A₀/α, α ∈ {0.1, 1, 10}) end at the same "
+            "error (the step is invariant to the GL(r) gauge): the largest relative spread of the final "
+            f"error over the gauges, over every lane, is at most {GAUGE_RTOL} (float32 round-off amplified "
+            "on the step-size floor, see GAUGE_RTOL; the tolerance is ours).",
             lambda ds, spec: float(_spread(ds, "imuon").max()),  # over every lane
             GAUGE_RTOL,
             source="paper",
