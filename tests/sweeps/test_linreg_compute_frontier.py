@@ -1,5 +1,5 @@
 """The linreg-compute-frontier smoke preset runs, its claims evaluate, its figures draw;
-the frontier (lower envelope over learning rates) matches a plain-loop reference and its
+the frontiers (lower envelopes over learning rates) match a plain-loop reference and its
 fitted slope recovers a planted power law."""
 
 import numpy as np
@@ -7,21 +7,23 @@ import xarray as xr
 
 from jaxtheory.claims import SOURCES
 from jaxtheory.report import write_figures
-from sweeps.linreg_compute_frontier import ALGOS, EXPERIMENT, Spec, frontier, slopes
+from sweeps.linreg_compute_frontier import ALGOS, EXPERIMENT, Spec, frontiers, slopes
 
 
-def test_frontier_matches_loop_reference():
+def test_frontiers_match_loop_reference():
     rng = np.random.default_rng(0)
-    risk = rng.lognormal(size=(5, 7))  # (lr, compute)
+    risk = rng.lognormal(size=(5, 7))  # (lr, step)
     risk[1, 2] = np.nan  # a diverged run is ignored
     risk[:, 4] = np.nan  # every lr diverged: NaN
     ref = np.empty(7)
     for j in range(7):
         col = [risk[i, j] for i in range(5) if not np.isnan(risk[i, j])]
         ref[j] = min(col) if col else np.nan
-    np.testing.assert_array_equal(frontier(risk, axis=0), ref)
-    # the axis argument: same result on the transposed array
-    np.testing.assert_array_equal(frontier(risk.T, axis=1), ref)
+    ds = xr.Dataset(
+        {"risk": (("algo", "lr", "step"), risk[None])},
+        coords={"algo": ["sgd"], "lr": np.arange(5.0), "step": np.arange(1, 8), "a": 1.5, "b": 1.5},
+    )
+    np.testing.assert_array_equal(frontiers(ds, None).squeeze().values, ref)
 
 
 def test_slopes_recover_a_planted_frontier_exponent():
