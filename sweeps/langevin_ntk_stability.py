@@ -1,55 +1,43 @@
 r"""``langevin-ntk-stability``: L2-regularised Langevin dynamics keep the NTK well conditioned without lazy training.
 
-A reconstruction of a seminar abstract by Tsipory & Soudry (Technion, 2026; no paper or
-code found). Simulator `jaxtheory.sims.nets.langevin_ntk`, optimizer `jaxtheory.optim.langevin`.
+A reconstruction of a seminar abstract by Tsipory & Soudry (Technion, 2026; no paper or code found). Simulator
+`jaxtheory.sims.nets.langevin_ntk`, optimizer `jaxtheory.optim.langevin`.
 
-**What is simulated.** $n = 16$ points on the sphere of radius $\sqrt d$ in $\mathbb R^8$
-(so the first-layer pre-activations are $N(0,1)$ at init: on the unit sphere tanh is
-nearly linear and $K_0$ nearly of rank $d = 8 < n$, with $\lambda_{\min}(K_0) \approx 0.01$),
-targets $y = \sin(3\langle w_0, \hat x\rangle)$, a two-layer tanh MLP in standard
-parameterisation ($W_1 \sim N(0, 1/d)$, $a \sim N(0, 1/m)$, no biases), widths
-$m \in \{64, 256\}$ masked inside one padded program, loss $L = \tfrac12\sum_i (f(x_i) - y_i)^2$,
-Euler–Maruyama Langevin $\theta \leftarrow \theta - h(\nabla L + \lambda\theta) + \sqrt{2hT}\,\xi$
-(`optim.langevin`) with the prior-matched per-layer decay $\lambda_1 = Td$, $\lambda_2 = Tm$
-(Gibbs law $p_0 e^{-L/T}/Z$). In standard parameterisation $\lVert K_0\rVert \propto m$;
-every width uses the step $h = 0.5/\lVert K_0\rVert$ of the widest net, so all widths run
-the same physical time $t = h \cdot 12000 \approx 11.5$ (a constant step would run the wider
-net for a longer physical time). Temperature and
-width are paired: a seed has the same init and noise draws at every $T$ and $m$, so the
-excess loss over $T = 0$ is a paired difference.
+**What is simulated.** $n = 16$ points on the sphere of radius $\sqrt d$ in $\mathbb R^8$ (so the first-layer
+pre-activations are $N(0,1)$ at init: on the unit sphere tanh is nearly linear and $K_0$ nearly of rank $d = 8
+< n$, with $\lambda_{\min}(K_0) \approx 0.01$), targets $y = \sin(3\langle w_0, \hat x\rangle)$, a two-layer
+tanh MLP in standard parameterisation ($W_1 \sim N(0, 1/d)$, $a \sim N(0, 1/m)$, no biases), widths $m \in
+\{64, 256\}$ masked inside one padded program, loss $L = \tfrac12\sum_i (f(x_i) - y_i)^2$, Euler–Maruyama
+Langevin $\theta \leftarrow \theta - h(\nabla L + \lambda\theta) + \sqrt{2hT}\,\xi$ (`optim.langevin`) with
+the prior-matched per-layer decay $\lambda_1 = Td$, $\lambda_2 = Tm$ (Gibbs law $p_0 e^{-L/T}/Z$). In standard
+parameterisation $\lVert K_0\rVert \propto m$; every width uses the step $h = 0.5/\lVert K_0\rVert$ of the
+widest net, so all widths run the same physical time $t = h \cdot 12000 \approx 11.5$ (a constant step would
+run the wider net for a longer physical time). Temperature and width are paired: a seed has the same init and
+noise draws at every $T$ and $m$, so the excess loss over $T = 0$ is a paired difference.
 
-**Derived references.** Near a minimum the $n$ data-fit modes have curvature $\kappa_i$
-(the eigenvalues of $K_t = J_tJ_t^\top$); the discrete chain gives each
-$\mathbb E[\text{mode loss}] = (T/2)/(1 - h\kappa_i/2)$ exactly, so
-$\mathbb E L - L_{T=0} \approx \sum_i (T/2)/(1 - h\kappa_i/2)$ when $\lambda \ll \kappa_i$.
-Along flat directions the chain is an OU process: from a prior draw,
-$\mathbb E\lVert\theta_k - \theta_0\rVert^2/\mathbb E\lVert\theta_0\rVert^2 = (1-r^k)^2 + (1-r^{2k})/(1-h\lambda/2)$,
-$r = 1 - h\lambda$ ($\to 2(1-e^{-\lambda t})$); it is checked on $W_1$ ($8m \gg n$
-parameters, so the flat directions dominate), where $\lambda_1 t \ge 0.5$ (only
-$T = 10^{-2}$ in the smoke preset). The output layer ($m$ weights, $n = 16$ of them constrained)
-runs 5–13 % above the formula (`disp_a` in the results); it is not claimed.
+**Derived references.** Near a minimum the $n$ data-fit modes have curvature $\kappa_i$ (the eigenvalues of
+$K_t = J_tJ_t^\top$); the discrete chain gives each $\mathbb E[\text{mode loss}] = (T/2)/(1 - h\kappa_i/2)$
+exactly, so $\mathbb E L - L_{T=0} \approx \sum_i (T/2)/(1 - h\kappa_i/2)$ when $\lambda \ll \kappa_i$. Along
+flat directions the chain is an OU process: from a prior draw, $\mathbb E\lVert\theta_k -
+\theta_0\rVert^2/\mathbb E\lVert\theta_0\rVert^2 = (1-r^k)^2 + (1-r^{2k})/(1-h\lambda/2)$, $r = 1 - h\lambda$
+($\to 2(1-e^{-\lambda t})$); it is checked on $W_1$ ($8m \gg n$ parameters, so the flat directions dominate),
+where $\lambda_1 t \ge 0.5$ (only $T = 10^{-2}$ in the smoke preset). The output layer ($m$ weights, $n = 16$
+of them constrained) runs 5–13 % above the formula (`disp_a` in the results); it is not claimed.
 
-**Lazy scaling in standard parameterisation.** One might expect a Jacobian-change slope
-$\approx -1/2$ in $m$ at $T = 0$, the NTK-parameterisation lazy rate. In standard
-parameterisation at fixed physical time the weights move less: $\delta w_j \sim m^{-3/2}$
-and $\delta a_j \sim m^{-1}$, so $\lVert J_t - J_0\rVert/\lVert J_0\rVert \sim m^{-1}$
-(derivation), and the claim at $T = 0$ is
-"slope at most $-1/2$" (at least as lazy as the NTK rate).
+**Lazy scaling in standard parameterisation.** One might expect a Jacobian-change slope $\approx -1/2$ in $m$
+at $T = 0$, the NTK-parameterisation lazy rate. In standard parameterisation at fixed physical time the
+weights move less: $\delta w_j \sim m^{-3/2}$ and $\delta a_j \sim m^{-1}$, so $\lVert J_t - J_0\rVert/\lVert
+J_0\rVert \sim m^{-1}$ (derivation), and the claim at $T = 0$ is "slope at most $-1/2$" (at least as lazy as
+the NTK rate).
 
-**What the runs show.** The physics checks (equipartition, OU diffusion, the lazy closed
-form at $T = 0$) hold; equipartition is loosest at $m = 64$, $T = 10^{-2}$, where
-$\lambda_2 = Tm = 0.64$ is no longer small against the smallest NTK eigenvalue (about 0.75).
-At small temperatures the NTK stays conditioned on every lane while the Jacobian moves
-far from its initial value and its change decays in $m$ much more slowly than at
-$T = 0$, whose decay is lazy: steeper than $m^{-1/2}$, approaching the
-standard-parameterisation rate $m^{-1}$ (at
-$T = 10^{-2}$, not claimed, the worst $m = 64$ seed comes down to half the initial
-$\lambda_{\min}$).
+**What the runs show.** Equipartition is loosest at $m = 64$, $T = 10^{-2}$, where $\lambda_2 = Tm = 0.64$
+is no longer small against the smallest NTK eigenvalue (about 0.75). The Jacobian change at $T = 0$ decays
+close to the standard-parameterisation rate $m^{-1}$. At $T = 10^{-2}$ (not claimed) the worst $m = 64$ seed
+comes down to half the initial $\lambda_{\min}$.
 
 **Not built.** The change-of-measure bound on KL($\rho_t \Vert p_0$), the paper's sharpened
-$\lambda_{\min}(K_0)$ bound and its explicit width/temperature conditions are not in the
-abstract, so they are not tested; an early-phase rate claim (rate within
-2× of $2\lambda_{\min}(K_0)$) is left out.
+$\lambda_{\min}(K_0)$ bound and its explicit width/temperature conditions are not in the abstract, so they are
+not tested; an early-phase rate claim (rate within 2× of $2\lambda_{\min}(K_0)$) is left out.
 """
 
 from __future__ import annotations
@@ -57,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.nets import langevin_ntk as sim
 from jaxtheory.sims.nets import ntk
@@ -166,10 +154,6 @@ def lazy_ratio(ds, spec):
     return xr.DataArray(np.array(out), dims=("seed",))
 
 
-def _needs_cold(ds, spec):
-    return None if 0.0 in values_of(ds, "temperature") else "the preset runs no T = 0 lanes"
-
-
 def _kernel(ds, spec):
     """The worst seed's λ_min(K_t)/λ_min(K_0) and the seed-mean Jacobian change, against physical time."""
     both = [ds["lam_ratio"].min("seed"), ds["jac_drift"].mean("seed")]
@@ -232,7 +216,7 @@ EXPERIMENT = Experiment(
             1.0,
             rtol=EQUI_RTOL,
             source="derived",
-            requires=_needs_cold,
+            requires=needs(temperature=0.0),
         ),
         Claim.close(
             "ou-displacement",
@@ -293,7 +277,7 @@ EXPERIMENT = Experiment(
             1.0,
             rtol=LAZY_RTOL,
             source="derived",
-            requires=_needs_cold,
+            requires=needs(temperature=0.0),
         ),
     ],
     figures=[
