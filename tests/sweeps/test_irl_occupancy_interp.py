@@ -1,7 +1,7 @@
 """irl-occupancy-interp: each claim's check on made-up passing and failing data, and the smoke run.
 
 The float64 side computations the identity and slope claims read are replaced by made-up
-values (``_side`` patched), the sweep-data claims get made-up datasets, so every claim is
+values (``checks.side_checks`` patched), the sweep-data claims get made-up datasets, so every claim is
 seen to pass and to fail on data built to do so. The smoke run itself is slow (the docs
 build covers it).
 """
@@ -12,6 +12,7 @@ import pytest
 import xarray as xr
 
 import sweeps.irl_occupancy_interp as mod
+from jaxtheory.sims.irl import checks
 from jaxtheory.registry import get_experiment
 
 matplotlib.use("Agg")
@@ -153,13 +154,13 @@ def test_sweep_claims_not_applicable_without_their_lanes():
 
 def _fake_side(ok: bool) -> dict:
     bad = 1.0 if not ok else 0.0
-    k = np.arange(mod.CONTRACTION_STEPS + 1)
-    etas = np.asarray(mod.BANDIT_ETAS)
+    k = np.arange(checks.CONTRACTION_STEPS + 1)
+    etas = np.asarray(checks.BANDIT_ETAS)
     rate = 1 - etas if ok else 1 - 0.9 * etas  # the factor (1 − η), or 10 % off
     seeds = np.random.default_rng(1).uniform(0.5, 2.0, size=(16, 1, 1, 1))
     contraction = seeds * rate[None, None, :, None] ** k
-    gam = np.asarray((0.0, *mod.DEVIATION_GAMMAS, 0.9))
-    eta_grid = np.asarray((*mod.DEVIATION_ETAS, mod.DEVIATION_ETA, 0.3, 1.0))
+    gam = np.asarray((0.0, *checks.DEVIATION_GAMMAS, 0.9))
+    eta_grid = np.asarray((*checks.DEVIATION_ETAS, checks.DEVIATION_ETA, 0.3, 1.0))
     power = 1.0 if ok else 0.5
     dev = 0.1 * (gam[:, None] * eta_grid[None, :]) ** power * np.ones((16, 1, 1))
     if not ok:
@@ -192,7 +193,7 @@ SIDE_CLAIMS = (
 
 @pytest.mark.parametrize("ok", [True, False])
 def test_side_claims_pass_and_fail(monkeypatch, ok):
-    monkeypatch.setattr(mod, "_side", lambda *a: _fake_side(ok))
+    monkeypatch.setattr(mod.checks, "side_checks", lambda *a: _fake_side(ok))
     verdicts = {n: _verdict(n) for n in SIDE_CLAIMS}
     assert verdicts == {n: ("pass" if ok else "fail") for n in SIDE_CLAIMS}
 
