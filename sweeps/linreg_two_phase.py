@@ -103,11 +103,8 @@ def _default_lane(da):
 
 
 def _tuned(da, dims):
-    """Best (smallest) value of an exact curve over the grid ``dims``, and where: ``(value, at)``.
-
-    NotApplicable unless the optimum lies strictly inside the grid along every tuned dimension
-    (else the grid does not bracket it and tuned values would compare grid edges).
-    """
+    """Best (smallest) value of an exact curve over the grid ``dims``, and where: ``(value, at)``;
+    NotApplicable unless strictly inside the grid along every dimension (the description's Tuning)."""
     dims = list(dims)
     best = analysis.best_over(as_dims(da, *dims).stack(hp=dims), "hp", over=None)
     if best.at is None:
