@@ -3,24 +3,23 @@ r"""``moe-dmft``: finite-width soft-routing MoE loss curves approach their DMFT 
 A one-hidden-layer mixture of $M$ experts with soft routing and sigmoid gates,
 $$f(x) = \frac{1}{\gamma_0}\sum_{m=1}^M \sigma\!\big(q_m\cdot x/\sqrt d\big)\,
 \frac1N\sum_{i=1}^N a_{mi}\,\phi(w_{mi}\cdot x/\sqrt d),$$
-trained by full-batch GD on $P$ fixed inputs ($x \sim N(0, I_d)$, teacher
-$y = \tanh(2 v\cdot x/\sqrt d)$, loss $\frac1{2P}\sum_\mu (y_\mu - f_\mu)^2$) with the
-mean-field / μP rates $\eta\gamma_0^2 N$ for $w, a$ and $\eta\gamma_0^2$ for the router,
-whose weights start at zero (MSSP, regime I of arXiv 2605.14200: expert width
+trained by full-batch GD on $P$ fixed inputs ($x \sim N(0, I_d)$, teacher $y = \tanh(2 v\cdot x/\sqrt d)$,
+loss $\frac1{2P}\sum_\mu (y_\mu - f_\mu)^2$) with the mean-field / μP rates $\eta\gamma_0^2 N$ for $w, a$ and
+$\eta\gamma_0^2$ for the router, whose weights start at zero (MSSP, regime I of arXiv 2605.14200: expert width
 $N_e = N \to \infty$, $M$ fixed).
 
 As $N \to \infty$ each expert's neurons become a population of single sites: a Gaussian field $u \sim N(0,
 K_x)$ on the $P$ points ($K_x = XX^\top/d$) and a readout $a_0 \sim N(0,1)$, evolved by $a \mathrel{+}=
 \phi(h)\cdot r_m$, $h \mathrel{+}= K_x (a\,\phi'(h)\odot r_m)$ with $r_m =
 \frac{\eta\gamma_0}{P}\Delta_t\odot\sigma(z_m)$, under a deterministic error $\Delta_t = y - f_t$ and router
-logits $z_m$, where $f_t = \frac1{\gamma_0}\sum_m \sigma(z_m)\,\mathbb E[a\phi(h)]$. The DMFT solve
-(Bordelon & Pehlevan 2022, arXiv 2205.09653) samples $S$ sites per expert, evolves them along a trial
-$\Delta$, recomputes $\Delta$ from the population averages and damps the update to a fixed point (relative
-residual below `tol`); its lanes are the `width = 0` group, one independent site draw per seed, and the DMFT
-curve is their mean.
+logits $z_m$, where $f_t = \frac1{\gamma_0}\sum_m \sigma(z_m)\,\mathbb E[a\phi(h)]$. The DMFT solve (Bordelon
+& Pehlevan 2022, arXiv 2205.09653) samples $S$ sites per expert, evolves them along a trial $\Delta$,
+recomputes $\Delta$ from the population averages and damps the update to a fixed point (relative residual
+below `tol`); its lanes are the `width = 0` group, one independent site draw per seed, and the DMFT curve is
+their mean.
 
-The **gap** of width $N$ is the RMS over seeds and steps of the difference between a width-$N$ loss curve
-and the DMFT curve; its exponent in $N$ is fitted on log–log axes. Theory: $O(N^{-1/2})$ (fluctuations; the
+The **gap** of width $N$ is the RMS over seeds and steps of the difference between a width-$N$ loss curve and
+the DMFT curve; its exponent in $N$ is fitted on log–log axes. Theory: $O(N^{-1/2})$ (fluctuations; the
 seed-mean's bias is $O(1/N)$). The dotted curve in the loss figure is the lazy ($\gamma_0 \to 0$)
 kernel-regression curve with the initial NTK, which the feature-learning limit leaves behind.
 """
@@ -48,33 +47,31 @@ def _loss(ds):  # the loss curves of the lanes that finished
     return ds["loss"].where(ds["status"] == 0)
 
 
+def _dmft(da):
+    """The DMFT curve, the mean over the ``width = 0`` lanes (independent site draws), and its SE."""
+    ref = da.sel(width=dmft.DMFT_WIDTH)
+    n = np.maximum(np.isfinite(ref.isel(step=0)).sum("seed"), 1)
+    return ref.mean("seed"), ref.std("seed") / np.sqrt(n)
+
+
 def gaps(da):
     """Per network width of ``da`` (width, seed, step): the RMS over seeds and steps of (loss − DMFT
-    loss), the DMFT curve being the mean over the ``width = 0`` lanes (independent site draws).
+    loss), with its delta-method standard error over seeds.
 
     Returns:
-        ``(widths, gap, gap_se, dmft_curve, dmft_se)``; ``gap_se`` is the delta-method standard
-        error over seeds.
+        ``(widths, gap, gap_se, dmft_curve, dmft_se)``.
     """
-    ref = da.sel(width=dmft.DMFT_WIDTH)
-    curve = ref.mean("seed").values
-    curve_se = ref.std("seed").values / np.sqrt(max(int(np.isfinite(ref.isel(step=0)).sum()), 1))
     ms = _mean_squares(da)
-    g, se = [], []
-    for n in ms["width"].values:
-        per_seed = ms.sel(width=n).values
-        per_seed = per_seed[np.isfinite(per_seed)]
-        g.append(np.sqrt(per_seed.mean()))
-        se.append(per_seed.std(ddof=1) / np.sqrt(per_seed.size) / (2 * g[-1]))
-    return ms["width"].values, np.array(g), np.array(se), curve, curve_se
+    g = np.sqrt(ms.mean("seed"))
+    se = ms.std("seed", ddof=1) / np.sqrt(np.isfinite(ms).sum("seed")) / (2 * g)
+    return (ms["width"].values, g.values, se.values, *(x.values for x in _dmft(da)))
 
 
 def _mean_squares(da):
     """Per seed and network width (and config): mean over steps of (loss − DMFT loss)²; their
     seed-mean is the squared RMS gap of :func:`gaps`."""
-    ref = da.sel(width=dmft.DMFT_WIDTH).mean("seed")
     net = da.sel(width=[int(w) for w in da["width"].values if int(w) != dmft.DMFT_WIDTH])
-    return ((net - ref) ** 2).mean("step").transpose("seed", "width", ...)
+    return ((net - _dmft(da)[0]) ** 2).mean("step").transpose("seed", "width", ...)
 
 
 def _drops(ds, spec):
@@ -93,8 +90,7 @@ def _residual_over_tol(ds, spec):
 
 def _floor(ds, spec):
     """Per config: the DMFT curve's standard error (RMS over steps) over the smallest gap."""
-    ref = _loss(ds).sel(width=dmft.DMFT_WIDTH)
-    se = ref.std("seed") / np.sqrt(np.maximum(np.isfinite(ref.isel(step=0)).sum("seed"), 1))
+    se = _dmft(_loss(ds))[1]
     return np.sqrt((se**2).mean("step")) / np.sqrt(_mean_squares(_loss(ds)).mean("seed")).min("width")
 
 
@@ -229,9 +225,8 @@ EXPERIMENT = Experiment(
         Figure(
             "gap_vs_width",
             _draw_gap,
-            "RMS gap between width-N loss curves and the DMFT curve against N (log–log, ±2 s.e.), with "
-            "the fitted power law and an N^{-1/2} reference; dotted: the DMFT curve's own Monte Carlo "
-            "error.",
+            "RMS gap between width-N loss curves and the DMFT curve against N (log–log, ±2 s.e.), with the "
+            "fitted power law and an N^{-1/2} reference; dotted: the DMFT curve's own Monte Carlo error.",
         ),
     ],
     description=__doc__.split("\n\n", 1)[1],
