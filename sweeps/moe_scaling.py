@@ -1,59 +1,56 @@
 r"""``moe-scaling``: μP vs MSSP for a mixture-of-experts MLP across width (arXiv 2605.14200).
 
 The MLP-MoE of the authors' code (`mlp-moe-experiments/moe_training.py`): $h = \varphi(xW_{in})$, router
-logits $z = hQ$, gates $g_m = \sigma(z_m)(M_{base}/M)^\alpha$ ($M_{base} = 8$; $\alpha = 1$ in regimes
-II/III, $0$ in I), experts $o_m = \varphi(hW^{(1)}_m)W^{(2)}_m$, soft routing $h_{agg} = \sum_m g_m o_m$,
-output $f = h_{agg}W_{out}$, GELU, no forward multipliers. Dimensions: regime I $M = 4$, $N_e = N$; regime
-II $M = N/r$, $N_e = 8$; regime III $M = N/r$, $N_e = N$ ($r$ = `m_ratio`: 8 in smoke, the authors' 16 in
-medium and full). Task (a stand-in for the paper's CIFAR-10 / TinyImageNet and language data): $x \sim N(0,
-I_{32})$, $y = \tanh(xA)b/8$ with a fixed teacher ($A$: $32\times64$, $b$: $64\times4$), MSE, fresh
-minibatches each step. Per-layer init std, learning rate and Adam ε (base $10^{-8}$) as the authors'
-`scaling_configs.py` sets them (μP: zero output init; MSSP: zero router in I, $\sqrt M$ expert
-down-projection init in II, tied experts in III), times the authors' **tuned base-width multipliers** (their
-`tuned_multipliers.py`): per optimizer × regime × rule a base learning rate $\eta$, one init-std multiplier
-for every layer and one learning-rate multiplier per role (input, output, router, expert up, expert down),
-constant in width, applied as their `moe_training.py` applies them. The learning rate of a lane is
-$\eta\cdot$`lr_scale` times each layer's multiplier. The multipliers were tuned on TinyImageNet (four rows
-with a $1/N$ output init that the rules here replace by the zero init of the tables; regime III's row
-without tied experts is used for MSSP too); on this task the best `lr_scale` is about $2^{-2}$–$2^{-3}$ at
-$T = 300$ and $1$–$2$ at $T = 30$. Widths are a static axis; at each width every learning rate × seed is one
-lane of one compiled program, and the rules run side by side inside each lane (same init key, same batches).
+logits $z = hQ$, gates $g_m = \sigma(z_m)(M_{base}/M)^\alpha$ ($M_{base} = 8$; $\alpha = 1$ in regimes II/III,
+$0$ in I), experts $o_m = \varphi(hW^{(1)}_m)W^{(2)}_m$, soft routing $h_{agg} = \sum_m g_m o_m$, output $f =
+h_{agg}W_{out}$, GELU, no forward multipliers. Dimensions: regime I $M = 4$, $N_e = N$; regime II $M = N/r$,
+$N_e = 8$; regime III $M = N/r$, $N_e = N$ ($r$ = `m_ratio`: 8 in smoke, the authors' 16 in medium and full).
+Task (a stand-in for the paper's CIFAR-10 / TinyImageNet and language data): $x \sim N(0, I_{32})$, $y =
+\tanh(xA)b/8$ with a fixed teacher ($A$: $32\times64$, $b$: $64\times4$), MSE, fresh minibatches each step.
+Per-layer init std, learning rate and Adam ε (base $10^{-8}$) as the authors' `scaling_configs.py` sets them
+(μP: zero output init; MSSP: zero router in I, $\sqrt M$ expert down-projection init in II, tied experts in
+III), times the authors' **tuned base-width multipliers** (their `tuned_multipliers.py`): per optimizer ×
+regime × rule a base learning rate $\eta$, one init-std multiplier for every layer and one learning-rate
+multiplier per role (input, output, router, expert up, expert down), constant in width, applied as their
+`moe_training.py` applies them. The learning rate of a lane is $\eta\cdot$`lr_scale` times each layer's
+multiplier. The multipliers were tuned on TinyImageNet (four rows with a $1/N$ output init that the rules here
+replace by the zero init of the tables; regime III's row without tied experts is used for MSSP too); on this
+task the best `lr_scale` is about $2^{-2}$–$2^{-3}$ at $T = 300$ and $1$–$2$ at $T = 30$. Widths are a static
+axis; at each width every learning rate × seed is one lane of one compiled program, and the rules run side by
+side inside each lane (same init key, same batches).
 
 Final loss on 512 held-out points. Diagnostics on 64 probe inputs: the initial aggregate $\|h_{agg,0}\|$,
 router logits, and the refined coordinate check (effective $\|(W_t - W_0)a_t\|$ and propagating $\|W_0(a_t -
-a_0)\|$ update RMS per layer) at the end, at the `lr_scale` nearest 1. In medium and full, learning rates
-are paired (common random numbers: at a width and seed every learning rate starts from the same init and
-sees the same batches) and the initial-aggregate exponents use `init_draws` = 4 independent init draws per
-lane (its own and three more, forward pass only) × seeds; in smoke every lane draws its own init and the
-init statistics pool learning rates × seeds.
+a_0)\|$ update RMS per layer) at the end, at the `lr_scale` nearest 1. In medium and full, learning rates are
+paired (common random numbers: at a width and seed every learning rate starts from the same init and sees the
+same batches) and the initial-aggregate exponents use `init_draws` = 4 independent init draws per lane (its
+own and three more, forward pass only) × seeds; in smoke every lane draws its own init and the init statistics
+pool learning rates × seeds.
 
-Statistics (`jaxtheory.analysis`): width exponents are log–log slopes of the seed-mean RMS with 95%
-bootstrap intervals over seeds (over seeds × init draws at init; update exponents over widths $\ge 128$
-only); the best learning rate at a width is the argmin of the seed-mean final loss, and every learning rate
-within one standard error of the best is tied with it (a learning rate where a seed diverged is never best).
-LR transfer is judged on these tie sets: the shift between the smallest and the largest width is the number
-of ×2 grid points between their tie sets (0 when they overlap), and its interval comes from resampling seeds
-and recomputing both tie sets. The smoke preset has 2 seeds, which form no interval: only the
-initial-aggregate claims (8 init draws per width) and the router's exact zero are decided there; the medium
-preset (8 seeds, $N = 32$–$256$) decides the rest. Regime III at $N = 512$ is left to the full preset: one
-of its lanes costs about three times all the other groups together.
+Statistics (`jaxtheory.analysis`): width exponents are log–log slopes of the seed-mean RMS with 95% bootstrap
+intervals over seeds (over seeds × init draws at init; update exponents over widths $\ge 128$ only); the best
+learning rate at a width is the argmin of the seed-mean final loss, and every learning rate within one
+standard error of the best is tied with it (a learning rate where a seed diverged is never best). LR transfer
+is judged on these tie sets: the shift between the smallest and the largest width is the number of ×2 grid
+points between their tie sets (0 when they overlap), and its interval comes from resampling seeds and
+recomputing both tie sets. The smoke preset has 2 seeds, which form no interval: only the initial-aggregate
+claims (8 init draws per width) and the router's exact zero are decided there; the medium preset (8 seeds, $N
+= 32$–$256$) decides the rest.
 
-**What the medium run shows.** The initial aggregate separates the rules as the init rules predict: under μP
-it shrinks like $N^{-1/2}$ in regimes II and III (and μP's random router logits in regime I), under MSSP it
-stays of order one. The update exponents do not separate them: in regime I, where μP and MSSP differ only in
-the router init, μP's exponents match MSSP's layer by layer, so the MSSP coordinate check is no evidence for
-MSSP over μP; where the rules do differ is the aggregation step (in regime II μP's expert down-projection
-updates and $\|h_{agg,t}-h_{agg,0}\|$ change with width, decisively, while MSSP's stay within the
-tolerance). Both update claims stay undecided where the router's and the expert down-projection's exponents,
-fitted over $N = 128$ and $256$ only, have intervals wider than the tolerance. On this task μP's best
-learning rate in regime III moves by one grid point ($2^{-2}$ at $N = 32$, $2^{-3}$ from $N = 128$ on, with
-both tied at $N = 64$), exactly as MSSP's does, and the bootstrap over seeds puts the shift at most one
-point: `mup-regime-III-no-transfer` fails. μP's transfer is as good as MSSP's here; either the drift the
-paper reports for μP needs its data, its longer training or wider models, or it does not occur in this
-teacher–student setting. The same one-point move leaves MSSP's own transfer claim undecided in regime III
-(its interval reaches two points). The loss differences between neighbouring widths at each width's best
-learning rate are $10^{-3}$ or less, in a final loss of a few $10^{-2}$, so the monotonicity claims stay
-undecided at 8 seeds (only the $64 \to 128$ drops of regimes I and II are decisively positive).
+**What the medium run shows.** The update exponents do not separate the rules: in regime I, where μP and MSSP
+differ only in the router init, μP's exponents match MSSP's layer by layer, so the MSSP coordinate check is no
+evidence for MSSP over μP; where the rules do differ is the aggregation step (in regime II μP's expert
+down-projection updates and $\|h_{agg,t}-h_{agg,0}\|$ change with width, decisively, while MSSP's stay within
+the tolerance). Both update claims stay undecided where the router's and the expert down-projection's
+exponents, fitted over $N = 128$ and $256$ only, have intervals wider than the tolerance. On this task μP's
+best learning rate in regime III moves by one grid point ($2^{-2}$ at $N = 32$, $2^{-3}$ from $N = 128$ on,
+with both tied at $N = 64$), exactly as MSSP's does, and the bootstrap over seeds puts the shift at most one
+point: `mup-regime-III-no-transfer` fails. μP's transfer is as good as MSSP's here; either the drift the paper
+reports for μP needs its data, its longer training or wider models, or it does not occur in this
+teacher–student setting. The same one-point move leaves MSSP's own transfer claim undecided in regime III (its
+interval reaches two points). The loss differences between neighbouring widths at each width's best learning
+rate are $10^{-3}$ or less, in a final loss of a few $10^{-2}$, so the monotonicity claims stay undecided at 8
+seeds (only the $64 \to 128$ drops of regimes I and II are decisively positive).
 """
 
 from __future__ import annotations
@@ -63,7 +60,7 @@ import itertools
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.analysis import Cells
 from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.moe import train as tr
@@ -83,12 +80,6 @@ ZERO_RMS = 1e-12  # an RMS this small at every width and seed is exactly zero (n
 def _groups(ds):
     """(regime, optimizer) pairs in the results."""
     return [(str(r), str(o)) for r in values_of(ds, "regime") for o in values_of(ds, "optimizer")]
-
-
-def _needs(regime):
-    return lambda ds, spec: (
-        None if regime in map(str, values_of(ds, "regime")) else f"the preset has no regime {regime}"
-    )
 
 
 def _draws(da):
@@ -114,12 +105,12 @@ def update_sample(ds, rule, lr_scale=None):
     DataArray ``(quantity, seed, width)`` with labels such as ``"II/adam/eff:W1"``. Quantities exactly
     zero at every width and seed (the input layer's propagating update, a zero-initialised layer's)
     are left out: there is nothing to fit."""
-    lr_scale = _fixed_lr(ds) if lr_scale is None else lr_scale
+    at = dict(rule=rule, lr_scale=_fixed_lr(ds) if lr_scale is None else lr_scale)
     parts = []
     for metric, tag in (("rcc_effective", "eff"), ("rcc_propagating", "prop")):
-        da = analysis.select(ds[metric], rule=rule, lr_scale=lr_scale)
+        da = analysis.select(ds[metric], **at)
         parts += [(f"{tag}:{layer}", da.sel(layer=layer, drop=True)) for layer in LAYERS]
-    parts.append(("dh_agg", analysis.select(ds["rms_dh_agg"], rule=rule, lr_scale=lr_scale)))
+    parts.append(("dh_agg", analysis.select(ds["rms_dh_agg"], **at)))
     labels, arrays = [], []
     for r, o in _groups(ds):
         for q, da in parts:
@@ -150,14 +141,6 @@ def best_lr(ds, rule, regime, optimizer, width):
     return analysis.best_over(as_dims(da, "lr_scale"), "lr_scale", "seed")
 
 
-def lr_shift(ds, rule, regime, optimizer) -> float:
-    """Tie-tolerant shift of the best LR from the smallest to the largest width, in grid points
-    between the tie sets of :func:`best_lr` (0 when they overlap; NaN when one is empty)."""
-    w, grid = values_of(ds, "width"), [float(v) for v in values_of(ds, "lr_scale")]
-    a, b = ({grid.index(t) for t in best_lr(ds, rule, regime, optimizer, n).ties} for n in (w[0], w[-1]))
-    return float(min(abs(i - j) for i in a for j in b)) if a and b else float("nan")
-
-
 def _tie_masks(loss):
     """``(B, L)`` tie sets of :func:`best_over` for ``(B, S, L)`` resampled losses, vectorised: the
     grid values within one SE (over seeds, at the best) of the seed-mean best (``+inf``, a
@@ -173,7 +156,7 @@ def _tie_masks(loss):
 
 def shift_statistic(sample):
     """Per resample of ``(B, S, 2, L)`` losses (smallest and largest width): the grid points between
-    the two tie sets (0 when they overlap, NaN where one is empty); :func:`lr_shift` at B = 1."""
+    the two tie sets of :func:`best_lr` (0 when they overlap, NaN where one is empty)."""
     a, b = _tie_masks(sample[:, :, 0]), _tie_masks(sample[:, :, 1])
     L = sample.shape[-1]
     dist = np.abs(np.arange(L)[:, None] - np.arange(L)[None, :]).astype(float)
@@ -182,8 +165,9 @@ def shift_statistic(sample):
 
 
 def shift_estimate(ds, rule, regime, optimizer, level=analysis.DEFAULT_LEVEL, seed=0):
-    """:func:`lr_shift` with a bootstrap interval over seeds (resampled jointly across the two widths
-    and the LR grid; tie sets recomputed in every resample). A statistic of the seeds' losses: below
+    """The tie-tolerant shift of the best LR from the smallest to the largest width (:func:`shift_statistic`)
+    with a bootstrap interval over seeds (resampled jointly across the two widths and the LR grid; tie sets
+    recomputed in every resample). A statistic of the seeds' losses: below
     :data:`~jaxtheory.analysis.MIN_SAMPLE` seeds it has no interval (inconclusive)."""
     w = values_of(ds, "width")
     loss = analysis.select(final_loss(ds, rule), regime=regime, optimizer=optimizer)
@@ -247,9 +231,8 @@ def _draw_lr_sweep(ds, spec, fig):
     for (i, (r, o)), (j, rule) in itertools.product(enumerate(rows), enumerate(rules)):
         ax = axes[i, j]
         loss = analysis.select(ds["final_loss"], rule=rule, regime=r, optimizer=o)
-        for w, (line, _) in plots.lr_sweep(
-            ax, loss, lr="lr_scale", width="width", over="seed", band="se"
-        ).items():
+        lines = plots.lr_sweep(ax, loss, lr="lr_scale", width="width", over="seed", band="se")
+        for w, (line, _) in lines.items():
             b = best_lr(ds, rule, r, o, w)
             tied = [list(grid).index(t) for t in b.ties]
             ax.plot(
@@ -260,8 +243,6 @@ def _draw_lr_sweep(ds, spec, fig):
             xlabel="log₂ LR scale (η / η_base)" if i == len(rows) - 1 else "",
             ylabel="final loss" if j == 0 else "",
         )
-        if (i, j) != (0, len(rules) - 1) and ax.get_legend() is not None:
-            ax.get_legend().remove()
     axes[0, -1].legend(fontsize=7)
 
 
@@ -290,8 +271,6 @@ def _exponents(ds, rule):
     xmin = UPDATE_XMIN if np.sum(values_of(ds, "width") >= UPDATE_XMIN) >= 2 else None
     sample = update_sample(ds, rule)
     est = analysis.loglog_slope(sample, "width", "seed", xmin=xmin)
-    if isinstance(est, analysis.Estimate):  # a single quantity
-        est = {f"quantity={sample['quantity'].values[0]}": est}
     return {**out, **{k.split("=", 1)[1]: v for k, v in est.items()}}
 
 
@@ -303,13 +282,8 @@ def _draw_exponents(ds, spec, fig):
     width = 0.8 / max(1, len(rules))
     for j, rule in enumerate(rules):
         e = [per_rule[rule].get(n, analysis.Estimate(np.nan)) for n in names]
-        val = np.array([x.value for x in e])
-        err = np.nan_to_num(
-            [
-                [x.value - (x.low if x.low is not None else x.value) for x in e],
-                [(x.high if x.high is not None else x.value) - x.value for x in e],
-            ]
-        )
+        val, low, high = (np.array([getattr(x, k) for x in e], float) for k in ("value", "low", "high"))
+        err = np.nan_to_num([val - low, high - val])  # no error bar where there is no interval
         ax.bar(np.arange(len(names)) + j * width, val, width, yerr=err, capsize=1.5, label=rule)
     ax.axhspan(-UPDATE_SLOPE_TOL, UPDATE_SLOPE_TOL, color="0.9", zorder=0)
     ax.axhline(0, color="k", lw=0.5)
@@ -342,6 +316,8 @@ INIT_MSSP_II = (
     "Under MSSP in regime II (√M expert down-projection init) the initial aggregate is Θ(1): the √M init "
     "cancels the CLT's M^{-1/2}."
 )
+INIT_MUP_III = "Under μP in regime III the initial aggregated expert output shrinks like N^{-1/2}."
+ROUTER_MUP_I = "Regime I: μP's random router logits at init (std 1/N) shrink like N^{-1/2}."
 INIT_MSSP_III = (
     "Under MSSP in regime III (tied expert init) the initial aggregate is Θ(1): the experts start equal, so "
     "their average does not cancel."
@@ -359,7 +335,7 @@ def _init_claim(name, regime, rule, expected, statement, metric="rms_h_agg0_draw
         expected=expected,
         atol=INIT_SLOPE_TOL,
         source="derived",
-        requires=_needs(regime),
+        requires=needs(regime=regime),
     )
 
 
@@ -374,8 +350,6 @@ EXPERIMENT = Experiment(
     spec=tr.MoESpec(rules=_RULES, tuned=True, init_draws=4),
     presets={
         "smoke": Preset(
-            # CI: learning rates unpaired and no extra init draws, so that every lane is an init draw of
-            # its own (8 per width: the init claims decide); the other claims need medium's 8 seeds.
             Space(**_CPU_GRID, lr_scale=values(0.5, 1.0, 2.0, 4.0), seeds=2),
             spec={"steps": 30, "batch_size": 32, "n_eval": 256, "n_probe": 64, "num_log": 6, "init_draws": 1},
             description="CPU, ~2 min: N = 32…256, regimes I–III, Adam, 30 steps of batch 32, 4 LRs (×2 "
@@ -418,23 +392,10 @@ EXPERIMENT = Experiment(
     },
     claims=[
         _init_claim("init-aggregate-mup-II", "II", "mup", INIT_SLOPE_MUP, INIT_MUP_II),
-        _init_claim(
-            "init-aggregate-mup-III",
-            "III",
-            "mup",
-            INIT_SLOPE_MUP,
-            "Under μP in regime III the initial aggregated expert output shrinks like N^{-1/2}.",
-        ),
+        _init_claim("init-aggregate-mup-III", "III", "mup", INIT_SLOPE_MUP, INIT_MUP_III),
         _init_claim("init-aggregate-mssp-II", "II", "mssp", 0.0, INIT_MSSP_II),
         _init_claim("init-aggregate-mssp-III", "III", "mssp", 0.0, INIT_MSSP_III),
-        _init_claim(
-            "router-logits-regime-I",
-            "I",
-            "mup",
-            INIT_SLOPE_MUP,
-            "Regime I: μP's random router logits at init (std 1/N) shrink like N^{-1/2}.",
-            "rms_z0_draws",
-        ),
+        _init_claim("router-logits-regime-I", "I", "mup", INIT_SLOPE_MUP, ROUTER_MUP_I, "rms_z0_draws"),
         Claim.identity(
             "mssp-router-logits-zero",
             "Regime I: MSSP's zero router gives exactly zero router logits at init (largest RMS over all "
@@ -445,17 +406,15 @@ EXPERIMENT = Experiment(
             0.0,
             source="derived",
             deterministic=True,
-            requires=_needs("I"),
+            requires=needs(regime="I"),
         ),
         Claim.slope(
             "mssp-update-exponents",
             "Under MSSP every layer's effective and propagating update RMS (and ‖h_agg,t − h_agg,0‖) is "
             "width-independent at the LR scale nearest 1 (the authors' tuned η): |width exponent| < 0.15, "
             "fitted over widths ≥ 128, per regime × optimizer × quantity. Our reading of 'maximally "
-            "scale-stable': every layer keeps a Θ(1) update; the tolerance 0.15 is ours. This does not "
-            "tell MSSP from μP: in regime I the rules differ only in the router init and μP shows the "
-            "same exponents, see mup-update-exponents; they differ in the aggregation observables "
-            "(init-aggregate-*).",
+            "scale-stable': every layer keeps a Θ(1) update; the tolerance 0.15 is ours. It does not tell "
+            "MSSP from μP (see mup-update-exponents); the aggregation observables do (init-aggregate-*).",
             lambda ds, spec: update_sample(ds, "mssp"),
             "width",
             **_UPDATES,
@@ -474,7 +433,7 @@ EXPERIMENT = Experiment(
             **_UPDATES,
             quote="we derive the unique parameterization for SGD and Adam satisfying all maximal-update "
             "($\\mu$) desiderata",
-            requires=_needs("I"),
+            requires=needs(regime="I"),
         ),
         Claim.at_most(
             "mssp-lr-transfer",
@@ -498,7 +457,7 @@ EXPERIMENT = Experiment(
             MUP_MIN_SHIFT,
             source="paper",
             quote=MUP_III_QUOTE,
-            requires=_needs("III"),
+            requires=needs(regime="III"),
         ),
         Claim.at_least(
             "mup-regime-III-non-monotone",
@@ -509,7 +468,7 @@ EXPERIMENT = Experiment(
             0.0,
             source="paper",
             quote=MUP_III_QUOTE,
-            requires=_needs("III"),
+            requires=needs(regime="III"),
         ),
         Claim.at_least(
             "mssp-monotone-improvement",
