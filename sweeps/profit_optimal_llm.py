@@ -1,218 +1,5 @@
-"""``profit-optimal-llm``: profit-optimal model and data size against hardware efficiency.
+r"""``profit-optimal-llm``: profit-optimal model and data size against hardware efficiency.
 
-Checks a reconstruction of arXiv:2605.16430 (Hao and Merrill, "A Theory of Training
-Profit-Optimal LLMs"): a firm maximises revenue from threshold adoption minus training
-spend over ``(log N, log D)`` under the Chinchilla loss; how do the optimal N*, D* and
-spend move with the hardware efficiency E (FLOP/$), the data efficiency κ_D and a data
-cap D_max? The simulator is :mod:`jaxtheory.sims.econ.profit`; the adoption family is a
-categorical parameter (one compile for every lane). A second set of lanes adds the
-cost of serving the adopters (``serve``: tokens served at full adoption, 2N FLOP each).
-"""
-
-from __future__ import annotations
-
-import numpy as np
-import xarray as xr
-
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, plots
-from jaxtheory.results import as_dims, values_of
-from jaxtheory.sims.econ import profit as pm
-from jaxtheory.sweep import Space, log, values
-
-FOC_TOL = 1e-4  # tolerance of the first-order identity αA N^−α = βB D_eff^−β at the optimum (ours)
-#: Tokens served at full adoption in the lanes with an inference cost: serving then costs
-#: from a few % to about the training spend over the E grid.
-SERVE = 1e13
-#: Relative tolerance of d log C*/d log E against 1/(1 + γ − ε_s) (ours): the central
-#: difference on the 64-point grid (step 0.146 in log E) errs by h²·|c'''|/6 < 1e-3.
-ELASTICITY_RTOL = 0.01
-LINEAR_BAND = (0.85, 1.05)  # our band for the paper's "near-linear rate" (E-slopes of N*, D*)
-DATA_BOUND_TOL = 0.05  # data-bound spend ∝ D²/E: slopes 2 and −1 within ±0.05 (ours)
-SUBQUADRATIC = 2.0  # "sub-quadratically in E": the E-slope of the compute-bound spend below 2
-GRAD_TOL, STEP_TOL = 1e-8, 1e-6  # converged: gradient norm of the scaled profit, remaining Newton step
-CAPPED_SPEND_CONSTANT_DENSITY = pm.ALPHA / (1.0 + pm.ALPHA)  # data-bound, constant density (derived)
-#: E-slopes of N* and C* under a constant adoption density: (β/(α+β))/(1 + γ) and 1/(1 + γ).
-N_SLOPE_CONSTANT_DENSITY = pm.BETA / (pm.ALPHA + pm.BETA) / (1.0 + pm.GAMMA)
-C_SLOPE_CONSTANT_DENSITY = 1.0 / (1.0 + pm.GAMMA)
-QUOTE_TRACKING = (
-    "In the compute-bound regime, optimal model size and token budget track hardware efficiency "
-    "$E$ (FLOPs/dollar) at a near-linear rate"
-)
-QUOTE_DATA_EFFICIENCY = "Data efficiency improvements incentivize larger models and training expenditure"
-QUOTE_DATA_BOUND = "When we are limited to $D$ data, profit-optimal training expenditure scales as $D^2 / E$"
-QUOTE_DATA_BOUND_SIGNS = "increase with data and *decreases* with hardware efficiency"
-#: Every claim is on exact values: the optimisation is deterministic (one seed).
-EXACT = dict(over=None, deterministic=True)
-RECONSTRUCTION = dict(EXACT, source="reconstruction")  # the adoption model is ours, from the abstract
-LINEAR = dict(expected=sum(LINEAR_BAND) / 2, atol=(LINEAR_BAND[1] - LINEAR_BAND[0]) / 2, **RECONSTRUCTION)
-
-
-def _det(da):  # the seed dimension has size 1
-    return da.isel(seed=0, drop=True).astype(float)
-
-
-def _keep(ds, name, keep):
-    """``ds`` at the values of ``name`` (a dimension, swept or not) where ``keep`` is true."""
-    ds = as_dims(ds, name)
-    return ds.isel({name: np.flatnonzero(keep(ds[name].values))})
-
-
-def _lanes(ds, capped=False, served=False):
-    """Compute-bound (D_max = UNCAPPED, dropped) or capped lanes, without (serve = 0, dropped)
-    or with an inference cost."""
-    ds = _keep(ds, "serve", (lambda v: v > 0) if served else (lambda v: v == 0))
-    ds = ds if served else ds.isel(serve=0, drop=True)
-    if capped:
-        return _keep(ds, "d_max", lambda v: v < pm.UNCAPPED)
-    return _keep(ds, "d_max", lambda v: v >= pm.UNCAPPED).isel(d_max=0, drop=True)
-
-
-def _needs_served(ds, spec):
-    return None if (values_of(ds, "serve") > 0).any() else "the preset runs no lanes with an inference cost"
-
-
-def _needs_uniform(ds, spec):
-    return None if "uniform" in values_of(ds, "family") else "the preset runs no uniform lanes"
-
-
-def _needs_cap(ds, spec):
-    c = _lanes(ds, capped=True)
-    if c.sizes["d_max"] < 2:
-        return "the preset has fewer than two finite D_max values"
-    return "D ≤ D_max does not bind at every capped lane" if float(_det(c["bound"]).min()) < 1 else None
-
-
-def _uniform(ds):
-    return as_dims(ds, "family").sel(family=["uniform"])
-
-
-def _gamma(ds, spec):
-    """γ against 0.154, and the loss on the ray: log(L − E0) = log K − γ log(κC/6)."""
-    f = _lanes(ds)
-    ray = np.log(pm.ray_constants()[1]) - pm.GAMMA * np.log(_det(f["compute"]) * f["kappa"] / 6.0)
-    return {
-        "gamma": round(pm.GAMMA, 3) - 0.154,
-        "ray": float(np.abs(np.log(_det(f["loss"]) - pm.E0) - ray).max()),
-    }
-
-
-def _elasticity(ds, spec):
-    """Relative error of the central difference d log C*/d log E against 1/(1+γ−ε_s)."""
-    f = _lanes(ds)
-    logc, loge = np.log(_det(f["compute"])), np.log(f["E"].astype(float))
-    d = (logc.shift(E=-1) - logc.shift(E=1)) / (loge.shift(E=-1) - loge.shift(E=1))
-    rel = d * (1.0 + pm.GAMMA - _det(f["elasticity"])) - 1.0
-    return np.abs(rel.isel(E=slice(1, -1))).max(["E", "kappa"])
-
-
-def _sized(f, *names):
-    """N*, D*, C* or spend of the optima ``f``, stacked along a dimension ``size``."""
-    get = {"N*": lambda: np.exp(f["log_n"]), "D*": lambda: np.exp(f["log_d"]), "C*": lambda: f["compute"]}
-    parts = [_det(get.get(n, lambda: f["spend"])()) for n in names]
-    return xr.concat(parts, xr.DataArray(list(names), dims="size", name="size"))
-
-
-def _served_ray(ds, spec):
-    """|αA N^−α/(βB D_eff^−β) / (1 + Q S/(3D)) − 1| at the compute-bound optima with serving."""
-    f = _lanes(ds, served=True)
-    return np.abs(
-        _det(f["foc_ratio"]) / (1.0 + f["serve"] * _det(f["share"]) / (3.0 * np.exp(_det(f["log_d"])))) - 1
-    )
-
-
-def _uniform_closed_form(ds, spec):
-    ln = _det(_uniform(_lanes(ds)).isel(family=0, drop=True)["log_n"])
-    ref = xr.apply_ufunc(
-        lambda E, k, loc, r: pm.uniform_optimum(float(E), float(k), float(loc), float(r))[0],
-        *xr.broadcast(ln["E"], ln["kappa"], ln["loc"], ln["revenue"]),
-        vectorize=True,
-    )
-    return np.abs(ln - ref)
-
-
-def _e_index(ds):
-    n = ds.sizes["E"]
-    return sorted({0, n // 3, 2 * n // 3, n - 1})
-
-
-def _kappa_one(ds):
-    """``ds`` at κ_D = 1 (or the first κ_D run)."""
-    ds = as_dims(ds, "kappa")
-    return ds.sel(kappa=1.0) if 1.0 in ds["kappa"].values else ds.isel(kappa=0)
-
-
-def _spend_capped(vs, kappa_one):
-    """Data-bound spend against D_max at four E values or against E (at the smallest and
-    largest D_max under κ_D = 1, at every D_max otherwise)."""
-
-    def measure(ds, spec):
-        c = _lanes(ds, capped=True)
-        s = _det((_kappa_one(c) if kappa_one else c)["spend"])
-        if vs == "d_max":
-            return s.isel(E=_e_index(ds))
-        return s.isel(d_max=[0, -1]) if kappa_one else s
-
-    return measure
-
-
-def _kappa_diffs(metric):
-    def measure(ds, spec):  # smallest Δ log metric between neighbouring κ_D over E
-        return np.log(_det(_lanes(ds)[metric])).diff("kappa").min(["E", "kappa"])
-
-    return measure
-
-
-def _grad(ds, spec):
-    """Largest of grad-norm / GRAD_TOL and Newton-step / STEP_TOL over the lanes where the firm
-    trains (≤ 1: converged; NaN, an error, if one is not finite). Where no training run is
-    profitable the optimum is the corner N → 0, where the Newton step is undefined."""
-    trains = _det(ds["share"]).values > 0
-    g, n = (_det(ds[k]).values[trains] for k in ("grad_norm", "newton_step"))
-    if not (np.isfinite(g).all() and np.isfinite(n).all()):
-        return float("nan")
-    return max(float(g.max()) / GRAD_TOL, float(n.max()) / STEP_TOL)
-
-
-def _optima(ds, spec):
-    """N*, D* and spend against E, compute-bound (κ_D = 1, the largest L_c and R0), by serve."""
-    f = _kappa_one(as_dims(ds, "loc", "revenue").isel(loc=-1, revenue=-1))
-    parts = [_lanes(f).expand_dims(serve=[0.0])]
-    if (values_of(ds, "serve") > 0).any():
-        parts.append(_lanes(f, served=True).isel(serve=[-1]))
-    f = xr.concat(parts, "serve")
-    return _sized(f, "N*", "D*", "spend")
-
-
-def _capped_spend(ds, spec):
-    return _spend_capped("d_max", True)(as_dims(ds, "loc", "revenue").isel(loc=-1, revenue=-1), spec)
-
-
-SIZES = plots.slope(
-    _optima,
-    x="E",
-    hue="family",
-    facet=("serve", "size"),
-    theory=lambda c, spec: 1.0 if c["size"] != "spend" else None,
-    theory_label="slope 1 (paper)",
-    xlabel="E (FLOP/$)",
-    ylabel="optimum",
-    sharey=False,
-)
-CAPPED = plots.slope(
-    _capped_spend,
-    x="d_max",
-    hue="E",
-    facet="family",
-    theory=2.0,
-    theory_label="∝ D² (paper)",
-    xlabel="D_max (tokens)",
-    ylabel="optimal spend ($)",
-    label_fmt="E={:.0e}",
-    requires=_needs_cap,
-)
-
-
-DESCRIPTION = r"""
 **What was reconstructed.** Only the abstract of arXiv:2605.16430 was readable; every
 statement of the paper is tested on our reconstruction of its model. The loss is the
 Chinchilla fit $L = E_0 + A N^{-\alpha} + B(\kappa_D D)^{-\beta}$ ($E_0 = 1.69$, $A = 406.4$,
@@ -248,22 +35,196 @@ costs, $(R_0 - 2NQ/E)\,s\,\alpha A N^{-\alpha} = (6ND + 2NQS)/E$ and
 $(R_0 - 2NQ/E)\,s\,\beta B D_{\text{eff}}^{-\beta} = 6ND/E$: the optimum leaves the ray
 toward data, $\alpha A N^{-\alpha}/(\beta B D_{\text{eff}}^{-\beta}) = 1 + QS/(3D)$.
 
-**What the runs show.** The derived identities hold to round-off and every optimum is
-converged. The compute-bound tracking fails under every reconstructed adoption model: at
-these optima (shares 4–100 %) $\varepsilon_s$ is small and mostly negative, so $C^*$ grows
-slower than $E^{0.87}$. $\varepsilon_s \approx 0.70$ needs, for a log-normal, the thin
+**What the runs show.** The compute-bound tracking fails under every reconstructed adoption
+model: at these optima (shares 4–100 %) $\varepsilon_s$ is small and mostly negative, so $C^*$
+grows slower than $E^{0.87}$. $\varepsilon_s \approx 0.70$ needs, for a log-normal, the thin
 low-adoption tail $z/s_{\log} \approx 3.55$ ($\varepsilon_s = \gamma(1 + z/s_{\log})$), for a
 power-law density $s \propto (L - E_0)^{-k}$, $k \approx 4.5$ (thresholds piled near the
-irreducible loss). Serving costs (growing with $N$ alone, their weight changing along the
-E grid) raise the E-slope of $N^*$ a little and lower that of $D^*$: the two move apart.
+irreducible loss). Serving costs (growing with $N$ alone, their weight changing along the E
+grid) raise the E-slope of $N^*$ a little and lower that of $D^*$: the two move apart.
 Training spend grows far slower than $E^2$ (it falls with $E$ where $\varepsilon_s < \gamma$).
-Better data efficiency gives a larger model but lower spend wherever
-$\varepsilon_s < \gamma$. Data-bound, $N^*$ is not $\propto D$ independently of $E$, so spend
-is not $\propto D^2/E$; whether it still rises with the cap and falls with $E$ (the
-abstract's gloss) is checked separately. On two capped lanes with serving costs (step
-adoption, $R_0 = 10^7$ \$, the two smallest $E$) no training run is profitable: the optimum
-is the corner $N \to 0$, and the convergence check covers the lanes where the firm trains.
+Better data efficiency gives a larger model but lower spend wherever $\varepsilon_s < \gamma$.
+Data-bound, $N^*$ is not $\propto D$ independently of $E$, so spend is not $\propto D^2/E$. On
+two capped lanes with serving costs (step adoption, $R_0 = 10^7$ \$, the two smallest $E$) no
+training run is profitable: the optimum is the corner $N \to 0$, and the convergence check
+covers the lanes where the firm trains.
 """
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, needs, plots
+from jaxtheory.results import as_dims
+from jaxtheory.sims.econ import profit as pm
+from jaxtheory.sweep import Space, log, values
+
+FOC_TOL = 1e-4  # tolerance of the first-order identity αA N^−α = βB D_eff^−β at the optimum (ours)
+SERVE = 1e13  # Q: tokens served at full adoption in the lanes with an inference cost
+#: Relative tolerance of d log C*/d log E against 1/(1 + γ − ε_s) (ours): the central
+#: difference on the 64-point grid (step 0.146 in log E) errs by h²·|c'''|/6 < 1e-3.
+ELASTICITY_RTOL = 0.01
+LINEAR_BAND = (0.85, 1.05)  # our band for the paper's "near-linear rate" (E-slopes of N*, D*)
+DATA_BOUND_TOL = 0.05  # data-bound spend ∝ D²/E: slopes 2 and −1 within ±0.05 (ours)
+SUBQUADRATIC = 2.0  # "sub-quadratically in E": the E-slope of the compute-bound spend below 2
+GRAD_TOL, STEP_TOL = 1e-8, 1e-6  # converged: gradient norm of the scaled profit, remaining Newton step
+CAPPED_SPEND_CONSTANT_DENSITY = pm.ALPHA / (1.0 + pm.ALPHA)  # data-bound, constant density (derived)
+#: E-slopes of N* and C* under a constant adoption density: (β/(α+β))/(1 + γ) and 1/(1 + γ).
+N_SLOPE_CONSTANT_DENSITY = pm.BETA / (pm.ALPHA + pm.BETA) / (1.0 + pm.GAMMA)
+C_SLOPE_CONSTANT_DENSITY = 1.0 / (1.0 + pm.GAMMA)
+QUOTE_TRACKING = (
+    "In the compute-bound regime, optimal model size and token budget track hardware efficiency "
+    "$E$ (FLOPs/dollar) at a near-linear rate"
+)
+QUOTE_DATA_EFFICIENCY = "Data efficiency improvements incentivize larger models and training expenditure"
+QUOTE_DATA_BOUND = "When we are limited to $D$ data, profit-optimal training expenditure scales as $D^2 / E$"
+EXACT = dict(over=None, deterministic=True)  # one seed: the optimisation is deterministic
+RECONSTRUCTION = dict(EXACT, source="reconstruction")  # the adoption model is ours, from the abstract
+LINEAR = dict(expected=sum(LINEAR_BAND) / 2, atol=(LINEAR_BAND[1] - LINEAR_BAND[0]) / 2, **RECONSTRUCTION)
+LINEAR["quote"] = QUOTE_TRACKING  # also with inference: "costs of larger-scale training and inference"
+DATA_EFFICIENCY = dict(RECONSTRUCTION, quote=QUOTE_DATA_EFFICIENCY)
+SERVED, UNIFORM = needs(serve=SERVE), needs(family="uniform")
+
+
+def _det(da):  # the seed dimension has size 1
+    return da.isel(seed=0, drop=True).astype(float)
+
+
+def _lanes(ds, capped=False, served=False):
+    """Compute-bound (D_max = UNCAPPED, dropped) or capped lanes, without (serve = 0, dropped)
+    or with an inference cost."""
+    ds = as_dims(ds, "serve", "d_max")
+    ds = ds.sel(serve=ds["serve"] > 0) if served else ds.sel(serve=0.0, drop=True)
+    return ds.sel(d_max=ds["d_max"] < pm.UNCAPPED) if capped else ds.sel(d_max=pm.UNCAPPED, drop=True)
+
+
+def _needs_cap(ds, spec):
+    c = _lanes(ds, capped=True)
+    if c.sizes["d_max"] < 2:
+        return "the preset has fewer than two finite D_max values"
+    return "D ≤ D_max does not bind at every capped lane" if float(_det(c["bound"]).min()) < 1 else None
+
+
+DATA_BOUND_D2E = dict(RECONSTRUCTION, requires=_needs_cap, quote=QUOTE_DATA_BOUND)
+#: The abstract's own gloss of D²/E, weaker than the exponent.
+DATA_BOUND_SIGNS = dict(DATA_BOUND_D2E, quote="increase with data and *decreases* with hardware efficiency")
+
+
+def _uniform(ds):
+    return as_dims(ds, "family").sel(family=["uniform"])
+
+
+def _gamma(ds, spec):
+    """γ against 0.154, and the loss on the ray: log(L − E0) = log K − γ log(κC/6)."""
+    f = _lanes(ds)
+    ray = np.log(pm.ray_constants()[1]) - pm.GAMMA * np.log(_det(f["compute"]) * f["kappa"] / 6.0)
+    residual = float(np.abs(np.log(_det(f["loss"]) - pm.E0) - ray).max())
+    return {"gamma": round(pm.GAMMA, 3) - 0.154, "ray": residual}
+
+
+def _elasticity(ds, spec):
+    """Relative error of the central difference d log C*/d log E against 1/(1+γ−ε_s)."""
+    f = _lanes(ds)
+    logc, loge = np.log(_det(f["compute"])), np.log(f["E"].astype(float))
+    d = (logc.shift(E=-1) - logc.shift(E=1)) / (loge.shift(E=-1) - loge.shift(E=1))
+    rel = d * (1.0 + pm.GAMMA - _det(f["elasticity"])) - 1.0
+    return np.abs(rel.isel(E=slice(1, -1))).max(["E", "kappa"])
+
+
+def _sized(f, *names):
+    """N*, D*, C* or spend of the optima ``f``, stacked along a dimension ``size``."""
+    get = {"N*": lambda: np.exp(f["log_n"]), "D*": lambda: np.exp(f["log_d"]), "C*": lambda: f["compute"]}
+    parts = [_det(get.get(n, lambda: f["spend"])()) for n in names]
+    return xr.concat(parts, xr.DataArray(list(names), dims="size", name="size"))
+
+
+def _served_ray(ds, spec):
+    """|αA N^−α/(βB D_eff^−β) / (1 + Q S/(3D)) − 1| at the compute-bound optima with serving."""
+    f = _lanes(ds, served=True)
+    shift = 1.0 + f["serve"] * _det(f["share"]) / (3.0 * np.exp(_det(f["log_d"])))
+    return np.abs(_det(f["foc_ratio"]) / shift - 1)
+
+
+def _uniform_closed_form(ds, spec):
+    ln = _det(_uniform(_lanes(ds)).isel(family=0, drop=True)["log_n"])
+    args = xr.broadcast(*(ln[k] for k in ("E", "kappa", "loc", "revenue")))
+    ref = xr.apply_ufunc(lambda *a: pm.uniform_optimum(*map(float, a))[0], *args, vectorize=True)
+    return np.abs(ln - ref)
+
+
+def _kappa_one(ds):
+    """``ds`` at κ_D = 1 (or the first κ_D run)."""
+    ds = as_dims(ds, "kappa")
+    return ds.sel(kappa=1.0) if 1.0 in ds["kappa"].values else ds.isel(kappa=0)
+
+
+def _spend_capped(vs, kappa_one):
+    """Data-bound spend against D_max at four E values or against E (at the smallest and
+    largest D_max under κ_D = 1, at every D_max otherwise)."""
+
+    def measure(ds, spec):
+        c = _lanes(ds, capped=True)
+        s = _det((_kappa_one(c) if kappa_one else c)["spend"])
+        if vs == "d_max":
+            n = ds.sizes["E"]
+            return s.isel(E=sorted({0, n // 3, 2 * n // 3, n - 1}))
+        return s.isel(d_max=[0, -1]) if kappa_one else s
+
+    return measure
+
+
+def _kappa_diffs(metric):
+    def measure(ds, spec):  # smallest Δ log metric between neighbouring κ_D over E
+        return np.log(_det(_lanes(ds)[metric])).diff("kappa").min(["E", "kappa"])
+
+    return measure
+
+
+def _grad(ds, spec):
+    """Largest of grad-norm / GRAD_TOL and Newton-step / STEP_TOL over the lanes where the firm
+    trains (≤ 1: converged; NaN, an error, if one is not finite). Where no training run is
+    profitable the optimum is the corner N → 0, where the Newton step is undefined."""
+    trains = _det(ds["share"]).values > 0
+    g, n = (_det(ds[k]).values[trains] for k in ("grad_norm", "newton_step"))
+    if not (np.isfinite(g).all() and np.isfinite(n).all()):
+        return float("nan")
+    return max(float(g.max()) / GRAD_TOL, float(n.max()) / STEP_TOL)
+
+
+def _optima(ds, spec):
+    """N*, D* and spend against E, compute-bound (κ_D = 1), without and with the largest serving cost."""
+    f = _kappa_one(as_dims(ds, "serve", "d_max")).sel(d_max=pm.UNCAPPED, drop=True).isel(serve=[0, -1])
+    return _sized(f, "N*", "D*", "spend")
+
+
+LARGEST = {"loc": max, "revenue": max}  # the figures at the largest L_c and R0
+SIZES = plots.slope(
+    _optima,
+    sel=LARGEST,
+    x="E",
+    hue="family",
+    facet=("serve", "size"),
+    theory=lambda c, spec: 1.0 if c["size"] != "spend" else None,
+    theory_label="slope 1 (paper)",
+    xlabel="E (FLOP/$)",
+    ylabel="optimum",
+    sharey=False,
+)
+CAPPED = plots.slope(
+    _spend_capped("d_max", True),
+    sel=LARGEST,
+    x="d_max",
+    hue="E",
+    facet="family",
+    theory=2.0,
+    theory_label="∝ D² (paper)",
+    xlabel="D_max (tokens)",
+    ylabel="optimal spend ($)",
+    label_fmt="E={:.0e}",
+    requires=_needs_cap,
+)
+
 
 EXPERIMENT = Experiment(
     name="profit-optimal-llm",
@@ -329,7 +290,7 @@ EXPERIMENT = Experiment(
             _served_ray,
             FOC_TOL,
             source="derived",
-            requires=_needs_served,
+            requires=SERVED,
         ),
         Claim.identity(
             "ray-exponent-gamma",
@@ -355,7 +316,7 @@ EXPERIMENT = Experiment(
             _uniform_closed_form,
             1e-5,
             source="derived",
-            requires=_needs_uniform,
+            requires=UNIFORM,
         ),
         Claim.slope(
             "constant-density-exponents",
@@ -366,7 +327,7 @@ EXPERIMENT = Experiment(
             expected=lambda c: N_SLOPE_CONSTANT_DENSITY if c["size"] == "N*" else C_SLOPE_CONSTANT_DENSITY,
             atol=0.002,
             source="derived",
-            requires=_needs_uniform,
+            requires=UNIFORM,
             **EXACT,
         ),
         Claim.slope(
@@ -378,7 +339,6 @@ EXPERIMENT = Experiment(
             "0.48, so a failure points to a model ingredient we lack, not to a paper error.",
             lambda ds, spec: _sized(_lanes(ds), "N*", "D*"),
             "E",
-            quote=QUOTE_TRACKING,
             **LINEAR,
         ),
         Claim.slope(
@@ -389,8 +349,7 @@ EXPERIMENT = Experiment(
             "with N alone, so they tilt the optimum toward data.",
             lambda ds, spec: _sized(_lanes(ds, served=True), "N*", "D*"),
             "E",
-            quote=QUOTE_TRACKING,  # the abstract's "costs of larger-scale training and inference"
-            requires=_needs_served,
+            requires=SERVED,
             **LINEAR,
         ),
         Claim.slope(
@@ -414,9 +373,7 @@ EXPERIMENT = Experiment(
             "d_max",
             expected=2.0,
             atol=DATA_BOUND_TOL,
-            quote=QUOTE_DATA_BOUND,
-            requires=_needs_cap,
-            **RECONSTRUCTION,
+            **DATA_BOUND_D2E,
         ),
         Claim.slope(
             "data-bound-spend-vs-hardware",
@@ -426,9 +383,7 @@ EXPERIMENT = Experiment(
             "E",
             expected=-1.0,
             atol=DATA_BOUND_TOL,
-            quote=QUOTE_DATA_BOUND,
-            requires=_needs_cap,
-            **RECONSTRUCTION,
+            **DATA_BOUND_D2E,
         ),
         Claim.slope(
             "data-bound-spend-rises-with-data",
@@ -437,9 +392,7 @@ EXPERIMENT = Experiment(
             _spend_capped("d_max", False),
             "d_max",
             at_least=0.0,
-            quote=QUOTE_DATA_BOUND_SIGNS,  # the abstract's own gloss of D²/E, weaker than the exponent
-            requires=_needs_cap,
-            **RECONSTRUCTION,
+            **DATA_BOUND_SIGNS,
         ),
         Claim.slope(
             "data-bound-spend-falls-with-hardware",
@@ -448,9 +401,7 @@ EXPERIMENT = Experiment(
             _spend_capped("E", False),
             "E",
             at_most=0.0,
-            quote=QUOTE_DATA_BOUND_SIGNS,
-            requires=_needs_cap,
-            **RECONSTRUCTION,
+            **DATA_BOUND_SIGNS,
         ),
         Claim.slope(
             "data-bound-constant-density",
@@ -462,7 +413,7 @@ EXPERIMENT = Experiment(
             expected=CAPPED_SPEND_CONSTANT_DENSITY,
             atol=0.002,
             source="derived",
-            requires=lambda ds, spec: _needs_uniform(ds, spec) or _needs_cap(ds, spec),
+            requires=lambda ds, spec: UNIFORM(ds, spec) or _needs_cap(ds, spec),
             **EXACT,
         ),
         Claim.at_least(
@@ -472,8 +423,7 @@ EXPERIMENT = Experiment(
             "family and L_c).",
             _kappa_diffs("log_n"),
             0.0,
-            quote=QUOTE_DATA_EFFICIENCY,
-            **RECONSTRUCTION,
+            **DATA_EFFICIENCY,
         ),
         Claim.at_least(
             "data-efficiency-spend",
@@ -483,16 +433,14 @@ EXPERIMENT = Experiment(
             "gives spend ∝ κ_D^(−γ/(1+γ)).",
             _kappa_diffs("spend"),
             0.0,
-            quote=QUOTE_DATA_EFFICIENCY,
-            **RECONSTRUCTION,
+            **DATA_EFFICIENCY,
         ),
         Claim.identity(
             "converged",
             "Every optimum where the firm trains (adoption > 0) is converged: the gradient norm "
-            "of −Π/R0 over the free coordinates "
-            "is at most 1e-8 and the remaining Newton step at most 1e-6 in (log N, log D) "
-            "(float64; measured: the larger of the two ratios to their tolerances, ≤ 1), so "
-            "the slopes are of optima, not of the optimiser.",
+            "of −Π/R0 over the free coordinates is at most 1e-8 and the remaining Newton step at most 1e-6 "
+            "in (log N, log D) (float64; measured: the larger of the two ratios to their tolerances, ≤ 1), "
+            "so the slopes are of optima, not of the optimiser.",
             _grad,
             1.0,
             source="sanity",
@@ -513,5 +461,5 @@ EXPERIMENT = Experiment(
             "per adoption family, with fitted log-log slopes; dashed: the paper's ∝ D² for reference.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
