@@ -1,74 +1,52 @@
 r"""``prover-estimator-debate``: why obfuscated arguments defeat recursive debate and what stability buys.
 
-An illustration of the mechanism of arXiv:2506.13609 (Brown-Cohen, Irving, Piliouras), a
-complexity-theory paper without experiments; simulator `jaxtheory.sims.games.debate`.
+**Trees.** A claim is a complete $q$-ary tree of depth $D$ with $N = q^D$ leaves, facts the judge can check;
+every internal node is a threshold gate, true iff at least $k$ of its children are. *Stable* trees have
+majority gates, $k = \lfloor q/2\rfloor + 1$ with odd $q$ (so that true and false are symmetric), planted top
+down: the root's planted value is a fair coin and each child copies its parent's, flipped with probability
+$\delta$ (stability margin $1/2 - \delta$); the truth of every node is the gates' evaluation of the leaves.
+The *obfuscated* tree has AND gates ($k = q$) and a single false leaf at a uniformly random position, so the
+root is false and the flaw is one leaf in $q^D$.
 
-**An illustration, not a test of the theorem.** The paper proves that prover–estimator
-debate lets the honest side win with compute comparable to its opponent's when the
-argument is *stable*; it has no experiments. What runs here is a small model of that
-mechanism with every rule stated below; a verdict is about this model.
+**Stability of a gate.** Children true iff $U_i < p$ and, perturbed, iff $U_i < p + \varepsilon$ (the same
+uniforms); the gate's flip probability under this monotone coupling is $\rho(\varepsilon) =
+T_k(p+\varepsilon) - T_k(p)$ with the binomial tail $T_k(x) = \sum_{j\ge k}\binom qj x^j(1-x)^{q-j}$, which
+is also the change of the gate's acceptance probability that $(\varepsilon, \rho)$-stability bounds. Majority
+gates shrink $\varepsilon$ away from $p = 1/2$; AND gates multiply it by up to $q$ near $p = 1$ (first
+figure).
 
-**Trees.** A claim is a complete $q$-ary tree of depth $D$ with $N = q^D$ leaves, facts
-the judge can check; every internal node is a threshold gate, true iff at least $k$ of
-its children are. *Stable* trees have majority gates, $k = \lfloor q/2\rfloor + 1$ with
-odd $q$ (so that true and false are symmetric), planted top down: the root's planted
-value is a fair coin and each child copies its parent's, flipped with probability
-$\delta$ (stability margin $1/2 - \delta$); the truth of every node is the gates'
-evaluation of the leaves. The *obfuscated* tree has AND gates ($k = q$) and a single
-false leaf at a uniformly random position, so the root is false and the flaw is one leaf
-in $q^D$.
+**Old protocol** (recursive debate) on the obfuscated tree: the dishonest prover asserts the root and, at
+every node, all children true; the honest challenger, who knows nothing of the flaw's place, examines leaves
+in an order of its own (a random affine bijection of the leaf indices) with budget $b$ (the judge's check of
+the final leaf is its $b$-th examination) and steers the recursion to the flaw if it found one: it wins with
+probability $\min(1, b/q^D)$, so it needs compute of order $q^D$ against a prover who spent none.
 
-**Stability of a gate.** Children true iff $U_i < p$ and, perturbed, iff
-$U_i < p + \varepsilon$ (the same uniforms); the gate's flip probability under this
-monotone coupling is $\rho(\varepsilon) = T_k(p+\varepsilon) - T_k(p)$ with the
-binomial tail $T_k(x) = \sum_{j\ge k}\binom qj x^j(1-x)^{q-j}$, which is also the change
-of the gate's acceptance probability that $(\varepsilon, \rho)$-stability bounds.
-Majority gates shrink $\varepsilon$ away from $p = 1/2$; AND gates multiply it by up to
-$q$ near $p = 1$ (first figure).
+**Prover–estimator game** (our binary-estimate model). Alice (prover) asserts a root value $z$; Bob
+(estimator) is assigned $w = 1 - z$; whoever is assigned the truth is the honest side. In each of $D$ rounds,
+at a node where Alice asserts $z$ and Bob $w$, Bob reads $s_B$ uniformly drawn leaves (with replacement) of
+each child's subtree, ranks the children by their fraction of true leaves, and reports the fewest children on
+his side that make the gate agree with $w$, on the children whose reads support $w$ most (the $k$ top-ranked
+true for $w = 1$; only the top $k - 1$ true for $w = 0$): reporting a child on his side is what exposes him to
+a challenge, so he commits to no more than the gate needs. Alice reads $s_A$ leaves of each child and
+challenges, among the children Bob reported as $w$, the one her reads support most as $z$; the game recurses
+into it. At the leaf the judge decides: Alice wins iff it has value $z$. Compute is leaves read: $D\,q\,s$ per
+agent per game, so the honest/dishonest compute ratio is $s_{\text{honest}}/s_{\text{dishonest}}$ ($0.5, 1, 2$
+against a dishonest $s \in \{2, 8\}$). On a flaw tree both roles reduce to flaw search with a closed form
+($\prod_d h_d + (1-h_d)/q$, $h_d$ the chance that $s$ reads of the flaw child's $q^{D-d-1}$ leaves hit the
+flaw), checked below.
 
-**Old protocol** (recursive debate) on the obfuscated tree: the dishonest prover asserts
-the root and, at every node, all children true; the honest challenger, who knows nothing
-of the flaw's place, examines leaves in an order of its own (a random affine bijection of
-the leaf indices) with budget $b$ (the judge's check of the final leaf is its
-$b$-th examination) and steers the recursion to the flaw if it found one: it wins with
-probability $\min(1, b/q^D)$, so it needs compute of order $q^D$ against a prover who
-spent none.
-
-**Prover–estimator game** (our binary-estimate model). Alice (prover) asserts a root
-value $z$; Bob (estimator) is assigned $w = 1 - z$; whoever is assigned the truth is the
-honest side. In each of $D$ rounds, at a node where Alice asserts $z$ and Bob $w$, Bob
-reads $s_B$ uniformly drawn leaves (with replacement) of each child's subtree, ranks the
-children by their fraction of true leaves, and reports the fewest children on his side
-that make the gate agree with $w$, on the children whose reads support $w$ most (the
-$k$ top-ranked true for $w = 1$; only the top $k - 1$ true for $w = 0$): reporting a
-child on his side is what exposes him to a challenge, so he commits to no more than the
-gate needs. Alice reads $s_A$ leaves of each child and challenges, among the children
-Bob reported as $w$, the one her reads support most as $z$; the game recurses into it.
-At the leaf the judge decides: Alice wins iff it has value $z$. Compute is leaves read:
-$D\,q\,s$ per agent per game, so the honest/dishonest compute ratio is
-$s_{\text{honest}}/s_{\text{dishonest}}$ ($0.5, 1, 2$ against a dishonest $s \in \{2,
-8\}$). On a flaw tree both roles reduce to flaw search with a closed form
-($\prod_d h_d + (1-h_d)/q$, $h_d$ the chance that $s$ reads of the flaw child's
-$q^{D-d-1}$ leaves hit the flaw), checked below.
-
-Every game draws its own trees; $16$ seeds × $640$ games $= 10{,}240$ games per cell;
-win rates are pooled over games with Wilson intervals (Bonferroni over a claim's cells).
-What this model leaves out: real-valued probabilities and the paper's scoring of Bob's
+Every game draws its own trees; win rates are pooled over games with Wilson intervals (Bonferroni over a
+claim's cells). What this model leaves out: real-valued probabilities and the paper's scoring of Bob's
 estimates, Alice choosing the decomposition, and agents smarter than leaf sampling.
 
-**Findings.** The three closed forms hold (flip probability, $\min(1, b/q^D)$, obfuscated
-flaw search), and the obfuscated AND trees collapse: at twice the opponent's compute the
-honest side wins a few percent of the games at $q^D = 2401$ and at most about a sixth at
-625, in either role. On stable trees the honest side wins nearly every game at margin
-$1/2 - \delta = 0.45$, and at $0.4$ where the opponent reads 8 leaves per child, but not
-at $\delta = 0.1$ with $s = 2$ for an honest estimator (about 94 % at $D = 4$, $q = 5$),
-nor anywhere at $\delta = 0.2$ (68–95 %; the honest estimator wins about 68 % at $D = 4$,
-$q = 7$, $s = 2$). This is a finding of our model, not of the theorem: leaf fractions are
-a noisy proxy for a node's truth when the margin is thin, and the honest side needs
-enough reads in absolute terms, not only relative to its opponent. The theorem's
-"comparable" compute is polynomial, and this model's honest side needs more than 2× at
-small budgets and thin margins. The estimator, who must be right about every child he
-commits to, needs more than the prover, who must find one error.
+**Findings.** On stable trees the honest side wins nearly every game at margin $1/2 - \delta = 0.45$, and at
+$0.4$ where the opponent reads 8 leaves per child, but not at $\delta = 0.1$ with $s = 2$ for an honest
+estimator (about 94 % at $D = 4$, $q = 5$), nor anywhere at $\delta = 0.2$ (68–95 %; the honest estimator wins
+about 68 % at $D = 4$, $q = 7$, $s = 2$). This is a finding of our model, not of the theorem: leaf fractions
+are a noisy proxy for a node's truth when the margin is thin, and the honest side needs enough reads in
+absolute terms, not only relative to its opponent. The theorem's "comparable" compute is polynomial, and this
+model's honest side needs more than 2× at small budgets and thin margins. The estimator, who must be right
+about every child he commits to, needs more than the prover, who must find one error.
 """
 
 from __future__ import annotations
@@ -78,13 +56,12 @@ import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.analysis import Cells
-from jaxtheory.results import values_of
+from jaxtheory.results import needs, values_of
 from jaxtheory.sims.games import debate as db
 from jaxtheory.sweep import Space, static, zipped
 
-#: Tolerance of the flip-probability check: the pooled Monte Carlo estimate (131,072
-#: trials per cell in the smoke preset: Bonferroni 95% half-width ≤ 0.004) must lie within
-#: 0.01 of the binomial closed form.
+#: Tolerance of the flip-probability check: the pooled Monte Carlo estimate (131,072 trials per cell in the
+#: smoke preset: Bonferroni 95% half-width ≤ 0.004) must lie within 0.01 of the binomial closed form.
 FLIP_ATOL = 0.01
 #: Tolerance of the win-rate closed forms (old protocol, obfuscated prover–estimator
 #: games): 0.03, where 10,240 games per cell give a Bonferroni 95% half-width ≤ 0.014.
@@ -105,28 +82,25 @@ def _pooled(var, trials, keep=lambda leaves: True, **sel):
         for i, (d, q) in enumerate(zip(values_of(ds, "depth").tolist(), values_of(ds, "branching").tolist())):
             if keep(q**d):
                 for coords, k in analysis.cells(ds[var].isel(size=i).sel(sel).sum("seed"), []):
-                    out.add(
-                        {"D": d, "q": q, **coords},
-                        lambda level, seed, k=int(k): analysis.proportion(k, n, level=level),
-                    )
+                    cell = {"D": d, "q": q, **coords}
+                    out.add(cell, lambda level, seed, k=int(k): analysis.proportion(k, n, level=level))
         return out
 
     return measure
 
 
-def _needs_large_tree(ds, spec):
-    if not any(q**d >= COLLAPSE_LEAVES for d, q in zip(values_of(ds, "depth"), values_of(ds, "branching"))):
-        return f"the preset has no tree with at least {COLLAPSE_LEAVES} leaves"
-    return None
+LARGE_TREE = needs(
+    lambda ds, spec: (values_of(ds, "branching") ** values_of(ds, "depth") >= COLLAPSE_LEAVES).any(),
+    f"the preset has no tree with at least {COLLAPSE_LEAVES} leaves",
+)
 
 
 def _by_q(var, trials, **sel):
     """Pooled rate of ``var`` per tree size, its dimension ``branching`` (one q per size)."""
 
     def rate(ds, spec):
-        return (ds[var].sel(sel).sum("seed") / (getattr(spec, trials) * ds.sizes["seed"])).swap_dims(
-            size="branching"
-        )
+        n = getattr(spec, trials) * ds.sizes["seed"]
+        return (ds[var].sel(sel).sum("seed") / n).swap_dims(size="branching")
 
     return rate
 
@@ -154,15 +128,15 @@ def _honest_win(ds, spec):
     return xr.concat(rates, xr.DataArray(trees, dims="tree"), coords="minimal", compat="override")
 
 
-_SMOKE = Space(size=zipped(depth=static(3, 4, 4), branching=static(3, 5, 7)), seeds=16)
-
 EXPERIMENT = Experiment(
     name="prover-estimator-debate",
     paper=Paper(
         title="Avoiding Obfuscation with Prover-Estimator Debate",
         arxiv="2506.13609",
         authors="Jonah Brown-Cohen, Geoffrey Irving, Georgios Piliouras",
-        banner="An illustration of the theorem's mechanism, not a test of it.",
+        banner="An illustration of the theorem's mechanism (the paper has no experiments), not a test of it: "
+        "a small model of the game (simulator `jaxtheory.sims.games.debate`), every rule stated below; a "
+        "verdict is about this model.",
         unverified=(
             "Under (ε, ρ)-stability, compactness and A-provability, the honest side of "
             "prover–estimator debate has a winning strategy whose runtime is comparable to "
@@ -173,15 +147,12 @@ EXPERIMENT = Experiment(
     spec=db.DebateSpec(games=640, flip_trials=8192),
     presets={
         "smoke": Preset(
-            _SMOKE,
+            Space(size=zipped(depth=static(3, 4, 4), branching=static(3, 5, 7)), seeds=16),
             description="CPU, under a minute: 3 static tree sizes (D, q) = (3, 3), (4, 5), (4, 7), "
             "16 seeds × 640 games = 10,240 games per cell, 131,072 flip trials per cell.",
         ),
         "full": Preset(
-            Space(
-                size=zipped(depth=static(4, 6, 8, 5), branching=static(7, 5, 3, 15)),
-                seeds=4096,
-            ),
+            Space(size=zipped(depth=static(4, 6, 8, 5), branching=static(7, 5, 3, 15)), seeds=4096),
             spec={
                 "games": 256,
                 "deltas": (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
@@ -198,10 +169,9 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.close(
             "majority-flip-closed-form",
-            "The flip probability ρ(ε) of a majority gate (children Bernoulli(p) moved to "
-            "p + ε on the same uniforms) equals the binomial closed form "
-            "T_k(p + ε) − T_k(p) within Monte Carlo error: the pooled estimate lies within "
-            f"{FLIP_ATOL} of it, per (q, p, ε).",
+            "The flip probability ρ(ε) of a majority gate (children Bernoulli(p) moved to p + ε on the same "
+            "uniforms) equals the binomial closed form T_k(p + ε) − T_k(p) within Monte Carlo error: the "
+            f"pooled estimate lies within {FLIP_ATOL} of it, per (q, p, ε).",
             _pooled("flip_count", "flip_trials", gate="majority"),
             lambda c: db.flip_probability(c["q"], db.gate_threshold("majority", c["q"]), c["p"], c["eps"]),
             atol=FLIP_ATOL,
@@ -219,25 +189,22 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "stable-honest-wins-at-2x",
-            "On stable (planted majority) trees the honest side of prover–estimator debate "
-            f"wins at least {HONEST_WIN:.0%} of the games with {COMPUTE_RATIO:g}× the "
-            "opponent's compute, whether it is the prover or the estimator, at every tree "
-            "size, stability margin 1/2 − δ (δ = 0.05, 0.1, 0.2) and opponent budget, "
-            "under our model of the game. The thresholds (95 % of the games, 2× the compute) are "
-            "ours: the paper's 'comparable' means polynomially related.",
+            "On stable (planted majority) trees the honest side of prover–estimator debate wins at least "
+            f"{HONEST_WIN:.0%} of the games with {COMPUTE_RATIO:g}× the opponent's compute, whether it is "
+            "the prover or the estimator, at every tree size, stability margin 1/2 − δ (δ = 0.05, 0.1, 0.2) "
+            "and opponent budget, under our model of the game. The thresholds (95 % of the games, 2× the "
+            "compute) are ours: the paper's 'comparable' means polynomially related.",
             _pooled("stable_wins", "games", ratio=COMPUTE_RATIO),
             HONEST_WIN,
             source="reconstruction",  # the quoted guarantee, on our model of the protocol
             quote="under certain stability assumptions, ensures that an honest debater can win with "
             "a strategy requiring computational efficiency comparable to their opponent",
-            over=None,
         ),
         Claim.close(
             "obfuscated-pe-closed-form",
-            "On the obfuscated AND tree the prover–estimator game reduces to flaw search "
-            "for either honest role: the honest win rate equals ∏_d (h_d + (1 − h_d)/q) with "
-            "h_d = 1 − (1 − q^−(D−d−1))^s for the honest budget s, within "
-            f"{WIN_ATOL}, per (D, q, role, budgets).",
+            "On the obfuscated AND tree the prover–estimator game reduces to flaw search for either honest "
+            "role: the honest win rate equals ∏_d (h_d + (1 − h_d)/q) with h_d = 1 − (1 − q^−(D−d−1))^s for "
+            f"the honest budget s, within {WIN_ATOL}, per (D, q, role, budgets).",
             _pooled("obfuscated_wins", "games"),
             lambda c: db.obfuscated_pe_win_probability(
                 c["D"], c["q"], db.DebateSpec().honest_budget(c["opponent"], c["ratio"])
@@ -247,18 +214,16 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "obfuscation-needs-exponential-compute",
-            "Without stability the new protocol does not help: on obfuscated AND trees with "
-            f"q^D ≥ {COLLAPSE_LEAVES} leaves the honest side (prover or estimator) wins at "
-            f"most {COLLAPSE_WIN:.0%} of the games at {COMPUTE_RATIO:g}× the opponent's "
-            "compute (its win rate collapses unless its compute grows like q^D). The thresholds "
-            "are ours.",
+            "Without stability the new protocol does not help: on obfuscated AND trees with q^D ≥ "
+            f"{COLLAPSE_LEAVES} leaves the honest side (prover or estimator) wins at most {COLLAPSE_WIN:.0%} "
+            f"of the games at {COMPUTE_RATIO:g}× the opponent's compute (its win rate collapses unless its "
+            "compute grows like q^D). The thresholds are ours.",
             _pooled(
                 "obfuscated_wins", "games", keep=lambda leaves: leaves >= COLLAPSE_LEAVES, ratio=COMPUTE_RATIO
             ),
             COLLAPSE_WIN,
             source="proposed",  # that the new protocol fails without stability is our reading
-            over=None,
-            requires=_needs_large_tree,
+            requires=LARGE_TREE,
         ),
     ],
     figures=[
@@ -278,8 +243,7 @@ EXPERIMENT = Experiment(
             ),
             "Flip probability per unit perturbation, ρ(ε)/ε at the middle ε, of majority and AND "
             "gates against the children's probability p, one panel per q: pooled Monte Carlo "
-            "(markers) and the binomial closed form (dotted). Below 1 a gate shrinks errors "
-            "(stable); AND gates amplify them near p = 1.",
+            "(markers) and the binomial closed form (dotted).",
         ),
         Figure(
             "old_protocol",
@@ -308,17 +272,15 @@ EXPERIMENT = Experiment(
                 facet="honest",
                 marker="o",
                 logx=2,
-                theory=lambda c, spec: HONEST_WIN,
-                theory_label=f"{HONEST_WIN:.0%}",
+                hlines={f"{HONEST_WIN:.0%}": HONEST_WIN},
                 label_fmt="{}",
                 xlabel="honest / dishonest compute",
                 ylabel="honest side's win rate",
             ),
-            "Prover–estimator game on the largest tree, against the largest opponent budget: the "
-            "honest side's win rate against its compute over the opponent's, for stable trees at "
-            "three margins and for the obfuscated AND tree; one panel per honest role.",
+            "Prover–estimator game on the largest tree, against the largest opponent budget: the honest side's "
+            "win rate per compute ratio, stable trees at three margins and the obfuscated AND tree.",
             size=(8.0, 3.6),
         ),
     ],
-    description=__doc__.split("\n\n", 2)[2],
+    description=__doc__.split("\n\n", 1)[1],
 )
