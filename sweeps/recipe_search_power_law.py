@@ -35,12 +35,10 @@ percent from the first-order $K^\star$, and the interval straddles the 5 % edge;
 of a near-exponential best gap do not pin the slope for the prediction. On the closed-form curve (the
 infinite-seed limit) both lie inside their tolerances for every $d$: more seeds should decide.
 
-**Of the paper** only "improves predictably, as a power law" is tested (`predict-from-small-k`, under our
-reconstruction); the closed form, $-2/d$, the noisy integral and the budget split are our derivations, and the
-floor's scale $\sigma\sqrt{2\ln K}$ is a proposal our derivation says is the wrong one. Not built: CMA-ES, the
-logistic proxy run, the Pareto frontier. GP-UCB (`SearchSpec(policy="gp_ucb")`) is implemented and tested (a
-mean best gap of 0.014 after 24 runs on the $d = 2$ bowl, random search 0.051) but in no preset: its buffer
-per lane is too large for 2000 vmapped lanes at $K = 1024$ on a CPU.
+**Of the paper** only "improves predictably, as a power law" is tested. Not built: CMA-ES, the logistic proxy
+run, the Pareto frontier. GP-UCB (`SearchSpec(policy="gp_ucb")`) is implemented and tested (a mean best gap of
+0.014 after 24 runs on the $d = 2$ bowl, random search 0.051) but in no preset: its buffer per lane is too
+large for 2000 vmapped lanes at $K = 1024$ on a CPU.
 """
 
 from __future__ import annotations
@@ -57,9 +55,8 @@ from jaxtheory.sweep import Space, static, values
 
 K_MIN = 16  # smallest budget K at which the closed forms, the slope and the budget fits are read
 PREDICT_RANGE = (16, 64)  # the prediction's fit range ("K ≤ 64", proposed)
-DEPART_FACTOR = (
-    1.25  # departure: mean true gap / noise-free running best on the same draws reaches this (ours)
-)
+#: departure: mean true gap / noise-free running best on the same draws reaches this (ours)
+DEPART_FACTOR = 1.25
 #: The budget trade-off g(C_f) − a K^(−γ), g(C_f) = −A C_f^(−α), C = K c_proxy + C_f (ours: nothing pins g).
 BUDGET = {"A": 200.0, "alpha": 0.3, "C": 16384.0, "c_proxy": 1.0}
 STAND_IN = (
