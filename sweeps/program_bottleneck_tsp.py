@@ -1,42 +1,39 @@
 r"""``program-bottleneck-tsp``: distil a TSP policy into a router-weighted portfolio of heuristics.
 
-Checks the numerical core of arXiv:2606.19741 (Duan et al.), reconstructed from its abstract: **a toy of
-the paper's mechanism, not the paper's system** (no LLM, no neural teacher). TSP instances are uniform
-in $[0,1]^2$; tours start at city 0. The *teacher* is best-improvement 2-opt from the nearest-neighbour
-tour with a budget of moves (the fraction of tours with no improving move left is `teacher_converged`),
-oriented so that its second city is the nearer neighbour of city 0; its next-city policy along its own
-tour is one-hot, so $\mathrm{KL}(\pi_T\|\pi_S) = -\log\pi_S(a_T\mid s)$. The *bank* (the paper's
-LLM-written programs) is six step heuristics, each a softmax at temperature $\tau$ over the unvisited
-cities: nearest neighbour, nearest to the start, angular sweep around the centroid, farthest from the
-partial tour, a cheapest-insertion proxy $d_{cj} + d_{j0} - d_{c0}$, regret-2. The *student* is
-$\pi_S(a\mid s) = \sum_k r_\psi(s)_k\,\pi_k(a\mid s)$ with a tanh MLP router over 17 state features,
-trained by Adam on teacher states. *Boosting* fits a parametric program $\mathrm{softmax}(\theta\cdot
-\text{scores})$ on the 5 % of training states with the largest KL, adds it and trains the router
-further; a *control* branch trains for the same steps without it. *Pruning* keeps the $m$ programs of
-largest mean router weight and fine-tunes.
+Checks the numerical core of arXiv:2606.19741 (Duan et al.), reconstructed from its abstract: **a toy of the
+paper's mechanism, not the paper's system** (no LLM, no neural teacher). TSP instances are uniform in
+$[0,1]^2$; tours start at city 0. The *teacher* is best-improvement 2-opt from the nearest-neighbour tour with
+a budget of moves (the fraction of tours with no improving move left is `teacher_converged`), oriented so that
+its second city is the nearer neighbour of city 0; its next-city policy along its own tour is one-hot, so
+$\mathrm{KL}(\pi_T\|\pi_S) = -\log\pi_S(a_T\mid s)$. The *bank* (the paper's LLM-written programs) is six step
+heuristics, each a softmax at temperature $\tau$ over the unvisited cities: nearest neighbour, nearest to the
+start, angular sweep around the centroid, farthest from the partial tour, a cheapest-insertion proxy $d_{cj} +
+d_{j0} - d_{c0}$, regret-2. The *student* is $\pi_S(a\mid s) = \sum_k r_\psi(s)_k\,\pi_k(a\mid s)$ with a tanh
+MLP router over 17 state features, trained by Adam on teacher states. *Boosting* fits a parametric program
+$\mathrm{softmax}(\theta\cdot \text{scores})$ on the 5 % of training states with the largest KL, adds it and
+trains the router further; a *control* branch trains for the same steps without it. *Pruning* keeps the $m$
+programs of largest mean router weight and fine-tunes.
 
-Every statistic is measured on held-out instances (teacher-forced states; greedy rollouts for tour
-lengths). Agreement, gap and pruning are bootstrapped over the 512 held-out instances, each training
-seed a cell: the intervals cover the instance sampling for a fixed router, the seeds show whether a
-verdict repeats across trainings. The stage mutual information and the boosting drops vary more between
-trainings than within one, so their sample is the training seed: the smoke's two seeds leave them
-inconclusive, the `medium` preset's 16 decide. The best single program is chosen on *training*
-agreement. The gap is against the teacher, $(L_S - L_T)/L_T$ (2-opt on TSP20 is within a few percent of
-optimal).
+Every statistic is measured on held-out instances (teacher-forced states; greedy rollouts for tour lengths).
+Agreement, gap and pruning are bootstrapped over the 512 held-out instances, each training seed a cell: the
+intervals cover the instance sampling for a fixed router, the seeds show whether a verdict repeats across
+trainings. The stage mutual information and the boosting drops vary more between trainings than within one, so
+their sample is the training seed: the smoke's two seeds leave them inconclusive, the `medium` preset's 16
+decide. The best single program is chosen on *training* agreement. The gap is against the teacher, $(L_S -
+L_T)/L_T$ (2-opt on TSP20 is within a few percent of optimal).
 
-**Findings** (`medium`). Every teacher tour is 2-opt-converged. Nearest neighbour agrees best with the
-teacher (about 82 % of held-out states), then regret-2 (76 %); the student on the bank of six agrees as
-often as nearest neighbour, within half a point on every seed: a mixture fitted by likelihood does not
-raise top-1 agreement. Two boosting rounds add 1.5–3 points and pruning to three programs (nearest,
-regret-2, the first boosted one) keeps them: the 10-point margin is far out of reach. Student tours are
-about 14 % (bank of six) and 9 % (boosted) longer than the teacher's, nearest neighbour's 16 %. The
-stage MI lies in 0.15–0.22 bits across the 16 trainings (mean near 0.18): far above the plug-in bias,
-below the 0.2 bits we proposed as strong (the smoke's 0.17 and 0.22 straddle it). The first boosting
-round lowers the held-out KL (about 0.75 to 0.68 nats; the control does not move); the second changes it
-by less than its noise: the router gives the second boosted program almost no mass, though alone it
-agrees with the teacher more often than any bank program. Pruning loses nothing (fine-tuning on three
-programs helps), but with 16 Bonferroni cells of 512 instances some medium intervals reach above the 10
-% bound.
+**Findings** (`medium`). Every teacher tour is 2-opt-converged. Nearest neighbour agrees best with the teacher
+(about 82 % of held-out states), then regret-2 (76 %); the student on the bank of six agrees as often as
+nearest neighbour, within half a point on every seed: a mixture fitted by likelihood does not raise top-1
+agreement. Two boosting rounds add 1.5–3 points and pruning to three programs (nearest, regret-2, the first
+boosted one) keeps them: the 10-point margin is far out of reach. Student tours are about 14 % (bank of six)
+and 9 % (boosted) longer than the teacher's, nearest neighbour's 16 %. The stage MI lies in 0.15–0.22 bits
+across the 16 trainings (mean near 0.18): far above the plug-in bias, below the 0.2 bits we proposed as strong
+(the smoke's 0.17 and 0.22 straddle it). The first boosting round lowers the held-out KL (about 0.75 to 0.68
+nats; the control does not move); the second changes it by less than its noise: the router gives the second
+boosted program almost no mass, though alone it agrees with the teacher more often than any bank program.
+Pruning loses nothing (fine-tuning on three programs helps), but with 16 Bonferroni cells of 512 instances
+some medium intervals reach above the 10 % bound.
 """
 
 from __future__ import annotations
