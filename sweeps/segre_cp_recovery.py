@@ -1,9 +1,45 @@
-"""``segre-cp-recovery``: Riemannian GD and Gauss–Newton on the Segre manifold for noisy CP recovery.
+r"""``segre-cp-recovery``: Riemannian GD and Gauss–Newton on the Segre manifold for noisy CP recovery.
 
-Checks arXiv:2510.00569 (Xu, Han; only its opening, abstract and a figure caption were read,
-so RGD and RGN are rebuilt with the standard Segre geometry): RGN converges quadratically to
-the noise floor, RGD linearly, and the floor scales linearly in σ. The simulator is
-:mod:`jaxtheory.sims.tensor.segre` (float64 after float32 draws).
+Checks arXiv:2510.00569 (Xu, Han; only its opening, abstract and a figure caption were read, so RGD and RGN
+are rebuilt with the standard Segre geometry): RGN converges quadratically to the noise floor, RGD linearly,
+and the floor scales linearly in σ. The simulator is :mod:`jaxtheory.sims.tensor.segre` (float64 after
+float32 draws).
+
+Order-3 tensors $T^\star = \sum_{i=1}^r \lambda_i u_{1,i}\otimes u_{2,i}\otimes u_{3,i}$ in $\mathbb
+R^{10\times10\times10}$, unit factors uniform on the sphere, $\lambda =$ `linspace(1, 0.5, r)`, observed as
+$y = \mathcal A(T^\star) + \sigma\varepsilon$ through a Gaussian operator with **$A_{ij}\sim N(0,1)$**
+entries ($n = 600$, `normalization="standard"` of `jaxtheory.sims.matrix.linalg.gaussian_sensing`) and
+$\varepsilon\sim N(0, I_n)$. The loss is $\frac1{2n}\lVert y - \mathcal A(\sum_i T_i)\rVert^2$, so RGD's
+$\alpha = 0.5$ is the step of the near-isometric scale. RGD (`jaxtheory.optim.segre_rgd`), RGN (tangent
+least squares with design $J = \mathcal A B_T$, then the factor retraction) and CP-ALS start from the truth
+perturbed to relative error $e_0 \in \{0.3, 0.1\}$; a spectral (HOSVD) start refined by CP-ALS is reported
+beside them (`spectral_error`, `spectral_als_error`). Every lane draws its own truth, operator and noise (no
+axis is paired), so the σ > 0 lanes are independent replicates of the floor. The random draws are float32,
+everything after them float64 (RGN's quadratic phase needs it: in float32, `SegreSpec(x64=False)`, it stalls
+at $6$–$8\cdot10^{-8}$ for $r = 1$).
+
+**Noise floor.** A floor $\propto n^{-1/2}$ would hold for neither scaling of the operator: near $T^\star$
+the estimator is the least-squares solution on the tangent space of dimension $df = r(1 + d(p-1))$ (28 for
+$r = 1$, 56 for $r = 2$), so $\hat T - T^\star \approx B (J^\top J)^{-1} J^\top \sigma\varepsilon$ and, with
+$J = \mathcal A B$ having i.i.d. $N(0,1)$ entries in an orthonormal basis of that space, $\mathbb
+E\lVert\hat T - T^\star\rVert_F^2 = \sigma^2\,\mathbb E\operatorname{tr}W^{-1} = \sigma^2\,df/(n - df - 1)$
+(the inverse-Wishart mean), i.e. $0.221\sigma$ in norm for $r = 1$. With $N(0, 1/n)$ entries the same floor
+is $\sigma\sqrt{df}$ (up to $n/(n - df - 1)$), independent of $n$.
+
+**RGD's factor.** Near the truth at σ = 0 the RGD error obeys $e \leftarrow (I - \alpha J^\top J/n) e$ in
+tangent coordinates: its factor per step is $\max_\mu |1 - \alpha\mu|$ over the eigenvalues of $J^\top J/n$
+at $T^\star$ (the sim records the extreme ones). For $r = 2$ the components' tangent spaces overlap and the
+smallest eigenvalue falls, which slows RGD beyond the range $[0.4, 0.8]$ of `rgd-linear-factor` (set from a
+probe of $r = 1$ only).
+
+**What the smoke runs show beyond the verdicts.** RGN's errors square at every step down to float64
+round-off (e.g. $r = 2$, $e_0 = 0.1$: $0.1 \to 2.5\cdot10^{-3} \to 2.6\cdot10^{-6} \to 7\cdot10^{-12}$).
+RGD's factor is inside $[0.4, 0.8]$ for $r = 1$ and straddles 0.8 for $r = 2$, which
+`rgd-factor-matches-spectrum` shows to be what the spectrum predicts: the geometry, not a defect of RGD.
+From $e_0 = 0.1$ at σ = 1e-6 RGN is within 2× the floor after 3 iterations in every lane, RGD after tens
+(some $r = 2$ lanes not within 100 iterations, counted as 101). The HOSVD start has a relative error of
+0.2–0.4, and CP-ALS from it reaches round-off ($r = 1$) or $10^{-5}$ ($r = 2$) in 10 sweeps at σ = 0; CP-ALS
+from the perturbed truth converges linearly and far slower than RGN.
 """
 
 from __future__ import annotations
@@ -14,8 +50,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.results import as_dims, values_of
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
+from jaxtheory.results import as_dims
 from jaxtheory.sims.tensor import segre as sg
 from jaxtheory.sweep import Space, static, values
 
@@ -96,15 +132,6 @@ def _iteration_counts(ds):
     ]
 
 
-def _needs_iter_cells(ds, spec):
-    if not (1e-6 in values_of(ds, "sigma") and 0.1 in values_of(ds, "init_error")):
-        return "the preset has no σ = 1e-6, e_0 = 0.1 lanes"
-
-
-def _needs_sigma0(ds, spec):
-    return None if 0.0 in values_of(ds, "sigma") else "the preset has no σ = 0 lanes"
-
-
 def _errors(ds, spec):
     """RGD, RGN and CP-ALS errors along one dimension ``iteration`` (ALS: sweep), NaN past each's end."""
     parts = {"RGD": "rgd_iter", "RGN": "rgn_iter", "ALS": "als_sweep"}
@@ -115,46 +142,6 @@ def _errors(ds, spec):
 ERRORS = dict(x="iteration", hue="method", facet="r", band="iqr", logy=True, xlabel="iteration (ALS: sweep)")
 ERRORS |= dict(ylabel="‖T_k − T*‖/‖T*‖ (median, IQR)")
 
-
-DESCRIPTION = r"""
-Order-3 tensors $T^\star = \sum_{i=1}^r \lambda_i u_{1,i}\otimes u_{2,i}\otimes u_{3,i}$ in
-$\mathbb R^{10\times10\times10}$, unit factors uniform on the sphere, $\lambda =$ `linspace(1, 0.5, r)`,
-observed as $y = \mathcal A(T^\star) + \sigma\varepsilon$ through a Gaussian operator with
-**$A_{ij}\sim N(0,1)$** entries ($n = 600$, `normalization="standard"` of
-`jaxtheory.sims.matrix.linalg.gaussian_sensing`) and $\varepsilon\sim N(0, I_n)$. The loss is
-$\frac1{2n}\lVert y - \mathcal A(\sum_i T_i)\rVert^2$, so RGD's $\alpha = 0.5$ is the step of the
-near-isometric scale. RGD (`jaxtheory.optim.segre_rgd`), RGN (tangent least squares with design
-$J = \mathcal A B_T$, then the factor retraction) and CP-ALS start from the truth perturbed to
-relative error $e_0 \in \{0.3, 0.1\}$; a spectral (HOSVD) start refined by CP-ALS is reported beside
-them (`spectral_error`, `spectral_als_error`). Every lane draws its own truth, operator and noise (no
-axis is paired), so the σ > 0 lanes are independent replicates of the floor. The random draws are
-float32, everything after them float64 (RGN's quadratic phase needs it: in float32,
-`SegreSpec(x64=False)`, it stalls at $6$–$8\cdot10^{-8}$ for $r = 1$).
-
-**Noise floor.** A floor $\propto n^{-1/2}$ would hold for neither scaling of the operator: near
-$T^\star$ the estimator is the least-squares solution on the tangent space of dimension
-$df = r(1 + d(p-1))$ (28 for $r = 1$, 56 for $r = 2$), so
-$\hat T - T^\star \approx B (J^\top J)^{-1} J^\top \sigma\varepsilon$ and, with $J = \mathcal A B$
-having i.i.d. $N(0,1)$ entries in an orthonormal basis of that space,
-$\mathbb E\lVert\hat T - T^\star\rVert_F^2 = \sigma^2\,\mathbb E\operatorname{tr}W^{-1} =
-\sigma^2\,df/(n - df - 1)$ (the inverse-Wishart mean), i.e. $0.221\sigma$ in norm for $r = 1$. With
-$N(0, 1/n)$ entries the same floor is $\sigma\sqrt{df}$ (up to $n/(n - df - 1)$), independent of $n$.
-
-**RGD's factor.** Near the truth at σ = 0 the RGD error obeys $e \leftarrow (I - \alpha J^\top J/n) e$
-in tangent coordinates: its factor per step is $\max_\mu |1 - \alpha\mu|$ over the eigenvalues of
-$J^\top J/n$ at $T^\star$ (the sim records the extreme ones). For $r = 2$ the components' tangent
-spaces overlap and the smallest eigenvalue falls, which slows RGD beyond the range $[0.4, 0.8]$ of
-`rgd-linear-factor` (set from a probe of $r = 1$ only).
-
-**What the smoke runs show beyond the verdicts.** RGN's errors square at every step down to float64
-round-off (e.g. $r = 2$, $e_0 = 0.1$: $0.1 \to 2.5\cdot10^{-3} \to 2.6\cdot10^{-6} \to
-7\cdot10^{-12}$). RGD's factor is inside $[0.4, 0.8]$ for $r = 1$ and straddles 0.8 for $r = 2$, which
-`rgd-factor-matches-spectrum` shows to be what the spectrum predicts: the geometry, not a defect of
-RGD. From $e_0 = 0.1$ at σ = 1e-6 RGN is within 2× the floor after 3 iterations in every lane, RGD
-after tens (some $r = 2$ lanes not within 100 iterations, counted as 101). The HOSVD start has a
-relative error of 0.2–0.4, and CP-ALS from it reaches round-off ($r = 1$) or $10^{-5}$ ($r = 2$) in 10
-sweeps at σ = 0; CP-ALS from the perturbed truth converges linearly and far slower than RGN.
-"""
 
 EXPERIMENT = Experiment(
     name="segre-cp-recovery",
@@ -199,10 +186,9 @@ EXPERIMENT = Experiment(
             "not contradict it); the margin 0.3 below 2 is ours.",
             _per_lane("rgn_error", _quadratic_slope),
             1.7,
-            # reconstruction, on our RGN; was within [1.7, 2.3]: a quadratic rate is a bound
             source="reconstruction",
             quote="RGN exhibits an initial local quadratic convergence phase",
-            requires=_needs_sigma0,
+            requires=needs(sigma=0.0),
         ),
         Claim.at_least(
             "rgd-linear-r2",
@@ -211,10 +197,9 @@ EXPERIMENT = Experiment(
             f"threshold 0.98 is ours.",
             _per_lane("rgd_error", lambda e: _linear_fit(e)[1]),
             0.98,
-            # reconstruction: the abstract's statement, on our RGD (standard Segre geometry)
             source="reconstruction",
             quote="we prove that RGD converges at a local linear rate",
-            requires=_needs_sigma0,
+            requires=needs(sigma=0.0),
         ),
         Claim.within(
             "rgd-linear-factor",
@@ -224,7 +209,7 @@ EXPERIMENT = Experiment(
             0.4,
             0.8,
             source="proposed",
-            requires=_needs_sigma0,
+            requires=needs(sigma=0.0),
         ),
         Claim.within(
             "rgd-factor-matches-spectrum",
@@ -236,7 +221,7 @@ EXPERIMENT = Experiment(
             0.95,
             1.05,
             source="derived",
-            requires=_needs_sigma0,
+            requires=needs(sigma=0.0),
         ),
         Claim.within(
             "noise-floor",
@@ -256,7 +241,6 @@ EXPERIMENT = Experiment(
             "sigma",
             expected=1.0,
             atol=0.05,
-            # derived, not paper: near T* the error is linear in the noise (tangent least squares)
             source="derived",
         ),
         Claim.at_most(
@@ -266,9 +250,8 @@ EXPERIMENT = Experiment(
             "thresholds are ours.",
             lambda ds, spec: _iteration_counts(ds)[0],
             4,
-            # proposed, not paper: no sentence of the abstract gives an iteration count
             source="proposed",
-            requires=_needs_iter_cells,
+            requires=needs(sigma=1e-6, init_error=0.1),
         ),
         Claim.at_least(
             "rgd-needs-5x-more",
@@ -277,9 +260,8 @@ EXPERIMENT = Experiment(
             f"bound, so the ratio can only be larger). Statement and 5× are ours.",
             lambda ds, spec: _iteration_counts(ds)[1] / np.maximum(_iteration_counts(ds)[0], 1.0),
             5.0,
-            # proposed, not paper: the abstract compares rates, not iteration counts
             source="proposed",
-            requires=_needs_iter_cells,
+            requires=needs(sigma=1e-6, init_error=0.1),
         ),
     ],
     figures=[
@@ -320,5 +302,5 @@ EXPERIMENT = Experiment(
             "prediction σ√(df/(n − df − 1)) dotted.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )
