@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, needs, plots
 from jaxtheory.sims.nets import precision as pr
 from jaxtheory.sweep import Space, zipped
 
@@ -36,9 +36,7 @@ def _gap_margin(ds, name, sign):
     da = _by_arm(ds[name]).where(_by_arm(ds["n_absorbed"]).sum("seed") > 0, drop=True)
     if da.sizes["arm"] == 0:
         raise NotApplicable("no sample was absorbed in any arm")
-    thr = xr.DataArray(
-        [pr.absorption_threshold(a.split("+")[0]) for a in da["arm"].values], coords=[da["arm"]]
-    )
+    thr = [pr.absorption_threshold(a.split("+")[0]) for a in da["arm"].values]
     return sign * ((da.min("seed") if sign > 0 else da.max("seed")) - thr)
 
 
@@ -149,8 +147,7 @@ def _fix_delay(ds, spec):
     return np.minimum(sp.sel(arm="bf16+fix"), T) / np.minimum(sp.sel(arm="bf16"), T)
 
 
-def _needs_modadd(ds, spec):
-    return None if spec.task == "modadd" else "spikes are checked on modular addition (full preset)"
+_MODADD = needs(lambda ds, spec: spec.task == "modadd", "spikes are checked on modular addition (full)")
 
 
 def _draw_panels(*panels):
@@ -213,11 +210,9 @@ largest drift over seeds after 3000 steps is $0.8\cdot10^{-6}$ (bf16) and $2.9\c
 
 **What the runs show** (8 seeds, 3000 steps). The absorption threshold is sharp: absorbed samples sit
 within a few hundredths of a nat of $b\ln 2$ in $\Delta_\text{eff}$ (the rounding of the terms
-$e^{z_j - z_y}$). With the fix the drift of $\bar w$ stays a small fraction of its rounding bound;
-without it absorption moves $\bar w$ thousands (bf16) and hundreds (fp16) of times beyond the bound,
-against the mean feature. The NFI checks are not applicable: the linear theory predicts a fraction of
-an e-fold over the growth windows, and $\lVert\bar w\rVert$ grows roughly linearly (the forced $\sinh$
-phase: $\bar w$ is pushed along $-\tilde h$ with $\lVert\tilde h\rVert \approx 7$ from
+$e^{z_j - z_y}$). The NFI checks are not applicable: the linear theory predicts a fraction of an e-fold
+over the growth windows, and $\lVert\bar w\rVert$ grows roughly linearly (the forced $\sinh$ phase:
+$\bar w$ is pushed along $-\tilde h$ with $\lVert\tilde h\rVert \approx 7$ from
 $\lVert\bar w_0\rVert \approx 0.34$), while $\cos(\bar w, \bar h)$ falls from 0 to about $-0.9$ by step
 3000 in bf16 (about $-0.3$ in fp16; seed medians). float32 never absorbed in 3000 steps (in a
 5000-step probe, one seed of eight did, all at $\Delta_\text{eff} \ge 16.636$).
@@ -289,8 +284,7 @@ EXPERIMENT = Experiment(
             "fix-conserves-mean-row",
             "With the zero-sum fix, SGD conserves the mean classifier row: max_t ‖w̄(t) − w̄(0)‖ stays "
             "within the float32 rounding bound accumulated over the run (ratio ≤ 1, worst seed, per fix "
-            "arm). An absolute 1e-6 would be of the order of storage rounding alone (up to 2.9e-6 with the "
-            "fix after 3000 steps), so the bound is derived from the run instead.",
+            "arm; why not an absolute 1e-6: see the description's Conservation).",
             lambda ds, spec: _drift_ratio(ds, True).max("seed"),
             1.0,
             source="derived",
@@ -359,7 +353,7 @@ EXPERIMENT = Experiment(
             quote="This mechanism explains the rapid norm growth before a Slingshot spike, the subsequent "
             "reappearance of gradients, and the resulting loss spike",
             stand_in="modular addition (p = 97) with a 2-layer ReLU MLP under SGD in place of a transformer",
-            requires=_needs_modadd,
+            requires=_MODADD,
         ),
         Claim.ordering(
             "bf16-spikes-first",
@@ -370,7 +364,7 @@ EXPERIMENT = Experiment(
             ["bf16", "f32"],
             # not in the abstract: bf16's threshold 8 ln 2 + ln(K−1) lies below f32's 24 ln 2 + ln(K−1)
             source="derived",
-            requires=_needs_modadd,
+            requires=_MODADD,
         ),
     ],
     figures=[
