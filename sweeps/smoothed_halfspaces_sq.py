@@ -1,15 +1,13 @@
 r"""``smoothed-halfspaces-sq``: exact Fourier tails of smoothed halfspaces and L1 regression.
 
-The upper-bound side of arXiv:2605.02350; the SQ lower bound itself cannot be simulated.
-
 Every function is tabulated over all $2^n$ points of $\{\pm1\}^n$ and transformed exactly by the fast
-Walsh–Hadamard transform (int32: the unnormalised coefficients are exact integers): $\hat h(S) =
-2^{-n}\sum_x h(x)\chi_S(x)$. The functions are majority ($n = 15$, odd) and, one per seed, $h =
-\mathrm{sign}(w\cdot x)$ with $w \sim N(0, I_n)$. Smoothing flips each bit with probability $\sigma$; with
-$\rho = 1 - 2\sigma$ it multiplies $\hat h(S)$ by $\rho^{|S|}$, so the squared L2 error of the degree-$d$
-truncation of $T_\rho h$ is the noisy tail $\mathrm{tail}(d) = \sum_{|S|>d}\rho^{2|S|}\hat h(S)^2 =
-\sum_{k>d}\rho^{2k}W_k$, with level weights $W_k = \sum_{|S|=k}\hat h(S)^2$ summing to 1 (Parseval), whence
-$\mathrm{tail}(d) \le \rho^{2(d+1)}$ (the often-quoted $\rho^{2d}$ is weaker).
+Walsh–Hadamard transform (int32: the unnormalised coefficients are exact integers): $\hat h(S) = 2^{-n}\sum_x
+h(x)\chi_S(x)$. The functions are majority ($n = 15$, odd) and, one per seed, $h = \mathrm{sign}(w\cdot x)$
+with $w \sim N(0, I_n)$. Smoothing flips each bit with probability $\sigma$; with $\rho = 1 - 2\sigma$ it
+multiplies $\hat h(S)$ by $\rho^{|S|}$, so the squared L2 error of the degree-$d$ truncation of $T_\rho h$ is
+the noisy tail $\mathrm{tail}(d) = \sum_{|S|>d}\rho^{2|S|}\hat h(S)^2 = \sum_{k>d}\rho^{2k}W_k$, with level
+weights $W_k = \sum_{|S|=k}\hat h(S)^2$ summing to 1 (Parseval), whence $\mathrm{tail}(d) \le \rho^{2(d+1)}$
+(the often-quoted $\rho^{2d}$ is weaker).
 
 **$d^*$** ("the smallest degree whose L2 error is ≤ ε"): $d^*(\sigma, \varepsilon) = \min\{d :
 \sqrt{\mathrm{tail}(d)} \le \varepsilon\} = \min\{d : \mathrm{tail}(d) \le \varepsilon^2\}$ with $\rho = 1 -
@@ -20,34 +18,29 @@ levels carry weight and $d^*$ is 0 or odd. Since $\ln(1/\rho) \approx 2\sigma$, 
 $O(\log(1/\varepsilon)/\sigma)$ behind the abstract's $n^{O(\log(1/\varepsilon)/\sigma)}$ upper bound for
 $L^1$ polynomial regression.
 
-**What was measured against.** The first-proposed degree-scaling check (CV of $d^*\sigma/\ln(1/\varepsilon)$
-< 30 % over the whole grid) fails for majority because the cells where $d^* \le 1$ or $d^* = n$ are
-saturated (an odd function's degree cannot go below 1, nor any above $n$); over the cells with $3 \le d^* <
-n$ the CV is 0.25, which `degree-scaling-cv` checks against our threshold 0.35.
-
 **Majority is not uniformly the worst case.** At $(\sigma, \varepsilon) = (0.1, 0.1)$ and $(0.2, 0.02)$
 majority needs $d^* = 3$ where most random halfspaces need 5 (share 0.6); in the other ten cells with
 $\varepsilon \le 0.1$ majority is the worst, with 8 and with 64 random halfspaces alike. Random halfspaces
 carry more weight on the middle levels (median $W_5 \approx .081$, $W_7 \approx .077$ against majority's
-$.058$, $.038$), majority more on the top ones ($W_{15} \approx .044$, none of the random ones above
-$10^{-3}$ at levels ≥ 13), which only weak noise ($\sigma = 0.05$) leaves unsuppressed: majority is the
-worst case for weak noise, not uniformly.
+$.058$, $.038$), majority more on the top ones ($W_{15} \approx .044$, none of the random ones above $10^{-3}$
+at levels ≥ 13), which only weak noise ($\sigma = 0.05$) leaves unsuppressed: majority is the worst case for
+weak noise, not uniformly.
 
 **Learning.** On the whole cube $\{\pm1\}^9$ (512 points, so errors are exact, with no sampling): a planted
 $h^* = \mathrm{sign}(w^*\cdot x)$, $w^* \sim N(0, I)$, with the labels of the 10 % of points nearest its
-boundary (least $|w^*\cdot x|$) flipped: an adversarial, boundary-concentrated corruption. L1 regression
-over the odd characters of degree $\le d$, $d \in \{1, 3, 5\}$ (the labels are odd, and the even part of a
+boundary (least $|w^*\cdot x|$) flipped: an adversarial, boundary-concentrated corruption. L1 regression over
+the odd characters of degree $\le d$, $d \in \{1, 3, 5\}$ (the labels are odd, and the even part of a
 polynomial only adds L1 loss), is solved by IRLS on the Huber loss with $\delta = 10^{-3}$ (no LP solver;
 within $\delta/2$ of the L1 optimum). Rounding: Kalai et al.'s random threshold $t \sim U[-1, 1]$ errs with
 probability $\tfrac12\mathbb E|y - \mathrm{clip}(p)|$ (the claimed curve), and the threshold tuned on the
 cube. The benchmark is the planted halfspace's smoothed error $\Pr[h^*(z) \ne y]$ at $\sigma = 0.1$, exactly
 $(1 - \mathbb E[y\,T_\rho h^*])/2$; it is only an upper bound on $\mathrm{opt}_\sigma$ (the minimum over all
 halfspaces, which is not enumerable), so the excess shown is a lower bound on the excess over
-$\mathrm{opt}_\sigma$. The learner sees clean $x$, the benchmark smoothed $z$, so the excess is negative
-here at every degree, far below every $\varepsilon$ of the grid: "the excess drops below ε near $d^*$" holds
+$\mathrm{opt}_\sigma$. The learner sees clean $x$, the benchmark smoothed $z$, so the excess is negative here
+at every degree, far below every $\varepsilon$ of the grid: "the excess drops below ε near $d^*$" holds
 trivially in this setting. With the random threshold the excess falls from degree to degree in every draw;
-with the tuned threshold the mean falls, but from degree 1 to 3 it rises in about 30 % of the 64 draws of
-the medium preset: a thresholded classification error is not the L1 objective the regression minimises.
+with the tuned threshold the mean falls, but from degree 1 to 3 it rises in about 30 % of the 64 draws of the
+medium preset: a thresholded classification error is not the L1 objective the regression minimises.
 """
 
 from __future__ import annotations
@@ -56,16 +49,14 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.results import other_dims
+from jaxtheory.results import needs, other_dims
 from jaxtheory.analysis import Cells
 from jaxtheory.sims.discrete import boolean as bo
 from jaxtheory.sweep import Space
 
 NEAR_WORST_SHARE = 0.9  # majority's d* is at least this share of the largest (our statement and threshold)
 NEAR_WORST_EPS = 0.1  # ... for ε at most this
-# our threshold on the CV of d*σ/ln(1/ε) over the (σ, ε) cells with 3 ≤ d* < n; the first-proposed one,
-# 0.30 over the whole grid, fails (0.35, 0.49 with the squared criterion, at n = 15, exact enumeration)
-CV_MAX, DIGEST_CV_MAX = 0.35, 0.30
+CV_MAX, DIGEST_CV_MAX = 0.35, 0.30  # the CV of d*σ/ln(1/ε): ours and the first-proposed (see the claim)
 # float32 tolerance of majority's level weights against the closed form: float32 sums of at most
 # C(15, 7) = 6435 squares of exact coefficients err by about log2(6435)·2^-24 ≈ 1e-6 relative
 LEVEL_TOL = 1e-5
@@ -96,10 +87,6 @@ def _bound_gap(ds, spec):
     return (d - bound).max(other_dims(d, "criterion"))
 
 
-def _small_eps(ds, spec):  # the reason the preset has no ε ≤ NEAR_WORST_EPS, or None
-    return None if (ds["eps"] <= NEAR_WORST_EPS + 1e-12).any() else f"the preset has no ε ≤ {NEAR_WORST_EPS}"
-
-
 def _majority_share(ds, spec):
     """Per (σ, ε ≤ 0.1): d*(majority) / max over majority and the sampled halfspaces (L2 criterion)."""
     d = ds["dstar"].sel(criterion="l2").astype(float)
@@ -111,19 +98,14 @@ def _drops(var):
     """Per seed, excess(d_i) − excess(d_{i+1}) for neighbouring regression degrees."""
 
     def measure(ds, spec):
-        e = ds[var].transpose("seed", "ldegree")
-        degs = [int(x) for x in e["ldegree"].values]
-        return (
-            (-e.diff("ldegree"))
-            .rename(ldegree="degrees")
-            .assign_coords(degrees=[f"{a}→{b}" for a, b in zip(degs, degs[1:])])
-        )
+        degs = [int(x) for x in ds["ldegree"].values]
+        pairs = [f"{a}→{b}" for a, b in zip(degs, degs[1:])]
+        return (-ds[var].diff("ldegree")).rename(ldegree="degrees").assign_coords(degrees=pairs)
 
     return measure
 
 
-def _two_degrees(ds, spec):
-    return "the preset runs fewer than two regression degrees" if ds.sizes["ldegree"] < 2 else None
+TWO_DEGREES = needs(lambda ds, spec: ds.sizes["ldegree"] > 1, "the preset runs one regression degree")
 
 
 def _cv(values) -> float:
@@ -137,17 +119,12 @@ def _cv_cells(ds, spec):
     v, ok = d * d["sigma"] / np.log(1.0 / d["eps"]), (d >= 3) & (d < spec.n)
     rnd, rok = (x.sel(function="random").transpose("seed", ...).values for x in (v, ok))
     per_seed = np.array([_cv(r[k]) for r, k in zip(rnd, rok)])
-    return Cells(
-        [
-            ({"function": "majority"}, analysis.Estimate(_cv(_majority(v).values[_majority(ok).values]))),
-            (
-                {"function": "random"},
-                lambda level, seed: analysis.bootstrap(
-                    per_seed, lambda s: np.nanmean(s, axis=1), level=level, seed=seed
-                ),
-            ),
-        ]
-    )
+    majority = analysis.Estimate(_cv(_majority(v).values[_majority(ok).values]))
+
+    def random(level, seed):  # the mean of the per-seed CVs, bootstrapped over seeds
+        return analysis.bootstrap(per_seed, lambda s: np.nanmean(s, axis=1), level=level, seed=seed)
+
+    return Cells([({"function": "majority"}, majority), ({"function": "random"}, random)])
 
 
 def whole_grid_cv(ds, spec, criterion="l2"):
@@ -161,10 +138,8 @@ def _draw_levels(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     odd = np.arange(1, spec.n + 1, 2)
     w = ds["level_weight"].sel(level=odd)
-    kw = dict(
-        band="iqr", log=(False, True), marker="o", ms=3, color="C1", label="random halfspaces (median, IQR)"
-    )
-    plots.curves(ax, w.sel(function="random"), "level", **kw)
+    random, label = w.sel(function="random"), "random halfspaces (median, IQR)"
+    plots.curves(ax, random, "level", log=(False, True), marker="o", ms=3, color="C1", label=label)
     ax.semilogy(odd, _majority(w).values, "s", color="C0", ms=5, label="majority (FWHT)")
     ax.semilogy(odd, bo.majority_level_weights(spec.n)[odd], "k+", ms=9, label="majority (closed form)")
     ax.axhline(2 / np.pi, color="0.5", ls=":", lw=0.8, label="2/π (majority's W₁ as n → ∞)")
@@ -180,9 +155,8 @@ def _draw_degrees(ds, spec, fig):
     x = np.log(1 / e) / np.log(1 / (1 - 2 * s))  # the bound is ⌈x⌉ − 1
     rnd = d.sel(function="random").transpose("seed", "sigma", "eps").values
     for i, dx in enumerate(np.linspace(-0.15, 0.15, rnd.shape[0])):  # jittered sideways
-        ax.plot(
-            (x + dx).ravel(), rnd[i].ravel(), ".", color="C1", ms=3, label=None if i else "random halfspaces"
-        )
+        label = None if i else "random halfspaces"
+        ax.plot((x + dx).ravel(), rnd[i].ravel(), ".", color="C1", ms=3, label=label)
     ax.plot(x.ravel(), _majority(d).values.ravel(), "s", mfc="none", color="C0", ms=6, label="majority")
     grid = np.linspace(x.min(), x.max(), 400)
     bound = np.minimum(np.maximum(np.ceil(grid) - 1, 0), spec.n)
@@ -220,9 +194,8 @@ EXPERIMENT = Experiment(
         "smoke": Preset(
             Space(seeds=8),
             spec=_SPEC,
-            description="CPU, one compile: majority and 8 Gaussian halfspaces on {±1}^15, σ ∈ {.05, .1, "
-            ".2, .3} × ε ∈ {.2, .1, .05, .02}; L1 regression on {±1}^9, d ∈ {1, 3, 5}, 8 planted "
-            "halfspaces.",
+            description="CPU, one compile: majority and 8 Gaussian halfspaces on {±1}^15, σ ∈ {.05, .1, .2, "
+            ".3} × ε ∈ {.2, .1, .05, .02}; L1 regression on {±1}^9, d ∈ {1, 3, 5}, 8 planted halfspaces.",
         ),
         "medium": Preset(
             Space(seeds=64),
@@ -255,8 +228,7 @@ EXPERIMENT = Experiment(
         Claim.at_most(
             "noisy-tail-bound",
             "Σ_{|S|>d} ρ^{2|S|} ĥ(S)² ≤ ρ^{2(d+1)} for every halfspace, σ and d < n (Parseval: the level "
-            "weights sum to 1); measured: the largest ratio tail(d)/ρ^{2(d+1)}, exact data. The "
-            "often-quoted ρ^{2d} is weaker.",
+            "weights sum to 1); measured: the largest ratio tail(d)/ρ^{2(d+1)}, exact data.",
             _tail_ratio,
             1.0,
             source="derived",
@@ -278,7 +250,9 @@ EXPERIMENT = Experiment(
             _majority_share,
             NEAR_WORST_SHARE,
             source="proposed",
-            requires=_small_eps,
+            requires=needs(
+                lambda ds, spec: (ds["eps"] <= NEAR_WORST_EPS + 1e-12).any(), f"no ε ≤ {NEAR_WORST_EPS}"
+            ),
         ),
         Claim.at_least(
             "l1-excess-falls-with-degree",
@@ -289,7 +263,7 @@ EXPERIMENT = Experiment(
             _drops("excess"),
             0.0,
             source="proposed",
-            requires=_two_degrees,
+            requires=TWO_DEGREES,
         ),
         Claim.at_least(
             "tuned-threshold-error-falls",
@@ -299,7 +273,7 @@ EXPERIMENT = Experiment(
             _drops("excess_tuned"),
             0.0,
             source="proposed",
-            requires=_two_degrees,
+            requires=TWO_DEGREES,
         ),
         Claim.at_most(
             "degree-scaling-cv",
@@ -307,7 +281,8 @@ EXPERIMENT = Experiment(
             f"with 3 ≤ d* < n (L2 criterion) is below {CV_MAX:.0%}, for majority (exact) and for the "
             "random halfspaces (mean of per-seed CVs). Measured against a first version, CV "
             f"< {DIGEST_CV_MAX:.0%} over the whole grid, which fails: 0.35 for majority at n = 15 "
-            "(0.49 with the squared criterion), saturated cells d* ∈ {1, n} included.",
+            "(0.49 with the squared criterion), because of the saturated cells (an odd function's d* cannot "
+            "go below 1, nor any above n).",
             _cv_cells,
             CV_MAX,
             source="proposed",
