@@ -1,15 +1,60 @@
-"""``smuon-deep-linear``: Adam, Muon and Schatten-p (SMuon) on deep linear nets, heavy-tailed teacher.
+r"""``smuon-deep-linear``: Adam, Muon and Schatten-p (SMuon) on deep linear nets, heavy-tailed teacher.
 
 A port of the authors' ``experiments/muon_limitations.py`` (arXiv 2605.19781): a depth-L
 linear student learns a teacher with singular values :math:`i^{-1}`; the simulator is
 :mod:`jaxtheory.sims.matrix.deep_linear`. Every claim is ours (see the description).
+
+Teacher $W^\star = U\operatorname{diag}(i^{-1})V^\top$ ($d\times d$, Haar $U, V$), inputs
+$X \sim N(0, I)$, targets $Y = XW^\star$; a depth-$L$ linear student $XW_1\cdots W_L$ of
+width $d$ trained full batch on the mean-squared error with a constant step: Adam
+(PyTorch defaults), Muon (momentum 0.95, Nesterov, five Newton–Schulz steps) and SMuon
+(momentum 0.95, Nesterov, no second moment, $\|O\|_F = \sqrt d$ pinning,
+$p \in [1.02, 10]$ from $p_{\max}$, re-chosen every `interval` steps by the authors'
+default `p_method="exact_momentum"`: the singular pairs of the expected Nesterov update
+$M$ and the alignments $C_i = u_i^\top G v_i$ of the fresh gradient, maximising
+$(\sum_i C_i\sigma_i^{1/p})^2 / (\|A\|_{S_{k(p)}}^2 (\sum_i \sigma_i^{(p+1)/p})^{2/(p+1)})$,
+$k(p) = 2(p+1)/(p-1)$, over a 64-point log grid, with layer inputs $A$ and EMAs of $C$
+and $\sigma(A)$).
+
+**Initialisation.** The student starts where the authors' code starts it: PyTorch's
+default `nn.Linear` initialisation, i.i.d. $U(-1/\sqrt d, 1/\sqrt d)$ entries
+(`muon_limitations.py` builds the student from `nn.Linear(bias=False)`), not from $W = 0$.
+This matters for the criterion: at depth 1 with isotropic inputs it picks
+$p^\star \approx 1.06$–$1.22$ from $W = 0$ but $1.7$–$1.9$ from the authors'
+initialisation (an independent float64 probe).
+
+**Common random numbers.** Learning rates and depths are paired: every lane of a seed has
+the same teacher, data and initialisation, and the three optimizers of a lane start from
+the same student. Each optimizer's learning rate is tuned per depth on the seed-mean best
+loss (`analysis.best_over`: aggregate first, then choose); the claims bootstrap the tuned
+per-seed values, so a ratio of SMuon to Muon compares them on the same teacher.
+
+**Why "within 2× of the better baseline" fails.** SMuon's step has a fixed Frobenius
+norm $\eta\sqrt d$ (κ-pinning), whatever the gradient, so near the optimum it bounces
+at a distance $\propto \eta$ and its loss floors $\propto \eta^2$, while Adam's steps
+shrink with the gradient. At the authors' full setting (d = 100, 1001 steps) Adam
+reaches $6\cdot10^{-16}$ and SMuon $3\cdot10^{-7}$. What the authors' script
+compares, SMuon against Muon (both fixed-norm steps), is a comparison of like with like.
+
+**What the paper states.** Only the abstract could be read. It says SMuon "matches or
+exceeds the performance of the best performing optimizer between Muon and AdamW across
+three different training scenarios": the authors' image, language-model and fine-tuning
+benchmarks, not this deep linear net. The paper's figure from this script (best loss over
+learning rates against depth) was not available either, so every claim below is ours
+(`proposed`), on the authors' diagnostic script, with our thresholds.
+
+**The medium run (d = 64, 1001 steps).** SMuon's tuned best loss is below Muon's at
+depth 1 but above it at depths 2 and 5: over 1001 steps Muon's best learning rate is
+$2\cdot10^{-3}$, a value of Adam's grid that the authors' Muon grid lacks (every
+optimizer is tuned over the union, `LR_GRID`). At depth 2, on its own grid, Muon's best
+seed-mean loss is $5.5\cdot10^{-6}$ (η = 1e-2), 11 times SMuon's $5.0\cdot10^{-7}$.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.results import values_of
 from jaxtheory.sims.matrix import deep_linear as dl
 from jaxtheory.sweep import Space, static, values
@@ -19,9 +64,7 @@ WITHIN = 2.0  # our threshold: a gap of more than 2× to the better baseline wou
 #: {1e-3, 1e-2, 2e-2}, Adam {3e-4, 1e-3, 2e-3}): a lane steps all three optimizers at one
 #: learning rate, so each optimizer is tuned over a superset of its own grid.
 LR_GRID = (3e-4, 1e-3, 2e-3, 1e-2, 2e-2)
-#: p* at depth 1 from the authors' initialisation (``nn.Linear``'s default
-#: U(-1/sqrt(d), 1/sqrt(d))), by an independent float64 numpy probe at the authors' setting;
-#: from W = 0 it is 1.06-1.22 instead.
+#: p* at depth 1 from the authors' initialisation, by a float64 probe (the description's Initialisation).
 P_STAR_RANGE = (1.7, 1.9)
 P_MIN, P_MAX, N_GRID = 1.02, 10.0, 64  # SMuon's p range and grid size (the simulator's, the authors')
 #: The selection returns points of the log-spaced 64-point grid only (neighbours a factor
@@ -67,66 +110,9 @@ def _p_star(ds, spec):
     once the loss sits on its η-floor the fresh gradient is the bounce of the fixed-norm
     step and single selections jump to p_max (seen in some seeds at the tuned η).
     """
-    p = _method(_tuned(ds, "p_mean"), "smuon").sel(depth=1)
-    return (
-        p.isel(step=np.arange(0, spec.steps, spec.interval))
-        .median("step")
-        .drop_vars("depth", errors="ignore")
-    )
+    p = _method(_tuned(ds, "p_mean"), "smuon").sel(depth=1, drop=True)
+    return p.isel(step=np.arange(0, spec.steps, spec.interval)).median("step")
 
-
-_LO, _HI = P_STAR_RANGE[0] / GRID_STEP, P_STAR_RANGE[1] * GRID_STEP
-
-DESCRIPTION = rf"""
-Teacher $W^\star = U\operatorname{{diag}}(i^{{-1}})V^\top$ ($d\times d$, Haar $U, V$), inputs
-$X \sim N(0, I)$, targets $Y = XW^\star$; a depth-$L$ linear student $XW_1\cdots W_L$ of
-width $d$ trained full batch on the mean-squared error with a constant step: Adam
-(PyTorch defaults), Muon (momentum 0.95, Nesterov, five Newton–Schulz steps) and SMuon
-(momentum 0.95, Nesterov, no second moment, $\|O\|_F = \sqrt d$ pinning,
-$p \in [1.02, 10]$ from $p_{{\max}}$, re-chosen every `interval` steps by the authors'
-default `p_method="exact_momentum"`: the singular pairs of the expected Nesterov update
-$M$ and the alignments $C_i = u_i^\top G v_i$ of the fresh gradient, maximising
-$(\sum_i C_i\sigma_i^{{1/p}})^2 / (\|A\|_{{S_{{k(p)}}}}^2 (\sum_i \sigma_i^{{(p+1)/p}})^{{2/(p+1)}})$,
-$k(p) = 2(p+1)/(p-1)$, over a 64-point log grid, with layer inputs $A$ and EMAs of $C$
-and $\sigma(A)$).
-
-**Initialisation.** The student starts where the authors' code starts it: PyTorch's
-default `nn.Linear` initialisation, i.i.d. $U(-1/\sqrt d, 1/\sqrt d)$ entries
-(`muon_limitations.py` builds the student from `nn.Linear(bias=False)`), not from $W = 0$.
-This matters for the criterion: at depth 1 with isotropic inputs it picks
-$p^\star \approx 1.06$–$1.22$ from $W = 0$ but $1.7$–$1.9$ from the authors'
-initialisation (an independent float64 probe).
-
-**Common random numbers.** Learning rates and depths are paired: every lane of a seed has
-the same teacher, data and initialisation, and the three optimizers of a lane start from
-the same student. Each optimizer's learning rate is tuned per depth on the seed-mean best
-loss (`analysis.best_over`: aggregate first, then choose); the claims bootstrap the tuned
-per-seed values, so a ratio of SMuon to Muon compares them on the same teacher.
-
-**Why "within 2× of the better baseline" fails.** SMuon's step has a fixed Frobenius
-norm $\eta\sqrt d$ (κ-pinning), whatever the gradient, so near the optimum it bounces
-at a distance $\propto \eta$ and its loss floors $\propto \eta^2$, while Adam's steps
-shrink with the gradient. At the authors' full setting (d = 100, 1001 steps) Adam
-reaches $6\cdot10^{{-16}}$ and SMuon $3\cdot10^{{-7}}$. What the authors' script
-compares, SMuon against Muon (both fixed-norm steps), is a comparison of like with like.
-
-**What the paper states.** Only the abstract could be read. It says SMuon "matches or
-exceeds the performance of the best performing optimizer between Muon and AdamW across
-three different training scenarios": the authors' image, language-model and fine-tuning
-benchmarks, not this deep linear net. The paper's figure from this script (best loss over
-learning rates against depth) was not available either, so every claim below is ours
-(`proposed`), on the authors' diagnostic script, with our thresholds.
-
-**The medium run (d = 64, 1001 steps).** SMuon's tuned best loss is below Muon's at
-depth 1 but above it at depths 2 and 5: over 1001 steps Muon's best learning rate is
-$2\cdot10^{{-3}}$, a value of Adam's grid that the authors' Muon grid lacks (every
-optimizer is tuned over the union, `LR_GRID`). At depth 2, on its own grid, Muon's best
-seed-mean loss is $5.5\cdot10^{{-6}}$ (η = 1e-2), 11 times SMuon's $5.0\cdot10^{{-7}}$.
-
-**p\* at depth 1.** The region is $[{P_STAR_RANGE[0]}, {P_STAR_RANGE[1]}]$ widened by one
-grid step ($\times{GRID_STEP:.4f}$) on each side, $[{_LO:.3f}, {_HI:.3f}]$, because the
-selection returns grid points only.
-"""
 
 EXPERIMENT = Experiment(
     name="smuon-deep-linear",
@@ -168,7 +154,6 @@ EXPERIMENT = Experiment(
             "learning-rate grids (LR_GRID), 8 seeds.",
         ),
     },
-    # no sentence of the paper states any of these claims (see the description): all are proposed
     claims=[
         Claim.at_most(
             "smuon-ahead-of-muon",
@@ -184,9 +169,7 @@ EXPERIMENT = Experiment(
             "smuon-within-2x-of-best-baseline",
             "SMuon's tuned best loss is within 2× of the better of Adam and Muon at every depth "
             "(per seed, over the baseline with the lower seed-mean). The 2× threshold is ours. "
-            "Refuted in our setting: SMuon's fixed-norm steps floor the loss ∝ η² while "
-            "Adam's shrink with the gradient (at the authors' full setting Adam reaches "
-            "6e-16, SMuon 3e-7).",
+            "Refuted in our setting: SMuon's fixed-norm steps floor the loss ∝ η² (see the description).",
             _within,
             WITHIN,
             source="proposed",
@@ -204,17 +187,15 @@ EXPERIMENT = Experiment(
             "p-star-at-depth-1",
             "With isotropic inputs at depth 1 and the authors' initialisation (nn.Linear "
             f"default, not W = 0), SMuon's criterion picks p* in {list(P_STAR_RANGE)} (an "
-            "independent float64 probe; from W = 0 it picks 1.06–1.22), widened by one step "
-            "of the 64-point p grid; per seed the median p over the run's selections at "
+            "independent float64 probe), widened by one step of the 64-point p grid (the "
+            "selection returns grid points only); per seed the median p over the run's selections at "
             "SMuon's tuned learning rate (single selections jump to p_max once the loss sits "
             "on its η-floor).",
             _p_star,
-            _LO,
-            _HI,
+            P_STAR_RANGE[0] / GRID_STEP,
+            P_STAR_RANGE[1] * GRID_STEP,
             source="proposed",
-            requires=lambda ds, spec: (
-                None if 1 in values_of(ds, "depth") else "the preset has no depth-1 runs"
-            ),
+            requires=needs(depth=1),
         ),
     ],
     figures=[
@@ -259,5 +240,5 @@ EXPERIMENT = Experiment(
             size=(9.0, 3.5),
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )
