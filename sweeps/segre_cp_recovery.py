@@ -51,7 +51,6 @@ import pandas as pd
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
-from jaxtheory.results import as_dims
 from jaxtheory.sims.tensor import segre as sg
 from jaxtheory.sweep import Space, static, values
 
@@ -113,12 +112,11 @@ def _floor_ratio(ds, spec):
     """Per seed: mean over the σ > 0 and start lanes (independent draws) of ‖T̂ − T*‖²/(σ² df/(n−df−1))."""
     sq = _noisy(ds)
     ratio = sq / (sq["sigma"] ** 2 * xr.apply_ufunc(np.vectorize(lambda r: _floor_sq(spec, r)), sq["r"]))
-    return as_dims(ratio, "init_error").mean(["sigma", "init_error"])
+    return ratio.mean(["sigma", "init_error"])  # both axes of every preset
 
 
 def _noisy(ds):
-    sq = as_dims(ds["rgn_sq_error"], "sigma")
-    return sq.sel(sigma=sq["sigma"] > 0)
+    return ds["rgn_sq_error"].sel(sigma=ds["sigma"] > 0)
 
 
 def _iteration_counts(ds):
