@@ -36,9 +36,9 @@ def _seeds(ds, spec):
         one = ds.isel(seed=s)
         kind = np.asarray(one["pair_kind"].values).astype(int)
         cond = np.asarray(one["condition"].values).astype(int)
-        row = {}
+        row, effects = {}, {}
         for m in tom.MODELS:
-            eff = interp.normalized_effects(
+            eff = effects[m] = interp.normalized_effects(
                 *(one[f"{m}_{v}"].values for v in ("patched", "clean", "corrupt"))
             )
             reps = np.asarray(one[f"{m}_reps"].values, float)
@@ -58,9 +58,7 @@ def _seeds(ds, spec):
         )
         row["planted_shuffled"] = float(shuffled.mean())
         # the trained model's top mediator, selected on the even pairs and tested on the odd ones
-        eff = interp.normalized_effects(
-            *(one[f"trained_{v}"].values for v in ("patched", "clean", "corrupt"))
-        )
+        eff = effects["trained"]
         select = np.arange(eff.shape[0]) % 2 == 0
         top = int(np.argmax(eff[select].mean(0)))
         held = [eff[~select & (kind == k), top] for k in range(len(tom.KINDS))]
@@ -85,15 +83,12 @@ def _emergent_p(ds, spec):
     few = n < analysis.MIN_SAMPLE
     worst = (per if few else learned)["trained_p"].max("seed")
     nan = float("nan")
-    return Cells(
-        (
-            {"kind": k},
-            analysis.Estimate(float(worst.sel(kind=k)), nan, nan, n, "none")
-            if few
-            else analysis.Estimate(float(worst.sel(kind=k)), n=n),
-        )
-        for k in tom.KINDS
-    )
+
+    def estimate(kind):
+        value = float(worst.sel(kind=kind))
+        return analysis.Estimate(value, nan, nan, n, "none") if few else analysis.Estimate(value, n=n)
+
+    return Cells(({"kind": k}, estimate(k)) for k in tom.KINDS)
 
 
 def _ranked(ds, spec):
@@ -108,11 +103,8 @@ def _ranked(ds, spec):
 
 def _by_layer(ds, spec):
     eff = _seeds(ds, spec)["planted_effect"]
-    v = eff.values.reshape(eff.sizes["seed"], spec.n_layers, -1)
     return xr.DataArray(
-        v,
-        dims=["seed", "layer", "head"],
-        coords={"layer": np.arange(v.shape[1]), "head": np.arange(v.shape[2])},
+        eff.values.reshape(eff.sizes["seed"], spec.n_layers, -1), dims=["seed", "layer", "head"]
     )
 
 
@@ -122,66 +114,42 @@ def _rsa(ds, spec):
 
 
 DESCRIPTION = r"""
-**The task.** Every vignette is 7 tokens, `BOS who KIND stored filler filler world`, with `KIND` a
-belief ("Sally thinks the ball is in ...") or a photograph ("the camera's photo shows the ball in
-..."), `stored` the location the representation holds and `world` the ball's location now (4
-locations). The model answers at the last position `FALSE` (the representation is outdated:
-`stored ≠ world`) or `TRUE`: exactly the divergence between a stored representation and the
-current world, in both kinds, the domain-general divergence detector the abstract describes.
-Minimal pairs differ only in the world token (changed → clean, unchanged → corrupted).
+**The task.** Every vignette is 7 tokens, `BOS who KIND stored filler filler world`, with `KIND` a belief
+("Sally thinks the ball is in ...") or a photograph ("the camera's photo shows the ball in ..."), `stored` the
+location the representation holds and `world` the ball's location now (4 locations). The model answers at the
+last position `FALSE` (the representation is outdated: `stored ≠ world`) or `TRUE`: exactly the divergence
+between a stored representation and the current world, in both kinds, the domain-general divergence detector
+the abstract describes. Minimal pairs differ only in the world token (changed → clean, unchanged → corrupted).
 
-**The models.** A 2-layer attention-only transformer ($d = 32$, 4 heads of width 8 per layer, no
-MLP, no layer norm) trained with Adam ($10^{-2}$, 300 steps of 64 fresh vignettes) vmapped over
-seeds, and a *planted* model: one-hot embeddings (plus 0.02 N(0, 1) noise), head L0H0 set by hand
-to attend from the world token to an earlier copy of it (or to `BOS` when there is none) and write
-±1 on an answer direction, every other head random (0.3 × the init scale).
+**The models.** A 2-layer attention-only transformer ($d = 32$, 4 heads of width 8 per layer, no MLP, no layer
+norm) trained with Adam ($10^{-2}$, 300 steps of 64 fresh vignettes) vmapped over seeds, and a *planted*
+model: one-hot embeddings (plus 0.02 N(0, 1) noise), head L0H0 set by hand to attend from the world token to
+an earlier copy of it (or to `BOS` when there is none) and write ±1 on an answer direction, every other head
+random (0.3 × the init scale).
 
-**The pipeline** (`jaxtheory.sims.nets.interp`, arrays in, statistics out). Activation patching:
-each head's output (all positions) from the clean run replaces its output in the corrupted run;
-the change of $\mathrm{logit}(\mathtt{FALSE}) - \mathrm{logit}(\mathtt{TRUE})$ over the mean total effect
-is the head's normalised indirect effect. For the trained model the top mediator is chosen on half
-of the 128 pairs and tested on the other half, per kind (32 pairs each), with a one-sided sign-flip
-permutation test. RSA: the heads' last-position outputs are averaged over 8 conditions (kind ×
-stored ∈ {L0, L1} × world ∈ {L0, L1}, 16 vignettes each); their Euclidean RDM is correlated
-(Pearson) with the divergence model RDM $|d_i - d_j|$; the null shuffles which vignette belongs to
-which condition (50 shuffles per seed). A Spearman RSA against a binary model RDM is capped well
-below 1 (ties: 16 of the 28 pairs differ, so a perfect separation ranks at $\approx 0.86$), which
-is why the 0.8 threshold is applied to Pearson.
+**The pipeline** (`jaxtheory.sims.nets.interp`, arrays in, statistics out). Activation patching: each head's
+output (all positions) from the clean run replaces its output in the corrupted run; the change of
+$\mathrm{logit}(\mathtt{FALSE}) - \mathrm{logit}(\mathtt{TRUE})$ over the mean total effect is the head's
+normalised indirect effect. For the trained model the top mediator is chosen on half of the 128 pairs and
+tested on the other half, per kind (32 pairs each), with a one-sided sign-flip permutation test. RSA: the
+heads' last-position outputs are averaged over 8 conditions (kind × stored ∈ {L0, L1} × world ∈ {L0, L1}, 16
+vignettes each); their Euclidean RDM is correlated (Pearson) with the divergence model RDM $|d_i - d_j|$; the
+null shuffles which vignette belongs to which condition (50 shuffles per seed). A Spearman RSA against a
+binary model RDM is capped well below 1 (ties: 16 of the 28 pairs differ, so a perfect separation ranks at
+$\approx 0.86$), which is why the 0.8 threshold is applied to Pearson.
 
-**What the smoke runs show beyond the verdicts.** The planted head L0H0 ranks first in every seed
-with essentially all of the effect, and every trained seed learns the task. The emergent solution
-is distributed: the top mediator (in layer 0 in some seeds, layer 1 in others) restores a part of
-the total effect on the held-out pairs, about equally in both kinds, with p at the Monte-Carlo
-floor in each kind and seed. Its own last-position RSA with the divergence RDM ranges from weak to
-strong: the strongest causal mediator (patched at all positions) is not always the head whose
-final-position output encodes the divergence, so the two analyses answer different questions
-even in the toy.
+**What the smoke runs show beyond the verdicts.** The planted head L0H0 ranks first in every seed with
+essentially all of the effect, and every trained seed learns the task. The emergent solution is distributed:
+the top mediator (in layer 0 in some seeds, layer 1 in others) restores a part of the total effect on the
+held-out pairs, about equally in both kinds, with p at the Monte-Carlo floor in each kind and seed. Its own
+last-position RSA with the divergence RDM ranges from weak to strong: the strongest causal mediator (patched
+at all positions) is not always the head whose final-position output encodes the divergence, so the two
+analyses answer different questions even in the toy.
 
-**What this does not test.** Nothing here is about Qwen2.5-14B: the paper's own claims are listed
-on this page without a verdict. The toy checks that the bookkeeping recovers a known mediator, and
-whether a trained toy grows one that works for both kinds.
+**What this does not test.** Nothing here is about Qwen2.5-14B: the paper's own claims are listed on this page
+without a verdict. The toy checks that the bookkeeping recovers a known mediator, and whether a trained toy
+grows one that works for both kinds.
 """
-
-RSA_CURVES = plots.curves(
-    _rsa,
-    x="head",
-    hue="model",
-    band="se",
-    marker="o",
-    ls="none",
-    theory=lambda c, spec: RSA_MIN,
-    theory_label="0.8",
-    ylabel="RSA r with the divergence RDM (Pearson)",
-)
-
-
-def _rsa_with_null(ds, spec, fig):  # the declared curves and the shuffled-label null beside them
-    RSA_CURVES(ds, spec, fig)
-    null = float(_of("planted_shuffled")(ds, spec).mean())
-    for ax in fig.axes:
-        ax.axhline(null, color="0.4", ls="--", lw=1, label="planted head, shuffled labels")
-        ax.legend(fontsize="small")
-
 
 EXPERIMENT = Experiment(
     name="tom-heads-toy",
@@ -285,7 +253,21 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "rsa",
-            _rsa_with_null,
+            plots.curves(
+                _rsa,
+                x="head",
+                hue="model",
+                band="se",
+                marker="o",
+                ls="none",
+                ylabel="RSA r with the divergence RDM (Pearson)",
+                hlines={
+                    "planted head, shuffled labels": lambda ds, spec: float(
+                        _seeds(ds, spec)["planted_shuffled"].mean()
+                    ),
+                    "0.8": RSA_MIN,
+                },
+            ),
             "Per-head RSA correlation (Pearson) with the divergence RDM, seed mean ± SE; dotted: 0.8; "
             "grey dashed: the planted head under shuffled condition labels (the null, seed mean).",
         ),
