@@ -1,46 +1,41 @@
 r"""``linreg-two-phase``: LA, LA-DiLoCo and SLA on high-dimensional linear regression.
 
 Checks the three claims of arXiv:2603.26954 with the exact per-mode risk recursions of
-:mod:`jaxtheory.sims.linreg.exact`, validated in every lane against Monte Carlo runs of
-the optax transforms. One lane is one point :math:`(\eta, \alpha)` of the grid; what it
-computes (F1: LA against SGD, F2: LA-DiLoCo against LA(WB), SLA over the outer-momentum
-grid, Monte Carlo, F3: steps to :math:`\varepsilon` on a noiseless two-scale spectrum with
-analytically tuned parameters) is :mod:`jaxtheory.sims.linreg.two_phase`.
+:mod:`jaxtheory.sims.linreg.exact`, validated in every lane against Monte Carlo runs of the optax transforms.
+One lane is one point :math:`(\eta, \alpha)` of the grid; what it computes (F1: LA against SGD, F2: LA-DiLoCo
+against LA(WB), SLA over the outer-momentum grid, Monte Carlo, F3: steps to :math:`\varepsilon` on a noiseless
+two-scale spectrum with analytically tuned parameters) is :mod:`jaxtheory.sims.linreg.two_phase`.
 
 **Tuning.** Every tuned comparison takes the best exact final risk over the lanes' grid
-(:func:`jaxtheory.analysis.best_over`; the lanes are paired, though the recursions are
-deterministic) and requires the optimum to lie strictly inside the grid along every tuned
-axis; otherwise the claim is not applicable (the grid does not bracket it).
+(:func:`jaxtheory.analysis.best_over`; the lanes are paired, though the recursions are deterministic) and
+requires the optimum to lie strictly inside the grid along every tuned axis; otherwise the claim is not
+applicable (the grid does not bracket it).
 
-**Nesterov against heavy ball.** The paper says the gain of stacking momentum is
-largest for Nesterov. On noiseless quadratics with analytically tuned parameters
-classical theory says the opposite (Polyak's heavy ball contracts at
-:math:`(\sqrt{\kappa_h}-1)/(\sqrt{\kappa_h}+1)`, Nesterov at best at
-:math:`1-2/\sqrt{3\kappa_h+1}`; per outer step at :math:`\kappa = 32\dots256`: Nesterov
-0.611–0.858, heavy ball 0.487–0.778), so the paper's statement is tested where the paper
-makes it: the noisy problem (:math:`\sigma^2 = 0.1`, batch 4) with every method tuned over
-:math:`(\eta, \alpha, \mu)`; the noiseless result is kept as a classical claim.
+**Nesterov against heavy ball.** The paper says the gain of stacking momentum is largest for Nesterov. On
+noiseless quadratics with analytically tuned parameters classical theory says the opposite (Polyak's heavy
+ball contracts at :math:`(\sqrt{\kappa_h}-1)/(\sqrt{\kappa_h}+1)`, Nesterov at best at
+:math:`1-2/\sqrt{3\kappa_h+1}`; per outer step at :math:`\kappa = 32\dots256`: Nesterov 0.611–0.858, heavy
+ball 0.487–0.778), so the paper's statement is tested where the paper makes it: the noisy problem
+(:math:`\sigma^2 = 0.1`, batch 4) with every method tuned over :math:`(\eta, \alpha, \mu)`; the noiseless
+result is kept as a classical claim.
 
-**Multi-worker excess.** The paper says the extra noise of several workers "can be
-ameliorated by appropriate choice of hyperparameters". This is tested tuned against
-tuned: :math:`R_{\rm tuned}` = best LA-DiLoCo over best LA(WB), each over the (η, α) grid,
-against :math:`R_{\rm transfer}` = LA-DiLoCo at LA(WB)'s best (η, α) over LA(WB)'s best
-(a multi-worker run that keeps the single worker's hyperparameters); ameliorated means
-:math:`R_{\rm tuned} < R_{\rm transfer}`, i.e. LA-DiLoCo's optimum lies elsewhere than
-LA(WB)'s (a grid search makes :math:`\le` hold by construction). Both optima sit on the
-valley :math:`\alpha\eta \approx 2` next to the edge of stability; on the lanes' factor-√2
-grid they coincide at (k, W) = (4, 2), a fact of the grid, so each lane also computes both
-risks at :math:`(\eta f, \alpha g)`, :math:`f, g \in \{1, 2^{1/4}\}`, and the claim tunes
-over that factor-:math:`2^{1/4}` grid, on which the two optima differ in every cell (both
-inside the grid). Re-tuning lowers the excess in every cell but removes only part of it
-(about a fifth at (k, W) = (2, 2), about half at W = 4); at the default (η, α) =
-(0.5, 0.5), a bias-dominated point, the excess is only 1e-4 to 3e-4.
+**Multi-worker excess.** The paper says the extra noise of several workers "can be ameliorated by appropriate
+choice of hyperparameters". This is tested tuned against tuned: :math:`R_{\rm tuned}` = best LA-DiLoCo over
+best LA(WB), each over the (η, α) grid, against :math:`R_{\rm transfer}` = LA-DiLoCo at LA(WB)'s best (η, α)
+over LA(WB)'s best (a multi-worker run that keeps the single worker's hyperparameters); ameliorated means
+:math:`R_{\rm tuned} < R_{\rm transfer}`, i.e. LA-DiLoCo's optimum lies elsewhere than LA(WB)'s (a grid search
+makes :math:`\le` hold by construction). Both optima sit on the valley :math:`\alpha\eta \approx 2` next to
+the edge of stability; on the lanes' factor-√2 grid they coincide at (k, W) = (4, 2), a fact of the grid, so
+each lane also computes both risks at :math:`(\eta f, \alpha g)`, :math:`f, g \in \{1, 2^{1/4}\}`, and the
+claim tunes over that factor-:math:`2^{1/4}` grid, on which the two optima differ in every cell (both inside
+the grid). Re-tuning lowers the excess in every cell but removes only part of it (about a fifth at (k, W) =
+(2, 2), about half at W = 4); at the default (η, α) = (0.5, 0.5), a bias-dominated point, the excess is only
+1e-4 to 3e-4.
 
-**Reconstruction.** Only the abstract of the paper could be read: the model (Gaussian
-streaming linear regression, power-law spectrum :math:`\lambda_i \propto i^{-a}` and
-target :math:`\lambda_i\theta_i^{\star 2} \propto i^{-b}`) and its exact per-mode risk
-recursions are derived here, the algorithms from the papers that define Lookahead and
-DiLoCo; the abstract's statements are tested under this reconstruction.
+**Reconstruction.** Only the abstract of the paper could be read: the model (Gaussian streaming linear
+regression, power-law spectrum :math:`\lambda_i \propto i^{-a}` and target :math:`\lambda_i\theta_i^{\star 2}
+\propto i^{-b}`) and its exact per-mode risk recursions are derived here, the algorithms from the papers that
+define Lookahead and DiLoCo; the abstract's statements are tested under this reconstruction.
 """
 
 from __future__ import annotations
@@ -334,14 +329,13 @@ EXPERIMENT = Experiment(
         ),
         Claim.close(
             "monte-carlo-matches-recursion",
-            "The recursion is the exact expected risk: the Monte Carlo mean of the optax "
-            "transforms over the exact risk is 1 ± 3% at every logged step of every "
-            "stable run (exact risk never above the initial ½) with η ≤ 1, lane and "
-            "algorithm (SGD, LA, LA-DiLoCo, SLA-HB, SLA-Nesterov); intervals from the "
-            "Monte Carlo standard error, Bonferroni over the comparisons. Larger steps "
-            "are left out because there the risk is heavy-tailed (η = 2.83, α = 0.5, LA: "
-            "0.1% of 131 072 runs carry 21% of the mean, and the mean of 4096 runs is "
-            "0.72–0.90 of the exact value) and a mean has no reliable standard error.",
+            "The recursion is the exact expected risk: the Monte Carlo mean of the optax transforms over the "
+            "exact risk is 1 ± 3% at every logged step of every stable run (exact risk never above the "
+            "initial ½) with η ≤ 1, lane and algorithm (SGD, LA, LA-DiLoCo, SLA-HB, SLA-Nesterov); intervals "
+            "from the Monte Carlo standard error, Bonferroni over the comparisons. Larger steps are left out "
+            "because there the risk is heavy-tailed (η = 2.83, α = 0.5, LA: 0.1% of 131 072 runs carry 21% "
+            "of the mean, and the mean of 4096 runs is 0.72–0.90 of the exact value) and a mean has no "
+            "reliable standard error.",
             _mc_ratio,
             1.0,
             atol=MC_RTOL,
@@ -355,11 +349,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.equals(
             "multiworker-more-noise",
-            "Multi-worker LA-DiLoCo generates more noise than the single worker "
-            f"{_RECON}: LA-DiLoCo(W, B) / LA(W·B) is at least 1 at every k > 1, in every "
-            "stable lane and W (both risks below the initial ½ at every k). Measured: the "
-            "number of (lane, W, k > 1) where it is below 1 by more than float32 round-off "
-            "(1e-5); at small steps, where the bias dominates, the excess is itself below "
+            f"Multi-worker LA-DiLoCo generates more noise than the single worker {_RECON}: LA-DiLoCo(W, B) / "
+            "LA(W·B) is at least 1 at every k > 1, in every stable lane and W (both risks below the initial "
+            "½ at every k). Measured: the number of (lane, W, k > 1) where it is below 1 by more than "
+            "float32 round-off (1e-5); at small steps, where the bias dominates, the excess is itself below "
             "the round-off, so 'at least' is what float32 resolves.",
             _ratio_below_one,
             0,
@@ -379,10 +372,9 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "multiworker-excess-ameliorated-by-tuning",
-            "The multi-worker excess can be ameliorated by the choice of hyperparameters "
-            f"{_RECON}: R_transfer − R_tuned (tuned vs tuned on the factor-2^(1/4) (η, α) "
-            "grid, both optima inside it; see the description) is above float32 round-off "
-            "(1e-5) for every (k > 1, W).",
+            f"The multi-worker excess can be ameliorated by the choice of hyperparameters {_RECON}: "
+            "R_transfer − R_tuned (tuned vs tuned on the factor-2^(1/4) (η, α) grid, both optima inside it; "
+            "see the description) is above float32 round-off (1e-5) for every (k > 1, W).",
             _excess_ameliorated,
             RATIO_ROUNDOFF,
             source="reconstruction",
@@ -441,10 +433,9 @@ EXPERIMENT = Experiment(
         ),
         Claim.ordering(
             "sla-nesterov-at-least-as-fast-as-heavy-ball",
-            "Stacking momentum on LA accelerates training, most with Nesterov "
-            f"{_RECON}: in the noisy regime (σ² = 0.1, batch 4) the final risk tuned over "
-            "(η, α, μ) decreases LA > SLA-HB > SLA-Nesterov at every k > 1 (why noisy and "
-            "tuned: the description's Nesterov against heavy ball).",
+            f"Stacking momentum on LA accelerates training, most with Nesterov {_RECON}: in the noisy regime "
+            "(σ² = 0.1, batch 4) the final risk tuned over (η, α, μ) decreases LA > SLA-HB > SLA-Nesterov at "
+            "every k > 1 (why noisy and tuned: the description's Nesterov against heavy ball).",
             _sla_tuned,
             "outer",
             ["none", "heavy_ball", "nesterov"],
@@ -455,10 +446,9 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "noiseless-heavy-ball-beats-nesterov",
-            "Noiseless quadratics, parameters tuned analytically: heavy ball contracts "
-            "faster than Nesterov ((√κ_h−1)/(√κ_h+1) against 1 − 2/√(3κ_h+1); the "
-            "description gives both at κ = 32…256), so SLA-Nesterov needs at least as "
-            "many steps to ε as SLA-HB (ratio ≥ 1, every κ).",
+            "Noiseless quadratics, parameters tuned analytically: heavy ball contracts faster than Nesterov "
+            "((√κ_h−1)/(√κ_h+1) against 1 − 2/√(3κ_h+1); the description gives both at κ = 32…256), so "
+            "SLA-Nesterov needs at least as many steps to ε as SLA-HB (ratio ≥ 1, every κ).",
             lambda ds, spec: _steps("sla_nesterov")(ds, spec) / _steps("sla_heavy_ball")(ds, spec),
             1.0,
             source="lit",
