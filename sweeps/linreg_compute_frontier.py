@@ -2,47 +2,45 @@ r"""``linreg-compute-frontier``: risk against compute, and the compute-optimal f
 
 Goes beyond arXiv:2603.26954: on streaming Gaussian linear regression with a power-law spectrum
 :math:`\lambda_i \propto i^{-a}` (:math:`\operatorname{tr}K = 1`) and a power-law target
-:math:`\lambda_i\theta^{*2}_i \propto i^{-b}` (:mod:`jaxtheory.sims.linreg.problems`), the exact
-expected excess risk of SGD (step :math:`\eta`, batch :math:`B`), LA (lookahead; inner SGD step
-:math:`\eta`, outer step :math:`\alpha`, sync period :math:`k`) and SLA heavy ball (LA with outer
-heavy-ball momentum :math:`\mu`) is computed with the per-mode recursions of
-:mod:`jaxtheory.sims.linreg.exact` (deterministic, :math:`O(D)` per step), one lane per :math:`(a, b,
-\eta)`, on a log-spaced step grid. **Compute** is the number of per-sample gradient evaluations,
-:math:`C = t \cdot B` after :math:`t` gradient steps (LA and SLA spend one minibatch gradient per inner
-step, like SGD; the outer step costs no gradient).
+:math:`\lambda_i\theta^{*2}_i \propto i^{-b}` (:mod:`jaxtheory.sims.linreg.problems`), the exact expected
+excess risk of SGD (step :math:`\eta`, batch :math:`B`), LA (lookahead; inner SGD step :math:`\eta`, outer
+step :math:`\alpha`, sync period :math:`k`) and SLA heavy ball (LA with outer heavy-ball momentum :math:`\mu`)
+is computed with the per-mode recursions of :mod:`jaxtheory.sims.linreg.exact` (deterministic, :math:`O(D)`
+per step), one lane per :math:`(a, b, \eta)`, on a log-spaced step grid. **Compute** is the number of
+per-sample gradient evaluations, :math:`C = t \cdot B` after :math:`t` gradient steps (LA and SLA spend one
+minibatch gradient per inner step, like SGD; the outer step costs no gradient).
 
-**Compute-optimal frontier.** For each algorithm and :math:`(a, b)`, :math:`F(C) = \min_\eta R_\eta(C)`
-over the learning-rate grid (diverged runs ignored); its log-log slope is fitted by least squares over
-:math:`C \in [C_{\max}/16, C_{\max}]`.
+**Compute-optimal frontier.** For each algorithm and :math:`(a, b)`, :math:`F(C) = \min_\eta R_\eta(C)` over
+the learning-rate grid (diverged runs ignored); its log-log slope is fitted by least squares over :math:`C \in
+[C_{\max}/16, C_{\max}]`.
 
-**Derivation of the SGD frontier exponent (signal-dominated regime).** Take :math:`\sigma^2 = 0`.
-Without the sampling noise the mean error of mode :math:`i` decays as :math:`(1-\eta\lambda_i)^t`, so
-:math:`R(t) = \tfrac12\sum_i \lambda_i\theta^{*2}_i (1-\eta\lambda_i)^{2t} \approx \tfrac12\sum_i i^{-b}
-e^{-2\eta t\lambda_i}/Z_b`. Modes with :math:`2\eta t\lambda_i \gg 1`, i.e. :math:`i \ll i_*(t) = (2\eta
-t/Z_a)^{1/a}` (:math:`\lambda_i = i^{-a}/Z_a`), are learned; the rest keep their energy. Hence, for
-:math:`b > 1` and :math:`i_* \ll D`,
+**Derivation of the SGD frontier exponent (signal-dominated regime).** Take :math:`\sigma^2 = 0`. Without the
+sampling noise the mean error of mode :math:`i` decays as :math:`(1-\eta\lambda_i)^t`, so :math:`R(t) =
+\tfrac12\sum_i \lambda_i\theta^{*2}_i (1-\eta\lambda_i)^{2t} \approx \tfrac12\sum_i i^{-b} e^{-2\eta
+t\lambda_i}/Z_b`. Modes with :math:`2\eta t\lambda_i \gg 1`, i.e. :math:`i \ll i_*(t) = (2\eta t/Z_a)^{1/a}`
+(:math:`\lambda_i = i^{-a}/Z_a`), are learned; the rest keep their energy. Hence, for :math:`b > 1` and
+:math:`i_* \ll D`,
 
 .. math::
     R(t) \asymp \sum_{i > i_*} i^{-b} \asymp i_*^{1-b} \propto (\eta t)^{-(b-1)/a}.
 
-The sampling noise of SGD (batch :math:`B`, :math:`\sigma^2=0`) adds a term :math:`\propto
-(\eta/B)\,(\eta t)^{-(2-1/a)}` (the Volterra analysis of Paquette et al., *4+3 phases of compute-optimal
-neural scaling laws*, arXiv:2405.15074, with their :math:`2\alpha = a`, :math:`2\alpha + 2\beta = b`),
-which decays faster than the signal term when :math:`(b-1)/a < 2 - 1/a`, i.e. :math:`b < 2a`: every
-:math:`(a, b)` here satisfies it. For every stable :math:`\eta` the risk then scales like
-:math:`t^{-(b-1)/a}`, and the minimum over a fixed, finite :math:`\eta` grid of such curves has,
-asymptotically, the same exponent. With :math:`C = tB`: the SGD frontier slope is :math:`-(b-1)/a`. The
-same argument applies to LA (the slow modes see outer gradient descent on :math:`h(\lambda) =
-1-(1-\eta\lambda)^k \approx k\eta\lambda`, i.e. an effective step :math:`\alpha\eta` per gradient step)
-and to SLA heavy ball (effective step :math:`\alpha\eta/(1-\mu)` on the slow modes): only the constant
-changes, so their exponents are reported next to SGD's, but only SGD's is asserted. Finite-size
+The sampling noise of SGD (batch :math:`B`, :math:`\sigma^2=0`) adds a term :math:`\propto (\eta/B)\,(\eta
+t)^{-(2-1/a)}` (the Volterra analysis of Paquette et al., *4+3 phases of compute-optimal neural scaling laws*,
+arXiv:2405.15074, with their :math:`2\alpha = a`, :math:`2\alpha + 2\beta = b`), which decays faster than the
+signal term when :math:`(b-1)/a < 2 - 1/a`, i.e. :math:`b < 2a`: every :math:`(a, b)` here satisfies it. For
+every stable :math:`\eta` the risk then scales like :math:`t^{-(b-1)/a}`, and the minimum over a fixed, finite
+:math:`\eta` grid of such curves has, asymptotically, the same exponent. With :math:`C = tB`: the SGD frontier
+slope is :math:`-(b-1)/a`. The same argument applies to LA (the slow modes see outer gradient descent on
+:math:`h(\lambda) = 1-(1-\eta\lambda)^k \approx k\eta\lambda`, i.e. an effective step :math:`\alpha\eta` per
+gradient step) and to SLA heavy ball (effective step :math:`\alpha\eta/(1-\mu)` on the slow modes): only the
+constant changes, so their exponents are reported next to SGD's, but only SGD's is asserted. Finite-size
 corrections (finite :math:`t`, the discrete sum, the cutoff :math:`D`) are why the claim carries a 15%
 relative tolerance, fixed before measuring.
 
 The curves are exact recursions, so every statistic is exact (no seeds, no interval).
 
-Not covered: label noise (:math:`\sigma^2 > 0`, the variance-limited regime), tuning of :math:`(\alpha,
-k, \mu)` (fixed per run), batch size as a compute axis.
+Not covered: label noise (:math:`\sigma^2 > 0`, the variance-limited regime), tuning of :math:`(\alpha, k,
+\mu)` (fixed per run), batch size as a compute axis.
 """
 
 from __future__ import annotations
@@ -173,10 +171,9 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.slope(
             "sgd-frontier-exponent",
-            "Signal-dominated regime (σ² = 0, b < 2a): the SGD compute-optimal frontier "
-            "decays like C^{−(b−1)/a} (derivation in the module docstring): its log-log "
-            "slope over C ∈ [C_max/16, C_max] is −(b−1)/a within 15% (relative, for "
-            "finite-size corrections), for every (a, b).",
+            "Signal-dominated regime (σ² = 0, b < 2a): the SGD compute-optimal frontier decays like "
+            "C^{−(b−1)/a} (derivation in the module docstring): its log-log slope over C ∈ [C_max/16, C_max] "
+            "is −(b−1)/a within 15% (relative, for finite-size corrections), for every (a, b).",
             lambda ds, spec: _window(frontiers(ds, spec), spec).sel(algo="sgd", drop=True),
             "step",
             expected=_theory,
@@ -197,9 +194,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "two-phase-vs-sgd-frontier",
-            "Measurement: the LA and SLA-HB frontiers over SGD's at the largest "
-            "compute, per (a, b) (below 1: the two-phase method wins). The check is "
-            "only that every ratio is a finite positive number.",
+            "Measurement: the LA and SLA-HB frontiers over SGD's at the largest compute, per (a, b) (below "
+            "1: the two-phase method wins). The check is only that every ratio is a finite positive number.",
             lambda ds, spec: (
                 (F := frontiers(ds, spec).isel(step=-1)).sel(algo=list(ALGOS[1:])) / F.sel(algo="sgd")
             ),
