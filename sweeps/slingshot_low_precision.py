@@ -1,9 +1,9 @@
 """``slingshot-low-precision``: low-precision softmax breaks the zero-sum gradient (Slingshot).
 
-The mechanism of arXiv:2605.06152: in low precision the target logit gradient g_y rounds to 0 once
-the effective logit gap exceeds b ln 2, the logit gradient's class sum turns positive, and the mean
-classifier row drifts against the mean feature, feeding it back (numerical feature inflation, NFI).
-Simulator: :mod:`jaxtheory.sims.nets.precision`; the fix: :func:`jaxtheory.optim.center_classifier_rows`.
+The mechanism of arXiv:2605.06152: in low precision the target logit gradient g_y rounds to 0 once the
+effective logit gap exceeds b ln 2, the logit gradient's class sum turns positive, and the mean classifier row
+drifts against the mean feature, feeding it back (numerical feature inflation, NFI). Simulator:
+:mod:`jaxtheory.sims.nets.precision`; the fix: :func:`jaxtheory.optim.center_classifier_rows`.
 """
 
 from __future__ import annotations
@@ -166,68 +166,63 @@ def _draw_panels(*panels):
 
 
 DESCRIPTION = r"""
-A 2-layer ReLU MLP $z = W^\top\mathrm{relu}(V^\top x + c_1) + c$ (width 128, He initialisation) is
-trained by full-batch SGD (step 0.5, no weight decay) on 512 points of 10 Gaussian clusters in
-$\mathbb R^{32}$ (means $N(0, I)$, within-cluster s.d. 0.5). The logits and the cross-entropy are
-computed in an emulated format (bfloat16, float16 or float32): a `custom_vjp` rounds with
-`lax.reduce_precision` after every primitive, forward and backward (float16 underflows gradually, as
-IEEE and accelerators do), so a format's semantics do not depend on XLA keeping excess precision; the
-network itself stays in float32. The softmax denominator is defined as
-$1 + \sum_{j \ne j^*} e^{z_j - z_{j^*}}$: adding the terms to 1 one by one would absorb each term
-separately, and which XLA does depends on its reduction order (jax 0.9.2 CPU, float32, equal
-non-target logits: first gap with $g_y = 0$ 16.64 for $K = 10$, i.e. $\Delta_\text{eff} = 14.44$,
-against 18.83 for the defined order). Measured here (equal non-target logits, grid 0.01), the first gap
-with $g_y = 0$ is 5.55 / 7.74 / 10.16 (bfloat16, $K$ = 2 / 10 / 100), 7.63 / 9.83 / 12.23 (float16),
-16.64 / 18.84 / 21.24 (float32), against $b\ln 2 + \ln(K-1)$ = 5.55 / 7.74 / 10.14, 7.62 / 9.82 /
-12.22 and 16.64 / 18.83 / 21.23 (the often-quoted 5.5 / 7.6 / 16.6 are the $K = 2$ values; XLA's plain
-float16 rounding flushes subnormals and gave 9.71 for both $K = 10$ and 100).
+A 2-layer ReLU MLP $z = W^\top\mathrm{relu}(V^\top x + c_1) + c$ (width 128, He initialisation) is trained by
+full-batch SGD (step 0.5, no weight decay) on 512 points of 10 Gaussian clusters in $\mathbb R^{32}$ (means
+$N(0, I)$, within-cluster s.d. 0.5). The logits and the cross-entropy are computed in an emulated format
+(bfloat16, float16 or float32): a `custom_vjp` rounds with `lax.reduce_precision` after every primitive,
+forward and backward (float16 underflows gradually, as IEEE and accelerators do), so a format's semantics do
+not depend on XLA keeping excess precision; the network itself stays in float32. The softmax denominator is
+defined as $1 + \sum_{j \ne j^*} e^{z_j - z_{j^*}}$: adding the terms to 1 one by one would absorb each term
+separately, and which XLA does depends on its reduction order (jax 0.9.2 CPU, float32, equal non-target
+logits: first gap with $g_y = 0$ 16.64 for $K = 10$, i.e. $\Delta_\text{eff} = 14.44$, against 18.83 for the
+defined order). Measured here (equal non-target logits, grid 0.01), the first gap with $g_y = 0$ is 5.55 /
+7.74 / 10.16 (bfloat16, $K$ = 2 / 10 / 100), 7.63 / 9.83 / 12.23 (float16), 16.64 / 18.84 / 21.24 (float32),
+against $b\ln 2 + \ln(K-1)$ = 5.55 / 7.74 / 10.14, 7.62 / 9.82 / 12.22 and 16.64 / 18.83 / 21.23 (the
+often-quoted 5.5 / 7.6 / 16.6 are the $K = 2$ values; XLA's plain float16 rounding flushes subnormals and gave
+9.71 for both $K = 10$ and 100).
 
-Five arms share data and initialisation per seed: bfloat16, float16, float32, and bfloat16 and
-float32 with the zero-sum fix `optim.center_classifier_rows()` (the class mean removed from the
-gradient of $W$ and $c$).
+Five arms share data and initialisation per seed: bfloat16, float16, float32, and bfloat16 and float32 with
+the zero-sum fix `optim.center_classifier_rows()` (the class mean removed from the gradient of $W$ and $c$).
 
-**Growth rate (derivation).** With $s_i = \sum_j g_{ij}$ and $S = \frac1n\sum_i s_i$, SGD moves the
-mean classifier row by $\bar w^+ = \bar w - a\tilde h$, $a = \eta S/K$, with $\tilde h$ the
-$s$-weighted mean feature. The part $(s_i/n)\bar w$ of
-$\partial L/\partial h_i = \frac1n\sum_j g_{ij}(w_j - \bar w) + \frac{s_i}{n}\bar w$ moves $V, c_1$ by
-$-\eta\sum_i (s_i/n)D_i\bar w\,(x_i^\top, 1)$, so to first order $\tilde h^+ = \tilde h - B\bar w$ with
-$B = \mathrm{diag}_j\,\eta(\lVert r_j\rVert^2 + t_j^2)/(n^2S)$, $r_j = \sum_i s_iM_{ij}x_i$,
-$t_j = \sum_i s_iM_{ij}$, $M_{ij} = 1[\text{pre}_{ij} > 0]$. Along $u = \bar w/\lVert\bar w\rVert$,
-with $b = u^\top Bu$, the pair $(\lVert\bar w\rVert, -u^\top\tilde h)$ evolves by
-$\begin{pmatrix}1 & a\\ b & 1\end{pmatrix}$: eigenvalues $1 \pm \sqrt{ab}$, so the anti-aligned mode
-grows by $\log(1 + \sqrt{ab})$ per step, $ab = \eta^2\sum_j u_j^2(\lVert r_j\rVert^2 + t_j^2)/(Kn^2)$
-($S$ cancels). The solution is $\cosh/\sinh$ in $\int\sqrt{ab}\,dt$: log-linear only after about one
-e-fold, so the NFI claims need two predicted e-folds over the growth window (from the first logged
-step with half the samples absorbed to the end, or to the first step where the loss climbs back above
-its value there) and are not applicable otherwise.
+**Growth rate (derivation).** With $s_i = \sum_j g_{ij}$ and $S = \frac1n\sum_i s_i$, SGD moves the mean
+classifier row by $\bar w^+ = \bar w - a\tilde h$, $a = \eta S/K$, with $\tilde h$ the $s$-weighted mean
+feature. The part $(s_i/n)\bar w$ of $\partial L/\partial h_i = \frac1n\sum_j g_{ij}(w_j - \bar w) +
+\frac{s_i}{n}\bar w$ moves $V, c_1$ by $-\eta\sum_i (s_i/n)D_i\bar w\,(x_i^\top, 1)$, so to first order
+$\tilde h^+ = \tilde h - B\bar w$ with $B = \mathrm{diag}_j\,\eta(\lVert r_j\rVert^2 + t_j^2)/(n^2S)$, $r_j =
+\sum_i s_iM_{ij}x_i$, $t_j = \sum_i s_iM_{ij}$, $M_{ij} = 1[\text{pre}_{ij} > 0]$. Along $u = \bar
+w/\lVert\bar w\rVert$, with $b = u^\top Bu$, the pair $(\lVert\bar w\rVert, -u^\top\tilde h)$ evolves by
+$\begin{pmatrix}1 & a\\ b & 1\end{pmatrix}$: eigenvalues $1 \pm \sqrt{ab}$, so the anti-aligned mode grows by
+$\log(1 + \sqrt{ab})$ per step, $ab = \eta^2\sum_j u_j^2(\lVert r_j\rVert^2 + t_j^2)/(Kn^2)$ ($S$ cancels).
+The solution is $\cosh/\sinh$ in $\int\sqrt{ab}\,dt$: log-linear only after about one e-fold, so the NFI
+claims need two predicted e-folds over the growth window (from the first logged step with half the samples
+absorbed to the end, or to the first step where the loss climbs back above its value there) and are not
+applicable otherwise.
 
-**Conservation.** In exact arithmetic the fix makes every update's class sum zero, so $\bar w$ is
-conserved under SGD (not under Adam). In float32 storing $W + \Delta W$ rounds every entry, so the
-check compares $\max_t\lVert\bar w(t) - \bar w(0)\rVert$ with the worst-case rounding bound
-accumulated over the run (see `run`'s docstring; about $3\cdot10^{-4}$ here). An absolute bound of
-$10^{-6}$ would fail on storage rounding alone, which no gradient fix can remove: with the fix the
-largest drift over seeds after 3000 steps is $0.8\cdot10^{-6}$ (bf16) and $2.9\cdot10^{-6}$ (f32).
+**Conservation.** In exact arithmetic the fix makes every update's class sum zero, so $\bar w$ is conserved
+under SGD (not under Adam). In float32 storing $W + \Delta W$ rounds every entry, so the check compares
+$\max_t\lVert\bar w(t) - \bar w(0)\rVert$ with the worst-case rounding bound accumulated over the run (see
+`run`'s docstring; about $3\cdot10^{-4}$ here). An absolute bound of $10^{-6}$ would fail on storage rounding
+alone, which no gradient fix can remove: with the fix the largest drift over seeds after 3000 steps is
+$0.8\cdot10^{-6}$ (bf16) and $2.9\cdot10^{-6}$ (f32).
 
-**What the runs show** (8 seeds, 3000 steps). The absorption threshold is sharp: absorbed samples sit
-within a few hundredths of a nat of $b\ln 2$ in $\Delta_\text{eff}$ (the rounding of the terms
-$e^{z_j - z_y}$). The NFI checks are not applicable: the linear theory predicts a fraction of an e-fold
-over the growth windows, and $\lVert\bar w\rVert$ grows roughly linearly (the forced $\sinh$ phase:
-$\bar w$ is pushed along $-\tilde h$ with $\lVert\tilde h\rVert \approx 7$ from
-$\lVert\bar w_0\rVert \approx 0.34$), while $\cos(\bar w, \bar h)$ falls from 0 to about $-0.9$ by step
-3000 in bf16 (about $-0.3$ in fp16; seed medians). float32 never absorbed in 3000 steps (in a
-5000-step probe, one seed of eight did, all at $\Delta_\text{eff} \ge 16.636$).
+**What the runs show** (8 seeds, 3000 steps). The absorption threshold is sharp: absorbed samples sit within a
+few hundredths of a nat of $b\ln 2$ in $\Delta_\text{eff}$ (the rounding of the terms $e^{z_j - z_y}$). The
+NFI checks are not applicable: the linear theory predicts a fraction of an e-fold over the growth windows, and
+$\lVert\bar w\rVert$ grows roughly linearly (the forced $\sinh$ phase: $\bar w$ is pushed along $-\tilde h$
+with $\lVert\tilde h\rVert \approx 7$ from $\lVert\bar w_0\rVert \approx 0.34$), while $\cos(\bar w, \bar h)$
+falls from 0 to about $-0.9$ by step 3000 in bf16 (about $-0.3$ in fp16; seed medians). float32 never absorbed
+in 3000 steps (in a 5000-step probe, one seed of eight did, all at $\Delta_\text{eff} \ge 16.636$).
 
 A longer CPU probe (bf16, step 1.0, 6·10⁴ steps, one seed; not a preset) stays sub-exponential too:
-$\lVert\bar w\rVert$ grows from 0.36 to 3.4 roughly like $\sqrt t$ with
-$\cos(\bar w, \bar h) \approx -0.99$, and the predicted rate $\sqrt{ab}$ decays like $1/t$ (3·10⁻⁴ to
-8·10⁻⁶ per step; 1.7 e-folds in all): once every sample is absorbed the margins keep growing,
-$s_i = e^{-\Delta_\text{eff}}$ shrinks, and the loop weakens. The logits inflate nonetheless (largest
-$|z|$ 16 → 156) with the bf16 loss at exactly 0 and no spike. On these separable clusters under SGD
-the loop is real (anti-aligned, thousands of times the rounding floor) but not exponential; whether it
-turns exponential where the loss cannot reach 0 (modular addition, Adam) is left to `full`: the same
-network on modular addition ($p = 97$, half of the $p^2$ pairs, width 512, $2\cdot10^5$ steps), sized
-for an accelerator and not run here. The paper's own setting (a transformer with Adam) is listed below
-without a verdict.
+$\lVert\bar w\rVert$ grows from 0.36 to 3.4 roughly like $\sqrt t$ with $\cos(\bar w, \bar h) \approx -0.99$,
+and the predicted rate $\sqrt{ab}$ decays like $1/t$ (3·10⁻⁴ to 8·10⁻⁶ per step; 1.7 e-folds in all): once
+every sample is absorbed the margins keep growing, $s_i = e^{-\Delta_\text{eff}}$ shrinks, and the loop
+weakens. The logits inflate nonetheless (largest $|z|$ 16 → 156) with the bf16 loss at exactly 0 and no spike.
+On these separable clusters under SGD the loop is real (anti-aligned, thousands of times the rounding floor)
+but not exponential; whether it turns exponential where the loss cannot reach 0 (modular addition, Adam) is
+left to `full`: the same network on modular addition ($p = 97$, half of the $p^2$ pairs, width 512,
+$2\cdot10^5$ steps), sized for an accelerator and not run here. The paper's own setting (a transformer with
+Adam) is listed below without a verdict.
 """
 
 EXPERIMENT = Experiment(
@@ -342,10 +337,9 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "fix-delays-spikes",
-            f"The zero-sum fix removes the Slingshot spikes or delays them ≥ {DELAY:g}×: first "
-            "spike step with the fix over without (bf16; no spike counts as the horizon). If the "
-            "zero-sum-breaking mechanism explains the spike, removing it removes the spike; the factor 10 is "
-            "ours.",
+            f"The zero-sum fix removes the Slingshot spikes or delays them ≥ {DELAY:g}×: first spike step "
+            "with the fix over without (bf16; no spike counts as the horizon). If the zero-sum-breaking "
+            "mechanism explains the spike, removing it removes the spike; the factor 10 is ours.",
             _fix_delay,
             DELAY,
             # quoted; the task and network stand in for the paper's (not readable)
