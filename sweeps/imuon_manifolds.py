@@ -1,21 +1,17 @@
 r"""``imuon-manifolds``: iMuon, RGD and iMuon-Nu on Stiefel, Grassmann and SPD problems.
 
-Subspace learning (the PCA objective on Stiefel, the Rayleigh quotient on Grassmann) and
-Gaussian covariance estimation on SPD matrices, with the closed-form LMO steps of arXiv
-2605.09238. The claims checked are feasibility of every iterate; the convergence of the
-three norms is drawn, not asserted.
+Subspace learning (the PCA objective on Stiefel, the Rayleigh quotient on Grassmann) and Gaussian covariance
+estimation on SPD matrices, with the closed-form LMO steps of arXiv 2605.09238. The claims checked are
+feasibility of every iterate; the convergence of the three norms is drawn, not asserted.
 
-*Stiefel*: $\min_{X^\top X = I} -\tfrac12\operatorname{tr}(X^\top C X)$ with
-$C = Q\operatorname{diag}(\lambda)Q^\top$, $\lambda_i = \kappa^{-(i-1)/(n-1)}$, polar
-retraction. *Grassmann*: the Rayleigh quotient
-$-\tfrac12\operatorname{tr}((Y^\top Y)^{-1}Y^\top C Y)$ on full-rank $Y$ with the additive
-retraction from a non-orthonormal start. *SPD*: $\operatorname{tr}(X^{-1}S) + \log\det X$
-(minimised at $X = S$, $\operatorname{cond}(S) = \kappa$) from $X_0 = I$ with the
-exponential retraction of the affine-invariant metric; the error is the Riemannian
-distance to $S$. Step sizes $\eta/\sqrt t$; methods RGD (Frobenius LMO), iMuon
-(spectral), iMuon-Nu (nuclear). float32. Step sizes are paired (the same problem and
-start for every $\eta$ of a seed); each method's step size in the figure is the one of
-least seed-mean final gap.
+*Stiefel*: $\min_{X^\top X = I} -\tfrac12\operatorname{tr}(X^\top C X)$ with $C =
+Q\operatorname{diag}(\lambda)Q^\top$, $\lambda_i = \kappa^{-(i-1)/(n-1)}$, polar retraction. *Grassmann*: the
+Rayleigh quotient $-\tfrac12\operatorname{tr}((Y^\top Y)^{-1}Y^\top C Y)$ on full-rank $Y$ with the additive
+retraction from a non-orthonormal start. *SPD*: $\operatorname{tr}(X^{-1}S) + \log\det X$ (minimised at $X =
+S$, $\operatorname{cond}(S) = \kappa$) from $X_0 = I$ with the exponential retraction of the affine-invariant
+metric; the error is the Riemannian distance to $S$. Step sizes $\eta/\sqrt t$; methods RGD (Frobenius LMO),
+iMuon (spectral), iMuon-Nu (nuclear). float32. Step sizes are paired (the same problem and start for every
+$\eta$ of a seed); each method's step size in the figure is the one of least seed-mean final gap.
 """
 
 from __future__ import annotations
@@ -121,9 +117,8 @@ EXPERIMENT = Experiment(
                 sharey=False,
                 ylabel="optimality gap / distance (tuned η; median, IQR)",
             ),
-            "Optimality gap (Stiefel, Grassmann) and Riemannian distance (SPD) at each "
-            "method's tuned step size (seed-mean final gap), median and interquartile "
-            "range over seeds.",
+            "Optimality gap (Stiefel, Grassmann) and Riemannian distance (SPD) at each method's tuned step "
+            "size (seed-mean final gap), median and interquartile range over seeds.",
             size=(10.0, 3.5),
         )
     ],
