@@ -1,15 +1,15 @@
 r"""``gated-moe-rates``: least-squares rates of softmax-gated MoE, gated vs linear experts.
 
-A one-level reconstruction of arXiv:2602.01468 (simulator :mod:`jaxtheory.sims.mixtures.softmax_moe`): $x
-\sim N(0, I_2)$, $Y = \sum_{i} \mathrm{softmax}_i(\beta_i^\top x + b_i)\, h(a_i^\top x + c_i) +
-0.1\,\varepsilon$, two true experts (`TRUE_ATOMS`), $h(u) = u$ (linear: standard attention's values) or
-$h(u) = \sigma(u)\,u$ (gated: a sigmoid gate sharing the linear map's parameters, our choice; the paper's
-gate has its own weights). Least squares is fitted by Levenberg's method in float64 from the truth plus
-noise (std 0.1; an over-specified fit starts from the last true atom split in two): the statistical error of
-the local minimiser, not a search. The Voronoi loss (arXiv:2402.02952 / 2405.13997: exponent 1 in cells with
-one fitted atom, 2 with several, weights $e^{b_i}$) compares the fit's canonical softmax-shift
-representative with the truth. A lane draws $n_{\max}$ samples and weights the first $n$: $n$ is vmapped,
-not compiled, and one seed's datasets are nested across $n$.
+A one-level reconstruction of arXiv:2602.01468 (simulator :mod:`jaxtheory.sims.mixtures.softmax_moe`): $x \sim
+N(0, I_2)$, $Y = \sum_{i} \mathrm{softmax}_i(\beta_i^\top x + b_i)\, h(a_i^\top x + c_i) + 0.1\,\varepsilon$,
+two true experts (`TRUE_ATOMS`), $h(u) = u$ (linear: standard attention's values) or $h(u) = \sigma(u)\,u$
+(gated: a sigmoid gate sharing the linear map's parameters, our choice; the paper's gate has its own weights).
+Least squares is fitted by Levenberg's method in float64 from the truth plus noise (std 0.1; an over-specified
+fit starts from the last true atom split in two): the statistical error of the local minimiser, not a search.
+The Voronoi loss (arXiv:2402.02952 / 2405.13997: exponent 1 in cells with one fitted atom, 2 with several,
+weights $e^{b_i}$) compares the fit's canonical softmax-shift representative with the truth. A lane draws
+$n_{\max}$ samples and weights the first $n$: $n$ is vmapped, not compiled, and one seed's datasets are nested
+across $n$.
 
 **Convergence.** Over-specified fits are singular (split atoms trade weight and position along a near-flat
 valley) and converge slowly: after the smoke's 40 iterations their gradient norms are $10^{-4}$–$10^{-3}$,
@@ -18,10 +18,10 @@ fake a flat curve). 300 iterations brought most gated over-specified lanes below
 $10^{-6}$–$10^{-5}$. The `full` preset (1000 iterations, $n$ to $3\cdot10^5$, 32 seeds) has not been run.
 
 **What the smoke run shows.** The exactly specified gated fit falls at close to $n^{-1/2}$, centred in the
-band; with 8 seeds its interval ends just inside the band's steep end (the $n = 100$ lanes, 12 parameters
-from 100 samples, are the noisiest and some stop early), so `gated-exact-rate` passes narrowly: another
-bootstrap draw can leave it undecided. The over-specified gated verdict includes optimisation error (fits
-not converged). Exactly specified linear experts (no claim) fall at about $n^{-0.6}$; the unconverged
+band; with 8 seeds its interval ends just inside the band's steep end (the $n = 100$ lanes, 12 parameters from
+100 samples, are the noisiest and some stop early), so `gated-exact-rate` passes narrowly: another bootstrap
+draw can leave it undecided. The over-specified gated verdict includes optimisation error (fits not
+converged). Exactly specified linear experts (no claim) fall at about $n^{-0.6}$; the unconverged
 over-specified linear curve falls steadily, without the predicted flattening: not evidence against it, the
 fits not having converged.
 """
