@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.analysis import Cells
-from jaxtheory.results import as_dims, values_of
+from jaxtheory.results import as_dims
 from jaxtheory.sims.multimodal import linear as mm
 from jaxtheory.sweep import Space, static, values
 
@@ -23,10 +23,8 @@ DIFFERS_DEG = 10.0  # ours: RRR's subspace differs from CCA's by more than 10° 
 #: model and ρ, is at most 1.
 IDENTITY_RATIO = 1.0
 STAND_IN = "a linear two-view Gaussian model in place of image-text data"
-RIVALS = (
-    "contrastive",
-    "caption",
-)  # JEPA's rivals in the clean regime (SigLIP's closed form is contrastive's)
+#: JEPA's rivals in the clean regime (SigLIP's closed form is contrastive's)
+RIVALS = ("contrastive", "caption")
 SHOWN = {"objective": ["contrastive", "jepa", "caption"]}  # the closed forms the recall figures show
 
 
@@ -48,16 +46,6 @@ def _trained(ds, spec):
     return as_dims(np.maximum(ds["train_angle_x"], ds["train_angle_y"]) * (180 / np.pi), "loss", "rho_y")
 
 
-def _needs_rho0(ds, spec):
-    return None if 0.0 in values_of(ds, "rho_y").tolist() else "the preset has no ρ_y = 0 lanes"
-
-
-def _needs_losses(ds, spec):
-    if not {"infonce", "siglip", "jepa"} <= set(values_of(ds, "loss").tolist()):
-        return "the preset trains not all of infonce, siglip and jepa"
-    return _needs_rho0(ds, spec)
-
-
 def _identity(angle, bound):
     """Angle / float32 rounding bound of an identity, per model and ρ."""
     return lambda ds, spec: (
@@ -72,52 +60,23 @@ def _crossover(ds, spec):
     objective wins at ρ_c = 0 and captioning at some ρ_c > 0 (seed means, bootstrapped over models
     jointly along ρ_c)."""
     rec = _models(_spectral(ds, "cf_recall_spurious"))
+    diff = rec.sel(objective="caption") - rec.sel(objective="contrastive")
 
     def stat(s):
         m = s.mean(axis=1)  # (B, rho_c)
         return np.minimum(-m[:, 0], m[:, 1:].max(axis=1))
 
-    def cell(ry):
-        sub = rec.sel(rho_y=ry)
-        diff = np.asarray(
-            (sub.sel(objective="caption") - sub.sel(objective="contrastive")).transpose("seed", "rho_c")
-        )
-        return lambda level, seed: analysis.bootstrap(diff.astype(float), stat, level=level, seed=seed)
+    def cell(sub):
+        d = np.asarray(sub.transpose("seed", "rho_c")).astype(float)
+        return lambda level, seed: analysis.bootstrap(d, stat, level=level, seed=seed)
 
-    return Cells(({"rho_y": ry}, cell(ry)) for ry in rec["rho_y"].values)
+    return Cells((coords, cell(sub)) for coords, sub in analysis.cells(diff, ["seed", "rho_c"]))
 
 
 def _clean_jepa(ds, spec):
     rec = analysis.select(_models(_spectral(ds, "cf_recall")), rho_y=0.0).isel(rho_x=0)
     diffs = [rec.sel(objective="jepa") - rec.sel(objective=r) for r in RIVALS]
     return xr.concat(diffs, "rival").assign_coords(rival=list(RIVALS))
-
-
-def _needs_clean(ds, spec):
-    if _needs_rho0(ds, spec) or float(spec.rho_x_grid[0]) == 0.0:
-        return _needs_rho0(ds, spec)
-    return "the closed-form grid does not start at ρ_x = 0"
-
-
-TRAINED = plots.curves(
-    lambda ds, spec: _trained(ds, spec).clip(min=1e-4),
-    x="loss",
-    hue="rho_y",
-    band="se",
-    logy=True,
-    marker="o",
-    ls="none",
-    label_fmt="ρ_y = {:g}",
-    ylabel="largest angle to CCA (degrees)",
-    title="trained encoders at ρ_x = 0 (mean ± SE over seeds); lines 1° and 5°",
-)
-
-
-def _draw_trained(ds, spec, fig):
-    TRAINED(ds, spec, fig)
-    for ax in fig.axes:
-        ax.axhline(TRAINED_TOL_DEG, ls=":", c="k", lw=0.8)
-        ax.axhline(SPECTRAL_TOL_DEG, ls="--", c="k", lw=0.8)
 
 
 def _angles(ds, spec):
@@ -134,58 +93,51 @@ RECALL = dict(hue="objective", facet="rho_y", sel=SHOWN, band="se", marker="o", 
 RECALL_Y = "closed-form recall@1 (mean ± SE over models)"
 
 DESCRIPTION = r"""
-**A reconstruction.** The paper was not found; the mathematics is rebuilt from its abstract and
-standard closed forms (CCA, reduced-rank regression, the spectral contrastive loss of HaoChen et
-al. 2021, SigLIP, VL-JEPA). Shared semantics $s \sim N(0, I_k)$; image $x = As + Bu_x + \sigma\xi_x$,
-text $y = Cs + Du_y + \sigma\xi_y$ in $\mathbb R^{d}$, nuisances
-$u_x = \rho_x\Pi_x s + \sqrt{1-\rho_x^2}\,\nu_x \in \mathbb R^m$ (likewise $u_y$). Entries of $A, C$
-are $N(0, 9/d)$, of $B, D$ $N(0, 4/d)$, $\sigma = 0.3$; $k = 4$, $m = 16$, $d = 64$. Every seed draws
-its own model.
+**A reconstruction.** The paper was not found; the mathematics is rebuilt from its abstract and standard
+closed forms (CCA, reduced-rank regression, the spectral contrastive loss of HaoChen et al. 2021, SigLIP,
+VL-JEPA). Shared semantics $s \sim N(0, I_k)$; image $x = As + Bu_x + \sigma\xi_x$, text $y = Cs + Du_y +
+\sigma\xi_y$ in $\mathbb R^{d}$, nuisances $u_x = \rho_x\Pi_x s + \sqrt{1-\rho_x^2}\,\nu_x \in \mathbb R^m$
+(likewise $u_y$). Entries of $A, C$ are $N(0, 9/d)$, of $B, D$ $N(0, 4/d)$, $\sigma = 0.3$; $k = 4$, $m = 16$,
+$d = 64$. Every seed draws its own model.
 
 Closed forms from the exact covariances: CCA (top-$k$ singular pairs of
 $\Sigma_{xx}^{-1/2}\Sigma_{xy}\Sigma_{yy}^{-1/2}$) and RRR (top-$k$ eigenvectors of
-$\Sigma_{yx}\Sigma_{xx}^{-1}\Sigma_{xy}$). Closed-form embeddings for retrieval: contrastive and
-SigLIP the balanced CCA pair $(\sqrt R\,U^\top\Sigma_{xx}^{-1/2}x, \sqrt R\,V^\top\Sigma_{yy}^{-1/2}y)$
-(SigLIP's second-order expansion is the same quadratic), JEPA with the image (query) as
-whitened target and the text predicting it, $(U^\top\Sigma_{xx}^{-1/2}x,\ R V^\top\Sigma_{yy}^{-1/2}y)$,
-captioning $(V_{\rm rrr}^\top\Sigma_{yx}\Sigma_{xx}^{-1}x,\ V_{\rm rrr}^\top y)$. Recall@1 is
-image-to-text on cosine similarity among the held-out pairs.
+$\Sigma_{yx}\Sigma_{xx}^{-1}\Sigma_{xy}$). Closed-form embeddings for retrieval: contrastive and SigLIP the
+balanced CCA pair $(\sqrt R\,U^\top\Sigma_{xx}^{-1/2}x, \sqrt R\,V^\top\Sigma_{yy}^{-1/2}y)$ (SigLIP's
+second-order expansion is the same quadratic), JEPA with the image (query) as whitened target and the text
+predicting it, $(U^\top\Sigma_{xx}^{-1/2}x,\ R V^\top\Sigma_{yy}^{-1/2}y)$, captioning
+$(V_{\rm rrr}^\top\Sigma_{yx}\Sigma_{xx}^{-1}x,\ V_{\rm rrr}^\top y)$. Recall@1 is image-to-text on cosine
+similarity among the held-out pairs.
 
 Training at $\rho_x = 0$, $\rho_y \in \{0, 0.5\}$, from small random linear encoders with Adam (peak
-$10^{-2}$, cosine decay to 0, our choice: a constant step leaves an SGD noise floor near the 5°
-tolerance): the spectral-contrastive loss on its exact population form (full-batch, hence
-"GD"), InfoNCE ($\tau = 0.1$, symmetric, cosine), SigLIP (scale $e^t$ from 10, bias from $-10$)
-and JEPA latent prediction with a batch-whitened image target, each on fresh minibatches.
+$10^{-2}$, cosine decay to 0, our choice: a constant step leaves an SGD noise floor near the 5° tolerance):
+the spectral-contrastive loss on its exact population form (full-batch, hence "GD"), InfoNCE ($\tau = 0.1$,
+symmetric, cosine), SigLIP (scale $e^t$ from 10, bias from $-10$) and JEPA latent prediction with a
+batch-whitened image target, each on fresh minibatches.
 
-**Why the crossover needs nuisance correlated across the views.** Here
-$\Sigma_{xy} = A_\rho C_\rho^\top$ has rank $k$, so the image encoders of CCA and RRR span the same
-subspace $\Sigma_{xx}^{-1}A_\rho$ (claim `image-encoders-coincide`), and the text sides,
-$\Sigma_{yy}^{-1}C_\rho$ against $C_\rho$, do not depend on $\rho_x$. Moreover $\rho_x$ moves variance
-from the pure nuisance into semantics, so raising it makes the image cleaner, not dirtier: CCA's
-recall stays above RRR's at every $\rho_x \in [0, 0.9]$, and that contamination cannot produce a
-crossover. The crossover is judged on a second model where the nuisance is spurious shared
-content: the pure nuisances are correlated, $\mathrm{Cov}(\nu_x, \nu_y) = \rho_c I_m$, so
-$\Sigma_{xy} = c\,AC^\top + \rho_c\,BD^\top$, while the held-out pairs retrieval is scored on have
-independent nuisances. Caption noise makes the text's semantics a noisy copy of the image's,
-$s_y = (s + \tau\eta)/\sqrt{1+\tau^2}$, $c = 1/\sqrt{1+\tau^2}$, $\tau = 0.7$, and the text nuisance
-loadings have scale 1.5 (image 2). CCA ranks directions by correlation, whatever their
-variance: once $\rho_c$ exceeds the semantic canonical correlations (about 0.8 here) it trades
-semantic directions for nuisance ones and its recall on clean pairs falls to chance. RRR ranks
-them by the text variance they explain, where the semantic loadings outweigh the weaker text
-nuisance, so it keeps the semantics. At $\rho_c = 0$ CCA retrieves better (whitening the text
-removes its nuisance); at large $\rho_c$ captioning does. The two scales and $\tau$ are ours: a
-regime in which the mechanism can act, not the paper's numbers.
+**Why the crossover needs nuisance correlated across the views.** Here $\Sigma_{xy} = A_\rho C_\rho^\top$ has
+rank $k$, so the image encoders of CCA and RRR span the same subspace $\Sigma_{xx}^{-1}A_\rho$ (claim
+`image-encoders-coincide`), and the text sides, $\Sigma_{yy}^{-1}C_\rho$ against $C_\rho$, do not depend on
+$\rho_x$. Moreover $\rho_x$ moves variance from the pure nuisance into semantics, so raising it makes the
+image cleaner, not dirtier: CCA's recall stays above RRR's at every $\rho_x \in [0, 0.9]$, and that
+contamination cannot produce a crossover. The crossover is judged on a second model where the nuisance is
+spurious shared content: the pure nuisances are correlated, $\mathrm{Cov}(\nu_x, \nu_y) = \rho_c I_m$, so
+$\Sigma_{xy} = c\,AC^\top + \rho_c\,BD^\top$, while the held-out pairs retrieval is scored on have independent
+nuisances. Caption noise makes the text's semantics a noisy copy of the image's, $s_y = (s +
+\tau\eta)/\sqrt{1+\tau^2}$, $c = 1/\sqrt{1+\tau^2}$, $\tau = 0.7$, and the text nuisance loadings have scale
+1.5 (image 2). CCA ranks directions by correlation, whatever their variance: once $\rho_c$ exceeds the
+semantic canonical correlations (about 0.8 here) it trades semantic directions for nuisance ones and its
+recall on clean pairs falls to chance. RRR ranks them by the text variance they explain, where the semantic
+loadings outweigh the weaker text nuisance, so it keeps the semantics. At $\rho_c = 0$ CCA retrieves better
+(whitening the text removes its nuisance); at large $\rho_c$ captioning does. The two scales and $\tau$ are
+ours: a regime in which the mechanism can act, not the paper's numbers.
 
-**Tolerances of the identities.** The closed forms run in float32 ($u = 2^{-24}$), so the two
-identities hold to rounding: each computed angle is compared with a first-order bound on the
-rounding of its computation, from the condition number $\kappa$ of $\Sigma_{xx}$ and the relative
-gap $g = r_k/r_1$ of the canonical correlations (per model, outputs of the simulator). The image
-encoders go through $\Sigma_{xx}^{-1/2}$ (eigendecomposition) and $\Sigma_{xx}^{-1}$ (LU solve), so
-their angle scales with $u\kappa$; with white text both subspaces are the row space of
-$\Sigma_{xy}\Sigma_{yy}^{-1/2}$ whatever middle factor is used, so $\kappa$ enters only as $\sqrt\kappa$.
-The derivations are in the claims' statements and in `image_identity_bound` /
-`white_identity_bound`; the tests check the identities in float64 (angles below $10^{-13}$), the
-float32 angles against the bounds, and the backward errors the bounds assume.
+**Tolerances of the identities.** The closed forms run in float32 ($u = 2^{-24}$), so the two identities hold
+to rounding: each computed angle is compared with a first-order bound on the rounding of its computation, from
+the condition number $\kappa$ of $\Sigma_{xx}$ and the relative gap $g = r_k/r_1$ of the canonical
+correlations (per model, outputs of the simulator). The derivations are in the claims' statements and in
+`image_identity_bound` / `white_identity_bound`; the tests check the identities in float64 (angles below
+$10^{-13}$), the float32 angles against the bounds, and the backward errors the bounds assume.
 """
 
 EXPERIMENT = Experiment(
@@ -240,7 +192,7 @@ EXPERIMENT = Experiment(
             quote="contrastive alignment, match/no-match prediction, and latent-space prediction collapse "
             "to the same cross-modal solution",
             stand_in=STAND_IN,
-            requires=_needs_losses,
+            requires=needs(loss=("infonce", "siglip", "jepa"), rho_y=0.0),
         ),
         Claim.identity(
             "rrr-equals-cca-white-text",
@@ -251,9 +203,8 @@ EXPERIMENT = Experiment(
             "Σ_xy Σ_yy^{-1/2} of rank k, for any positive definite middle factor, so the errors of "
             "Σ_xx^{-1/2} and of the solve do not enter to first order; what is left is forming S·P (‖S‖‖P‖ ≤ "
             "√κ r_1) and its SVD over the gap r_k, forming PᵀΣ_xx⁻¹P and its eigendecomposition over the gap "
-            "r_k², and the angle, each with relative backward error ≤ d·u. The float64 test finds the angle "
-            "near 1e-15; the float32 angle is at most 0.7 % of B in the smoke run (median 0.4 %; the bound "
-            "is normwise, the errors do not align with its worst case).",
+            "r_k², and the angle, each with relative backward error ≤ d·u. The bound is normwise: the "
+            "rounding errors do not align with its worst case.",
             _identity("angle_rrr_cca_white", mm.white_identity_bound),
             IDENTITY_RATIO,
             source="derived",
@@ -268,10 +219,9 @@ EXPERIMENT = Experiment(
             "3ω)‖Σ_xx‖ (backward error β, loss of orthogonality ω) and RRR's LU solve ζ‖Σ_xx‖, with β, ω, ζ "
             "≤ d·u (rule of thumb, checked on the float32 kernels in the tests); forming and decomposing the "
             "whitened cross-covariance moves CCA's subspace by ≤ 3d·u·√κ/g (Wedin; the k-th singular value's "
-            "gap to 0 is r_k), the angle's own evaluation by ≤ 2d·u·√κ. The float64 test finds the angle "
-            "below 1e-13; in float32 it is at most 3.2 % of B in the smoke run (median 0.9 %; the bound is "
-            "normwise: the rounding errors do not align with its worst case). A fixed 1e-4 rad, not derived "
-            "from the dtype, failed at 1.13e-4 rad in the smoke run.",
+            "gap to 0 is r_k), the angle's own evaluation by ≤ 2d·u·√κ. The bound is normwise: the rounding "
+            "errors do not align with its worst case. A fixed 1e-4 rad, not derived from the dtype, failed "
+            "at 1.13e-4 rad in the smoke run.",
             _identity("angle_rrr_cca_x", mm.image_identity_bound),
             IDENTITY_RATIO,
             source="derived",
@@ -315,7 +265,13 @@ EXPERIMENT = Experiment(
             quote="In scenarios where two modalities are both clean, retrieval is maximized by the "
             "latent-prediction objective whose target matches the query modality",
             stand_in=STAND_IN,
-            requires=_needs_clean,
+            requires=needs(
+                (
+                    lambda ds, spec: float(spec.rho_x_grid[0]) == 0.0,
+                    "the closed-form grid does not start at ρ_x = 0",
+                ),
+                rho_y=0.0,
+            ),
         ),
     ],
     figures=[
@@ -348,7 +304,19 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "trained_angles",
-            _draw_trained,
+            plots.curves(
+                lambda ds, spec: _trained(ds, spec).clip(min=1e-4),
+                x="loss",
+                hue="rho_y",
+                band="se",
+                logy=True,
+                marker="o",
+                ls="none",
+                label_fmt="ρ_y = {:g}",
+                ylabel="largest angle to CCA (degrees)",
+                title="trained encoders at ρ_x = 0 (mean ± SE over seeds)",
+                hlines={"1°": SPECTRAL_TOL_DEG, "5°": TRAINED_TOL_DEG},
+            ),
             "Largest principal angle of the trained encoders to the CCA subspaces, per loss and ρ_y (mean ± "
             "SE over seeds); dashed 1° (spectral-contrastive claim), dotted 5°.",
         ),
