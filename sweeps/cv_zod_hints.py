@@ -59,11 +59,10 @@ from __future__ import annotations
 
 import functools
 
-import jax
 import numpy as np
-import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
+from jaxtheory.sims.zeroth_order import checks
 from jaxtheory.sims.zeroth_order import hints as zh
 from jaxtheory.sweep import Space, values
 
@@ -98,33 +97,9 @@ def _factor(alpha, dim):
     return alpha + dim * (1.0 - alpha)
 
 
-@functools.lru_cache(maxsize=4)
-def _moments(dim: int, seeds: int, draws: int) -> xr.Dataset:
-    """The estimator's Monte Carlo moments, float64, exact JVPs: (seed, alpha)."""
-    z = np.empty((seeds, len(MOMENT_ALPHAS)))
-    m2 = np.empty_like(z)
-    with jax.enable_x64(True):  # one compile: the batches vmapped, α traced
-        fn = jax.jit(jax.vmap(lambda a, k: zh.estimator_moments(dim, a, draws, k), in_axes=(None, 0)))
-        for j, a in enumerate(MOMENT_ALPHAS):
-            out = fn(a, jax.random.split(jax.random.fold_in(jax.random.key(19005), j), seeds))
-            z[:, j], m2[:, j] = np.asarray(out["z"]), np.asarray(out["second_moment"])
-    coords = {"alpha": list(MOMENT_ALPHAS)}
-    return xr.Dataset({"z": (("seed", "alpha"), z), "second_moment": (("seed", "alpha"), m2)}, coords=coords)
-
-
-@functools.lru_cache(maxsize=4)
-def _identities(dim: int, steps: int) -> dict:
-    """The two identities' residuals: the α = 1 oracle vs GD (float64), zero reference vs ZO-GD (both)."""
-    with jax.enable_x64(True):
-        r64 = zh.identity_residuals(dim=dim, steps=steps)
-    r32 = zh.identity_residuals(dim=dim, steps=steps)  # float32, as the sweep runs
-    zo = max(float(r32["zero_reference_vs_zo_gd"]), float(r64["zero_reference_vs_zo_gd"]))
-    return {"gd": float(r64["oracle_alpha1_vs_gd"]), "zo": zo}
-
-
 def _second_moment(ds, spec):
     """Per batch: mean ‖g‖²/‖∇f‖² divided by α + d(1 − α)."""
-    m = _moments(spec.dim, MOMENT_SEEDS, MOMENT_DRAWS)
+    m = checks.moments(spec.dim, MOMENT_SEEDS, MOMENT_DRAWS, MOMENT_ALPHAS)
     return m["second_moment"] / _factor(m["alpha"], spec.dim)
 
 
@@ -216,7 +191,9 @@ EXPERIMENT = Experiment(
             "The control-variate estimate is unbiased: the mean of N = 4096 draws (exact "
             "JVPs, float64) is within 3 standard errors of ∇f, ‖ḡ − ∇f‖ ≤ 3·SE with "
             "SE = √((d − 1)(1 − α)/N)·‖∇f‖ (about 1 SE when unbiased), per α; 16 batches.",
-            lambda ds, spec: _moments(spec.dim, MOMENT_SEEDS, MOMENT_DRAWS)["z"],  # ‖ḡ_N − ∇f‖ / SE
+            lambda ds, spec: checks.moments(spec.dim, MOMENT_SEEDS, MOMENT_DRAWS, MOMENT_ALPHAS)[
+                "z"
+            ],  # ‖ḡ_N − ∇f‖ / SE
             UNBIASED_SE,
             source="derived",
         ),
@@ -233,7 +210,7 @@ EXPERIMENT = Experiment(
             "oracle-alpha1-is-gd",
             "At α = 1 (θ = 0) the oracle CV-ZOD with step 1/L is gradient descent with step "
             "1/L: max over 50 iterations of ‖x_cv − x_gd‖∞ ≤ 1e-12 (float64, exact JVPs).",
-            lambda ds, spec: _identities(spec.dim, 50)["gd"],
+            lambda ds, spec: checks.identities(spec.dim, 50)["gd"],
             GD_TOL,
             source="derived",
         ),
@@ -241,7 +218,7 @@ EXPERIMENT = Experiment(
             "zero-reference-is-zo-gd",
             "With the reference c = 0 (a zero hint) CV-ZOD is ZO-GD bit for bit on the same "
             "seed: the largest difference of iterates over 50 iterations is 0 (float32 and float64).",
-            lambda ds, spec: _identities(spec.dim, 50)["zo"],
+            lambda ds, spec: checks.identities(spec.dim, 50)["zo"],
             0.0,
             source="derived",
         ),

@@ -151,18 +151,6 @@ def test_identity_claims_pass_and_fail():
         assert zo.with_measure(lambda ds, s, r=r: r).evaluate(None, SPEC).verdict == want
 
 
-def test_moment_side_computation_small():
-    """The float64 side computation behind the estimator claims, at a small size (the
-    identities' residuals are tested in tests/sims/test_zeroth_order_hints.py)."""
-    mom = m._moments(20, 8, 1000)
-    assert mom["z"].dims == ("seed", "alpha") and mom["z"].shape == (8, len(m.MOMENT_ALPHAS))
-    # z ≈ 1 when unbiased; the second-moment ratio ≈ 1 within a few Monte Carlo SE
-    # (relative SD of one draw about √2: 8·1000 draws give about 1.6 %)
-    assert float(mom["z"].max()) < 3.0
-    ratio = mom["second_moment"] / m._factor(mom["alpha"], 20)
-    assert float(abs(ratio.mean("seed") - 1).max()) < 0.08
-
-
 @pytest.mark.slow
 def test_smoke_runs_claims_and_figures(tmp_path):
     from matplotlib.figure import Figure
