@@ -53,7 +53,6 @@ windows give longer accepted horizons).
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pandas as pd
@@ -63,6 +62,7 @@ from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs,
 from jaxtheory.analysis import Cells
 from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims import koopman as kp
+from jaxtheory.sims.koopman import checks
 from jaxtheory.sweep import Space, static, values
 
 LINEAR_TAUS, LINEAR_WINDOWS = (1, 5), (24, 30)  # the linear check's configurations: τ × window
@@ -80,18 +80,9 @@ FINAL_RECORDS = 4  # records averaged into the "final" accuracy (the last 100 ba
 RECONSTRUCTION = dict(source="reconstruction", stand_in=STAND_IN)  # the algorithm is ours, from the abstract
 
 
-@functools.cache
-def _linear(tau, window, seed):
-    return kp.heavy_ball_dmd_errors(tau, window, seed=seed, jumps=10, rank=17)
-
-
 def _linear_errors(key):
     """Float64 side computation: per (tau, window) the errors over LINEAR_SEEDS quadratics."""
-    arr = [
-        [[_linear(t, w, s)[key] for s in range(LINEAR_SEEDS)] for w in LINEAR_WINDOWS] for t in LINEAR_TAUS
-    ]
-    coords = {"tau": list(LINEAR_TAUS), "window": list(LINEAR_WINDOWS)}
-    return xr.DataArray(np.array(arr), dims=("tau", "window", "instance"), coords=coords)
+    return checks.linear_errors(key, LINEAR_TAUS, LINEAR_WINDOWS, LINEAR_SEEDS)
 
 
 _COMPARED = needs(
