@@ -40,16 +40,14 @@ define Lookahead and DiLoCo; the abstract's statements are tested under this rec
 
 from __future__ import annotations
 
-import jax
 import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.analysis import Cells
 from jaxtheory.results import as_dims
-from jaxtheory.sims.linreg import exact as ex
 from jaxtheory.sims.linreg import two_phase as tp
-from jaxtheory.sims.linreg.problems import log_grid
+from jaxtheory.sims.linreg import two_phase_checks
 from jaxtheory.sweep import Space, log
 
 PARAMS, MC_ALGOS, OUTERS = tp.PARAMS, tp.MC_ALGOS, tp.OUTERS
@@ -123,24 +121,6 @@ def _fine(ds, name):
     eta, a = st["lr"].values * st["fine_lr"].values, st["alpha"].values * st["fine_alpha"].values
     st = st.drop_vars(["eta", "a", "lr", "alpha", "fine_lr", "fine_alpha"])
     return st.assign_coords(eta=eta, a=a).rename(eta="lr", a="alpha")
-
-
-def _identities(ds, spec):
-    """Float64 side computation (the sweep runs in float32): the four identities' residuals."""
-    with jax.enable_x64(True):
-        base = dict(ex.EXACT_DEFAULT_PARAMS, **PARAMS, batch=spec.batch)
-        T = 32
-        mk = lambda a: ex.ExactSpec(dim=16, steps=T, num_log=T, algorithm=a)  # noqa: E731
-        r = lambda a, **q: np.asarray(jax.jit(lambda z: ex.run(mk(a), z)["risk"])(dict(base, **q)))  # noqa: E731
-        at = log_grid(T, T) % 4 == 0
-        return {
-            "la(k=1)-sgd(αη)": np.abs(r("lookahead", k=1) - r("sgd", lr=base["lr"] * base["alpha"])).max(),
-            "la(α=1)-sgd at syncs": np.abs(r("lookahead", k=4, alpha=1.0) - r("sgd"))[at].max(),
-            "diloco(W=1)-la": np.abs(r("diloco", k=3, workers=1) - r("lookahead", k=3)).max(),
-            "diloco(k=1,W)-la(k=1,WB)": np.abs(
-                r("diloco", k=1, workers=4) - r("lookahead", k=1, batch=4 * spec.batch)
-            ).max(),
-        }
 
 
 def _mc_ratio(ds, spec):
@@ -324,7 +304,7 @@ EXPERIMENT = Experiment(
             "exact-identities",
             "LA(k=1, α) ≡ SGD(αη); LA(α=1) ≡ SGD(η) at syncs; LA-DiLoCo(W=1) ≡ LA; "
             "LA-DiLoCo(k=1, W, B) ≡ LA(k=1, W·B) (exact recursion, float64).",
-            _identities,
+            lambda ds, spec: two_phase_checks.identities(spec.batch),
             1e-10,
         ),
         Claim.close(
