@@ -62,7 +62,11 @@ def test_never_increases_and_escapes_the_dca_fixed_point():
 
     for _ in range(30):
         x, state = step(x, state)
-        assert float(state.value) == float(p.value(x))  # the state's value is h at the new point
+        # the state's value is h at the new point, computed inside another jitted program:
+        # XLA may fuse it differently, so equal to a few float32 ulps, not bitwise
+        assert float(state.value) == pytest.approx(
+            float(p.value(x)), rel=4 * float(jnp.finfo(jnp.float32).eps)
+        )
         values.append(float(state.value))
         assert bool(jnp.all(jnp.abs(x) <= 2.0))  # z stays in the box
     assert all(b <= a for a, b in zip(values, values[1:]))
