@@ -207,12 +207,13 @@ def side_checks(num_states: int, num_actions: int, gamma: float) -> dict:
     :data:`IDENTITY_SHAPE`.
 
     Returns:
-        ``{"zero_value": {"max|V|", "max|pi-pi_E|"}, "identity": {"A=8": ...},
-        "md_gap": {"A=8": ...}, "mdp_identity": {"mean-value", "one-step policy"}}``, each
-        the largest over instances (floats), and two DataArrays: ``"contraction"``
-        ``(seed, arms, eta, iter)`` and ``"deviation"`` ``(seed, gamma, eta)`` over the
-        discounts ``0, DEVIATION_GAMMAS, gamma`` and the steps ``DEVIATION_ETAS,
-        DEVIATION_ETA, 0.3, 1``.
+        A dict. Its entries ``"zero_value"`` (keys ``"max|V|"``, ``"max|pi-pi_E|"``),
+        ``"identity"`` and ``"md_gap"`` (keys ``"A=8"``, ...) and ``"mdp_identity"``
+        (keys ``"mean-value"``, ``"one-step policy"``) hold the largest value over
+        instances (floats); ``"contraction"`` is a DataArray over
+        ``(seed, arms, eta, iter)`` and ``"deviation"`` one over ``(seed, gamma, eta)``,
+        at the discounts 0, :data:`DEVIATION_GAMMAS` and ``gamma`` and the steps
+        :data:`DEVIATION_ETAS`, :data:`DEVIATION_ETA`, 0.3 and 1.
     """
     with jax.enable_x64(True):
         keys = jax.random.split(jax.random.PRNGKey(SEED), NUM_INSTANCES)
