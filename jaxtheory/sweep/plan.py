@@ -460,17 +460,34 @@ def _planned_text(mode, mem, chunk, proj_s, device_name, lanes) -> str:
     )
 
 
+def _rounded(x: Any) -> Any:
+    """Floats to 12 significant digits, through lists and dicts: a log-spaced grid's last
+    bits differ between CPUs (libm's ``exp``/``log``), and the key must not."""
+    if isinstance(x, float):
+        return float(f"{x:.12g}")
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_rounded(v) for v in x]
+    return x
+
+
 def preset_key(exp, preset: str) -> str:
-    """A hash of what fixes a preset's lanes and programs: spec, params, space, chunk."""
+    """A hash of what fixes a preset's lanes and programs: spec, params, space, chunk.
+
+    Floats enter it at 12 significant digits, so the same preset has the same key on
+    every CPU."""
     spec, params, space = exp.resolve(preset)
     text = json.dumps(
-        store.to_jsonable(
-            {
-                "spec": spec,
-                "params": dict(params),
-                "space": space.describe(),
-                "chunk": exp.preset(preset).chunk,
-            }
+        _rounded(
+            store.to_jsonable(
+                {
+                    "spec": spec,
+                    "params": dict(params),
+                    "space": space.describe(),
+                    "chunk": exp.preset(preset).chunk,
+                }
+            )
         ),
         sort_keys=True,
     )

@@ -21,6 +21,7 @@ from jaxtheory.sweep.plan import (
     describe_preset,
     plan_experiment,
     planned_note,
+    preset_key,
     read_plans,
 )
 
@@ -55,6 +56,29 @@ def _toy(chunk=8, **spec):
         presets={"full": Preset(Space(a=values(*[float(i) for i in range(1, 11)]), seeds=3), chunk=chunk)},
         default_preset="full",
     )
+
+
+def _grid(grid):
+    return Experiment(
+        name="toy-grid",
+        paper=Paper("A toy"),
+        run=matmul_run,
+        spec=MSpec(),
+        params={"a": 1.0},
+        metric_dims={"x": ("i",)},
+        presets={"full": Preset(Space(a=values(*grid), seeds=3), chunk=8)},
+        default_preset="full",
+    )
+
+
+def test_preset_key_ignores_last_bits_of_a_grid_but_not_its_values():
+    # a log-spaced grid's last bits differ between CPUs (libm); the key must not
+    grid = [float(v) for v in np.logspace(-3, 0, 7)]
+    nudged = [float(np.nextafter(v, np.inf)) for v in grid]
+    assert nudged != grid
+    assert preset_key(_grid(grid), "full") == preset_key(_grid(nudged), "full")
+    moved = [*grid[:-1], grid[-1] * (1 + 1e-9)]
+    assert preset_key(_grid(grid), "full") != preset_key(_grid(moved), "full")
 
 
 def test_toy_matmul_counts_in_closed_form():
