@@ -29,13 +29,11 @@ p$ discards a fraction $1 - k/p$ of each (a decaying spectrum would lose less: n
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, plots
-from jaxtheory.sims.attribution import trak
+from jaxtheory.sims.attribution import trak, trak_checks
 from jaxtheory.sweep import Space, static, zipped
 
 
@@ -67,21 +65,6 @@ def _main_size(da, ds):
     if not (idx := [i for i in range(len(p)) if n[i] == 2 * p[i] and n_loo[i] == n[i]]):
         raise ValueError("the results have no n/p = 2 size with n_loo = n")
     return da.isel(size=max(idx, key=lambda i: p[i])).drop_vars(["n", "p", "n_loo"], errors="ignore")
-
-
-def _linear_identity(ds, spec):
-    """max |ALO − exact LOO| / max |exact LOO| for ridge least squares, float64 (numpy reference)."""
-    rng = np.random.default_rng(20)
-    n, p, lam = 60, 30, 0.3
-    X = rng.standard_normal((n, p)) / np.sqrt(p)
-    y = X @ (2 * rng.standard_normal(p)) + rng.standard_normal(n)
-    solve = lambda A, b: np.linalg.solve(A.T @ A + lam * np.eye(p), A.T @ b)  # noqa: E731
-    exact = np.stack([solve(np.delete(X, i, 0), np.delete(y, i)) for i in range(n)]) - solve(X, y)
-    with jax.enable_x64(True):
-        Xj, yj = jnp.asarray(X), jnp.asarray(y)
-        th = trak.newton_fit(Xj, yj, lam, 1, loss="squared")
-        delta = np.asarray(trak.alo(Xj, yj, th, lam, jnp.arange(n), loss="squared")[0])
-    return float(np.abs(delta - exact).max() / np.abs(exact).max())
 
 
 def _ranking(ds, spec):
@@ -135,7 +118,7 @@ EXPERIMENT = Experiment(
             "For ridge least squares one Newton step with the Sherman–Morrison leverage factor is the exact "
             "leave-one-out: max |ALO − LOO| / max |LOO| ≤ 1e-10 in float64 (n = 60, p = 30, λ = 0.3; the "
             "reference refits by numpy solves without each point).",
-            _linear_identity,
+            lambda ds, spec: trak_checks.linear_ridge_alo_error(),
             1e-10,
             source="derived",
         ),
