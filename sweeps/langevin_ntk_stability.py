@@ -48,7 +48,7 @@ import xarray as xr
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
 from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims.nets import langevin_ntk as sim
-from jaxtheory.sims.nets import ntk
+from jaxtheory.sims.nets import langevin_refs as refs
 from jaxtheory.sweep import Space, values
 
 EQUI_RTOL, OU_RTOL, LAZY_RTOL = 0.2, 0.1, 0.05  # equipartition, OU displacement, lazy closed form (ours)
@@ -65,6 +65,7 @@ QUOTE_NON_LAZY = (
 )
 #: Only a seminar abstract was found: the setting is rebuilt without the paper.
 RECONSTRUCTION = dict(source="reconstruction", quote=QUOTE_NON_LAZY)
+TWO_WIDTHS = needs(lambda ds, spec: ds.sizes.get("width", 1) >= 2, "the preset has one width: no slope in m")
 
 
 def _h(ds):
@@ -93,26 +94,13 @@ def _equipartition(ds, spec):
     return _hot(excess / pred)
 
 
-def ou_expected(lam, h, k):
-    """E‖θ_k − θ₀‖²/E‖θ₀‖² of the Euler–Maruyama OU along flat directions, prior-matched λ:
-    :math:`(1 - r^k)^2 + (1 - r^{2k})/(1 - h\\lambda/2)`, :math:`r = 1 - h\\lambda`, which tends
-    to :math:`2(1 - e^{-\\lambda t})` as :math:`h \\to 0` at :math:`t = hk`.
-
-    Example:
-        >>> round(float(ou_expected(1.0, 1e-4, 1e4)), 3), round(2 * (1 - float(np.exp(-1.0))), 3)
-        (1.264, 1.264)
-    """
-    r = 1.0 - h * lam
-    return (1 - r**k) ** 2 + (1 - r ** (2 * k)) / (1 - h * lam / 2)
-
-
 def _lam_t(ds, spec):  # λ₁t at the last record, per temperature
     return values_of(ds, "temperature") * spec.dim * _h(ds) * float(ds["t"].values[-1])
 
 
 def _ou(ds, spec):
     """Per seed: ‖W1_t − W1_0‖²/‖W1_0‖² at the last record over the OU formula, where λ₁t ≥ 0.5."""
-    ratio = ds["disp_W1"].isel(t=-1) / ou_expected(
+    ratio = ds["disp_W1"].isel(t=-1) / refs.ou_expected(
         ds["temperature"] * spec.dim, _h(ds), float(ds["t"].values[-1])
     )
     return analysis.select(
@@ -134,24 +122,14 @@ def _jac(keep):
     return lambda ds, spec: _temperatures(ds["jac_drift"].isel(t=-1), keep)
 
 
-def _needs_widths(ds, spec):
-    return None if ds.sizes.get("width", 1) >= 2 else "the preset has one width: no slope in m"
-
-
 def lazy_ratio(ds, spec):
-    """Per seed at T = 0, widest m: mean over the early records of L_t / L_lazy(t), ``L_lazy``
-    :func:`jaxtheory.sims.nets.ntk.lazy_loss` with that seed's K₀ and residual y − f₀ (kernel
-    GD with L = ½‖Δ‖²: :math:`L_t = P\\,\\text{lazy\\_loss}(\\cdot, \\Delta_0, K_0, hP, t)`)."""
+    """Per seed at T = 0, widest m: :func:`jaxtheory.sims.nets.langevin_refs.lazy_ratio` of the
+    loss against kernel GD with that seed's K₀ and residual y − f₀, over the early records."""
     sub = analysis.select(ds, temperature=0.0, width=values_of(ds, "width").max())
-    tl = np.asarray(ds["tl"].values, int)
-    out = []
-    for s in range(sub.sizes["seed"]):
-        K0, d0, L = (np.asarray(sub[k].isel(seed=s).values, np.float64) for k in ("K0", "delta0", "loss"))
-        P = K0.shape[0]
-        lazy = P * ntk.lazy_loss(np.eye(P), d0, K0, _h(ds) * P, int(tl[-1]))[tl]
-        early = lazy >= EARLY_FRACTION * lazy[0]
-        out.append(float(np.mean(L[early] / lazy[early])))
-    return xr.DataArray(np.array(out), dims=("seed",))
+    args = (_h(ds), ds["tl"].values, EARLY_FRACTION)
+    seeds = (sub.isel(seed=s) for s in range(sub.sizes["seed"]))
+    ratios = [refs.lazy_ratio(one["K0"], one["delta0"], one["loss"], *args) for one in seeds]
+    return xr.DataArray(np.array(ratios), dims=("seed",))
 
 
 def _kernel(ds, spec):
@@ -256,7 +234,7 @@ EXPERIMENT = Experiment(
             "width",
             at_least=-0.5,
             **RECONSTRUCTION,
-            requires=_needs_widths,
+            requires=TWO_WIDTHS,
         ),
         Claim.slope(
             "jacobian-width-slope-cold",
@@ -267,7 +245,7 @@ EXPERIMENT = Experiment(
             "width",
             at_most=-0.5,
             source="derived",
-            requires=_needs_widths,
+            requires=TWO_WIDTHS,
         ),
         Claim.close(
             "lazy-closed-form",
@@ -308,7 +286,7 @@ EXPERIMENT = Experiment(
                 hue="temperature",
                 facet="width",
                 band="se",
-                theory=lambda c, spec: ou_expected(c["temperature"] * spec.dim, c["h"], c["t"] / c["h"]),
+                theory=lambda c, spec: refs.ou_expected(c["temperature"] * spec.dim, c["h"], c["t"] / c["h"]),
                 theory_label="OU",
                 logy=True,
                 label_fmt="T={:g}",

@@ -10,6 +10,7 @@ import pytest
 import xarray as xr
 
 from jaxtheory.sims.nets import langevin_ntk as sim
+from jaxtheory.sims.nets import langevin_refs as refs
 from jaxtheory.sims.nets import ntk
 from sweeps import langevin_ntk_stability as E
 
@@ -72,7 +73,7 @@ def test_ou_claim(scale, verdict):
     ds = _ds(t=(0, 6000, 12000))
     spec = E.EXPERIMENT.spec  # dim 8: λ₁ t = 8e-2 * 12 ≥ 0.5 only at T = 1e-2
     k = ds["t"]
-    exact = E.ou_expected(ds["temperature"] * spec.dim, 1e-3, k)
+    exact = refs.ou_expected(ds["temperature"] * spec.dim, 1e-3, k)
     ds["disp_W1"] = (scale * exact * _noisy(ds["disp_W1"])).transpose(*ds["disp_W1"].dims)
     assert _verdict("ou-displacement", ds) == verdict
     assert BY["ou-displacement"].evaluate(ds, spec).n == 12
@@ -124,12 +125,6 @@ def test_lazy_claim(scale, verdict):
         scale * np.broadcast_to(lazy, ds["loss"].shape) * (1 + 0.01 * rng.standard_normal(ds["loss"].shape)),
     )
     assert _verdict("lazy-closed-form", ds) == verdict
-
-
-def test_ou_expected_limits():
-    # h → 0: 2(1 − e^{−λt}); k = 0: 0
-    assert abs(E.ou_expected(0.3, 1e-6, 2e6) - 2 * (1 - np.exp(-0.6))) < 1e-5
-    assert E.ou_expected(0.3, 1e-3, 0) == 0.0
 
 
 def test_simulator_invariants_on_a_tiny_run():
