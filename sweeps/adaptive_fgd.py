@@ -45,6 +45,7 @@ import xarray as xr
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, needs, plots
 from jaxtheory.results import values_of
 from jaxtheory.sims.functional import fgd
+from jaxtheory.sims.functional.fgd_plateau import plateau_formula
 from jaxtheory.sweep import Space, values
 
 PLATEAU_RTOL = 0.10  # the fixed-grid plateau matches its closed form within 10 % (ours)
@@ -63,23 +64,6 @@ def _one(ds, label):
     """One scheme's results, its other (length-one) dims but seed and epoch dropped."""
     sub = analysis.select(ds, scheme=label)
     return sub.squeeze([d for d in sub.sizes if d not in ("seed", "epoch")], drop=True)
-
-
-def plateau_formula(s, lr, spec):
-    """``(total, floor, noise)``: the derived stationary loss of FGD with ``spec.samples``-point
-    cell means on a fixed s × s grid, ``½‖f* − P_s f*‖² + ½ · lr/(2 − lr) · Σ area · v_cell / k``
-    (float64 on the spec's evaluation grid; ``v_cell`` the within-cell variance of ``f*``).
-
-    Example:
-        >>> t, fl, nz = plateau_formula(16, 0.05, fgd.FGDSpec())
-        >>> round(fl, 4), round(nz / fl, 4)
-        (0.0167, 0.0032)
-    """
-    q = (np.arange(spec.eval_size) + 0.5) / spec.eval_size
-    h = spec.eval_size // s
-    v = float(fgd.f_star_np(q[:, None], q[None, :]).reshape(s, h, s, h).var(axis=(1, 3)).mean())
-    floor, noise = 0.5 * v, 0.5 * lr / (2 - lr) * v / spec.samples
-    return floor + noise, floor, noise
 
 
 HAS_FIXED = (lambda ds, spec: bool(_labels(ds, "fixed")), "the preset runs no fixed grid")
