@@ -1,53 +1,44 @@
 r"""``profit-optimal-llm``: profit-optimal model and data size against hardware efficiency.
 
-**What was reconstructed.** Only the abstract of arXiv:2605.16430 was readable; every
-statement of the paper is tested on our reconstruction of its model. The loss is the
-Chinchilla fit $L = E_0 + A N^{-\alpha} + B(\kappa_D D)^{-\beta}$ ($E_0 = 1.69$, $A = 406.4$,
-$B = 410.7$, $\alpha = .34$, $\beta = .28$), revenue is $R_0 S(L)$ with $S$ the share of
-consumers whose loss threshold is met, training costs $6ND/E$, and (in a second set of
-lanes) serving the adopters costs $2NQ\,S(L)/E$ ($Q = 10^{13}$ tokens at full adoption:
-from a few per cent of the training spend at small $E$ to about as much at large $E$).
-The adoption families (logistic of width 0.1, log-normal on the excess loss with
-log-scale 0.5, a step smoothed to width 0.03, uniform = constant density),
-$R_0 \in \{10^7, 10^9\}$ \$, the median thresholds $L_c \in \{2.2, 2.4\}$ and $Q$ are ours.
+**What was reconstructed.** The loss is the Chinchilla fit $L = E_0 + A N^{-\alpha} + B(\kappa_D D)^{-\beta}$
+($E_0 = 1.69$, $A = 406.4$, $B = 410.7$, $\alpha = .34$, $\beta = .28$), revenue is $R_0 S(L)$ with $S$ the
+share of consumers whose loss threshold is met, training costs $6ND/E$, and (in a second set of lanes) serving
+the adopters costs $2NQ\,S(L)/E$ ($Q = 10^{13}$ tokens at full adoption: from a few per cent of the training
+spend at small $E$ to about as much at large $E$). The adoption families (logistic of width 0.1, log-normal on
+the excess loss with log-scale 0.5, a step smoothed to width 0.03, uniform = constant density), $R_0 \in
+\{10^7, 10^9\}$ \$, the median thresholds $L_c \in \{2.2, 2.4\}$ and $Q$ are ours.
 
-**Solver.** Adam (cosine-decayed step from 0.1, 300 steps) on $-\Pi/R_0$ over
-$u = (\log N, \log D)$, projected on $\log D \le \log D_{\max}$
-(`optax.projections.projection_box`), from 4 fixed starts, then 40 projected Newton steps
-(Adam alone stops at gradient norms $10^{-6}$–$10^{-2}$, too coarse for a $10^{-4}$
-identity); the best start is the optimum, all in float64. The optimisation is
-deterministic: every claim is on exact values, a slope's "sample" is the 64-point E grid.
+**Solver.** Adam (cosine-decayed step from 0.1, 300 steps) on $-\Pi/R_0$ over $u = (\log N, \log D)$,
+projected on $\log D \le \log D_{\max}$ (`optax.projections.projection_box`), from 4 fixed starts, then 40
+projected Newton steps (Adam alone stops at gradient norms $10^{-6}$–$10^{-2}$, too coarse for a $10^{-4}$
+identity); the best start is the optimum, all in float64. The optimisation is deterministic: every claim is on
+exact values, a slope's "sample" is the 64-point E grid.
 
-**Derivation.** With $C_{\text{eff}} = 6N\kappa_D D$ the first-order conditions give
-$\alpha A N^{-\alpha} = \beta B D_{\text{eff}}^{-\beta}$ (the Chinchilla ray), the loss
-$E_0 + K(C_{\text{eff}}/6)^{-\gamma}$ with $\gamma = \alpha\beta/(\alpha+\beta) = 0.154$,
-and, from $R_0 s(L)\gamma K C^{-\gamma-1}\propto 1/E$,
-$d\log C^*/d\log E = 1/(1 + \gamma - \varepsilon_s)$, $\varepsilon_s = d\log s(L(C))/d\log C$
-the elasticity of the adoption density. With $N^* \propto C^{*\,\beta/(\alpha+\beta)}$, a
-constant density ($\varepsilon_s = 0$) gives $C^* \propto E^{0.867}$, $N^* \propto E^{0.391}$,
-$D^* \propto E^{0.475}$; $N^*$ tracks $E$ linearly only if $\varepsilon_s \approx 0.70$, $D^*$
-only if $\varepsilon_s \approx 0.61$: both at once for no $\varepsilon_s$. $\kappa_D$ enters
-only as $\kappa_D E$, so spend $= C_{\text{eff}}^*/(\kappa_D E)$ rises with $\kappa_D$ only if
-$\varepsilon_s > \gamma$. Data-bound, $R_0 s(L)\alpha A N^{-\alpha} = 6ND/E$ gives spend
-$\propto D^2/E$ only if $N^* \propto D$ independently of $E$; a constant density gives
-$N^* \propto (E/D)^{1/(1+\alpha)}$, spend $\propto (D/E)^{\alpha/(1+\alpha)}$. With serving
-costs, $(R_0 - 2NQ/E)\,s\,\alpha A N^{-\alpha} = (6ND + 2NQS)/E$ and
-$(R_0 - 2NQ/E)\,s\,\beta B D_{\text{eff}}^{-\beta} = 6ND/E$: the optimum leaves the ray
-toward data, $\alpha A N^{-\alpha}/(\beta B D_{\text{eff}}^{-\beta}) = 1 + QS/(3D)$.
+**Derivation.** With $C_{\text{eff}} = 6N\kappa_D D$ the first-order conditions give $\alpha A N^{-\alpha} =
+\beta B D_{\text{eff}}^{-\beta}$ (the Chinchilla ray), the loss $E_0 + K(C_{\text{eff}}/6)^{-\gamma}$ with
+$\gamma = \alpha\beta/(\alpha+\beta) = 0.154$, and, from $R_0 s(L)\gamma K C^{-\gamma-1}\propto 1/E$, $d\log
+C^*/d\log E = 1/(1 + \gamma - \varepsilon_s)$, $\varepsilon_s = d\log s(L(C))/d\log C$ the elasticity of the
+adoption density. With $N^* \propto C^{*\,\beta/(\alpha+\beta)}$, a constant density ($\varepsilon_s = 0$)
+gives $C^* \propto E^{0.867}$, $N^* \propto E^{0.391}$, $D^* \propto E^{0.475}$; $N^*$ tracks $E$ linearly
+only if $\varepsilon_s \approx 0.70$, $D^*$ only if $\varepsilon_s \approx 0.61$: both at once for no
+$\varepsilon_s$. $\kappa_D$ enters only as $\kappa_D E$, so spend $= C_{\text{eff}}^*/(\kappa_D E)$ rises with
+$\kappa_D$ only if $\varepsilon_s > \gamma$. Data-bound, $R_0 s(L)\alpha A N^{-\alpha} = 6ND/E$ gives spend
+$\propto D^2/E$ only if $N^* \propto D$ independently of $E$; a constant density gives $N^* \propto
+(E/D)^{1/(1+\alpha)}$, spend $\propto (D/E)^{\alpha/(1+\alpha)}$. With serving costs, $(R_0 -
+2NQ/E)\,s\,\alpha A N^{-\alpha} = (6ND + 2NQS)/E$ and $(R_0 - 2NQ/E)\,s\,\beta B D_{\text{eff}}^{-\beta} =
+6ND/E$: the optimum leaves the ray toward data, $\alpha A N^{-\alpha}/(\beta B D_{\text{eff}}^{-\beta}) = 1 +
+QS/(3D)$.
 
-**What the runs show.** The compute-bound tracking fails under every reconstructed adoption
-model: at these optima (shares 4–100 %) $\varepsilon_s$ is small and mostly negative, so $C^*$
-grows slower than $E^{0.87}$. $\varepsilon_s \approx 0.70$ needs, for a log-normal, the thin
-low-adoption tail $z/s_{\log} \approx 3.55$ ($\varepsilon_s = \gamma(1 + z/s_{\log})$), for a
-power-law density $s \propto (L - E_0)^{-k}$, $k \approx 4.5$ (thresholds piled near the
-irreducible loss). Serving costs (growing with $N$ alone, their weight changing along the E
-grid) raise the E-slope of $N^*$ a little and lower that of $D^*$: the two move apart.
-Training spend grows far slower than $E^2$ (it falls with $E$ where $\varepsilon_s < \gamma$).
-Better data efficiency gives a larger model but lower spend wherever $\varepsilon_s < \gamma$.
-Data-bound, $N^*$ is not $\propto D$ independently of $E$, so spend is not $\propto D^2/E$. On
-two capped lanes with serving costs (step adoption, $R_0 = 10^7$ \$, the two smallest $E$) no
-training run is profitable: the optimum is the corner $N \to 0$, and the convergence check
-covers the lanes where the firm trains.
+**What the runs show.** The compute-bound tracking fails under every reconstructed adoption model: at these
+optima (shares 4–100 %) $\varepsilon_s$ is small and mostly negative, so $C^*$ grows slower than $E^{0.87}$.
+$\varepsilon_s \approx 0.70$ needs, for a log-normal, the thin low-adoption tail $z/s_{\log} \approx 3.55$
+($\varepsilon_s = \gamma(1 + z/s_{\log})$), for a power-law density $s \propto (L - E_0)^{-k}$, $k \approx
+4.5$ (thresholds piled near the irreducible loss). Serving costs (growing with $N$ alone, their weight
+changing along the E grid) raise the E-slope of $N^*$ a little and lower that of $D^*$: the two move apart.
+Training spend grows far slower than $E^2$ (it falls with $E$ where $\varepsilon_s < \gamma$). Data-bound,
+$N^*$ is not $\propto D$ independently of $E$, so spend is not $\propto D^2/E$. On two capped lanes with
+serving costs (step adoption, $R_0 = 10^7$ \$, the two smallest $E$) no training run is profitable: the
+optimum is the corner $N \to 0$, and the convergence check covers the lanes where the firm trains.
 """
 
 from __future__ import annotations
@@ -73,16 +64,15 @@ CAPPED_SPEND_CONSTANT_DENSITY = pm.ALPHA / (1.0 + pm.ALPHA)  # data-bound, const
 #: E-slopes of N* and C* under a constant adoption density: (β/(α+β))/(1 + γ) and 1/(1 + γ).
 N_SLOPE_CONSTANT_DENSITY = pm.BETA / (pm.ALPHA + pm.BETA) / (1.0 + pm.GAMMA)
 C_SLOPE_CONSTANT_DENSITY = 1.0 / (1.0 + pm.GAMMA)
-QUOTE_TRACKING = (
-    "In the compute-bound regime, optimal model size and token budget track hardware efficiency "
-    "$E$ (FLOPs/dollar) at a near-linear rate"
-)
 QUOTE_DATA_EFFICIENCY = "Data efficiency improvements incentivize larger models and training expenditure"
 QUOTE_DATA_BOUND = "When we are limited to $D$ data, profit-optimal training expenditure scales as $D^2 / E$"
 EXACT = dict(over=None, deterministic=True)  # one seed: the optimisation is deterministic
 RECONSTRUCTION = dict(EXACT, source="reconstruction")  # the adoption model is ours, from the abstract
 LINEAR = dict(expected=sum(LINEAR_BAND) / 2, atol=(LINEAR_BAND[1] - LINEAR_BAND[0]) / 2, **RECONSTRUCTION)
-LINEAR["quote"] = QUOTE_TRACKING  # also with inference: "costs of larger-scale training and inference"
+LINEAR["quote"] = (  # also with inference: "costs of larger-scale training and inference"
+    "In the compute-bound regime, optimal model size and token budget track hardware efficiency "
+    "$E$ (FLOPs/dollar) at a near-linear rate"
+)
 DATA_EFFICIENCY = dict(RECONSTRUCTION, quote=QUOTE_DATA_EFFICIENCY)
 SERVED, UNIFORM = needs(serve=SERVE), needs(family="uniform")
 
@@ -159,32 +149,24 @@ def _kappa_one(ds):
     return ds.sel(kappa=1.0) if 1.0 in ds["kappa"].values else ds.isel(kappa=0)
 
 
-def _spend_capped(vs, kappa_one):
+def _spend_capped(ds, vs, kappa_one):
     """Data-bound spend against D_max at four E values or against E (at the smallest and
     largest D_max under κ_D = 1, at every D_max otherwise)."""
-
-    def measure(ds, spec):
-        c = _lanes(ds, capped=True)
-        s = _det((_kappa_one(c) if kappa_one else c)["spend"])
-        if vs == "d_max":
-            n = ds.sizes["E"]
-            return s.isel(E=sorted({0, n // 3, 2 * n // 3, n - 1}))
-        return s.isel(d_max=[0, -1]) if kappa_one else s
-
-    return measure
+    c = _lanes(ds, capped=True)
+    s = _det((_kappa_one(c) if kappa_one else c)["spend"])
+    if vs == "d_max":
+        n = ds.sizes["E"]
+        return s.isel(E=sorted({0, n // 3, 2 * n // 3, n - 1}))
+    return s.isel(d_max=[0, -1]) if kappa_one else s
 
 
-def _kappa_diffs(metric):
-    def measure(ds, spec):  # smallest Δ log metric between neighbouring κ_D over E
-        return np.log(_det(_lanes(ds)[metric])).diff("kappa").min(["E", "kappa"])
-
-    return measure
+def _kappa_diffs(ds, metric):  # smallest Δ log metric between neighbouring κ_D over E
+    return np.log(_det(_lanes(ds)[metric])).diff("kappa").min(["E", "kappa"])
 
 
 def _grad(ds, spec):
     """Largest of grad-norm / GRAD_TOL and Newton-step / STEP_TOL over the lanes where the firm
-    trains (≤ 1: converged; NaN, an error, if one is not finite). Where no training run is
-    profitable the optimum is the corner N → 0, where the Newton step is undefined."""
+    trains (≤ 1: converged; NaN, an error, if one is not finite)."""
     trains = _det(ds["share"]).values > 0
     g, n = (_det(ds[k]).values[trains] for k in ("grad_norm", "newton_step"))
     if not (np.isfinite(g).all() and np.isfinite(n).all()):
@@ -212,7 +194,7 @@ SIZES = plots.slope(
     sharey=False,
 )
 CAPPED = plots.slope(
-    _spend_capped("d_max", True),
+    lambda ds, spec: _spend_capped(ds, "d_max", True),
     sel=LARGEST,
     x="d_max",
     hue="E",
@@ -279,17 +261,14 @@ EXPERIMENT = Experiment(
             "the profit optimum lies on the Chinchilla compute-optimal ray.",
             lambda ds, spec: _det(_lanes(ds)["foc_ratio"]) - 1.0,
             FOC_TOL,
-            source="derived",
         ),
         Claim.identity(
             "inference-shifted-ray",
-            "With serving costs 2NQ·S(L)/E the two first-order conditions give "
-            "αA N^−α/(βB D_eff^−β) = 1 + Q·S(L*)/(3D*): the optimum leaves the Chinchilla ray "
-            "toward more data; largest relative residual over the compute-bound optima with "
-            "serving (float32 storage of S and D*: 1e-4).",
+            "With serving costs 2NQ·S(L)/E the two first-order conditions give αA N^−α/(βB D_eff^−β) = 1 + "
+            "Q·S(L*)/(3D*): the optimum leaves the Chinchilla ray toward more data; largest relative "
+            "residual over the compute-bound optima with serving (float32 storage of S and D*: 1e-4).",
             _served_ray,
             FOC_TOL,
-            source="derived",
             requires=SERVED,
         ),
         Claim.identity(
@@ -298,7 +277,6 @@ EXPERIMENT = Experiment(
             "E0 + K(κC/6)^−γ (largest |log residual|; float32 storage, so 1e-4).",
             _gamma,
             1e-4,
-            source="derived",
         ),
         Claim.identity(
             "compute-elasticity",
@@ -306,7 +284,6 @@ EXPERIMENT = Experiment(
             "interior points), ε_s the elasticity of the adoption density at the optimum.",
             _elasticity,
             ELASTICITY_RTOL,
-            source="derived",
         ),
         Claim.identity(
             "uniform-closed-form",
@@ -315,7 +292,6 @@ EXPERIMENT = Experiment(
             "(float32 storage of log N* ~ 27: 2e-6).",
             _uniform_closed_form,
             1e-5,
-            source="derived",
             requires=UNIFORM,
         ),
         Claim.slope(
@@ -332,11 +308,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.slope(
             "near-linear-tracking",
-            "Compute-bound, under our reconstruction of the adoption model: N* and D* track E "
-            "at a near-linear rate, log-log slopes against E in [0.85, 1.05] for every "
-            "adoption family, median L_c and κ_D (the band is ours). In the reconstruction this "
-            "needs ε_s ≈ 0.70 (N*) and 0.61 (D*) at once; a constant density gives 0.39 and "
-            "0.48, so a failure points to a model ingredient we lack, not to a paper error.",
+            "Compute-bound, under our reconstruction of the adoption model: N* and D* track E at a "
+            "near-linear rate, log-log slopes against E in [0.85, 1.05] for every adoption family, median "
+            "L_c and κ_D (the band is ours). It needs ε_s ≈ 0.70 (N*) and 0.61 (D*) at once (see the "
+            "description): a failure points to a model ingredient we lack, not to a paper error.",
             lambda ds, spec: _sized(_lanes(ds), "N*", "D*"),
             "E",
             **LINEAR,
@@ -345,8 +320,7 @@ EXPERIMENT = Experiment(
             "near-linear-tracking-with-inference",
             f"The same with the cost of serving the adopters added (2N FLOP per token, "
             f"{SERVE:.0e} tokens at full adoption), under our reconstruction: log-log slopes "
-            "of N* and D* against E in [0.85, 1.05] (the band is ours). Serving costs grow "
-            "with N alone, so they tilt the optimum toward data.",
+            "of N* and D* against E in [0.85, 1.05] (the band is ours).",
             lambda ds, spec: _sized(_lanes(ds, served=True), "N*", "D*"),
             "E",
             requires=SERVED,
@@ -354,9 +328,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.slope(
             "spend-subquadratic",
-            "Compute-bound, under our reconstruction: total training spend 6N*D*/E grows "
-            "slower than E²: its log-log slope against E is below 2, for every adoption "
-            "family, L_c, R0 and κ_D.",
+            "Compute-bound, under our reconstruction: total training spend 6N*D*/E grows slower than E²: its "
+            "log-log slope against E is below 2, for every adoption family, L_c, R0 and κ_D.",
             lambda ds, spec: _det(_lanes(ds)["spend"]),
             "E",
             at_most=SUBQUADRATIC,
@@ -366,10 +339,8 @@ EXPERIMENT = Experiment(
         Claim.slope(
             "data-bound-spend-vs-data",
             "Data-bound, under our reconstruction: optimal spend ∝ D²/E, slope 2 ± 0.05 against "
-            "D_max at fixed E (κ_D = 1, four E values; the tolerance is ours). This holds only "
-            "if N* ∝ D independently of E; under a constant density the reconstruction gives "
-            "spend ∝ (D/E)^(α/(1+α)).",
-            _spend_capped("d_max", True),
+            "D_max at fixed E (κ_D = 1, four E values; the tolerance is ours).",
+            lambda ds, spec: _spend_capped(ds, "d_max", True),
             "d_max",
             expected=2.0,
             atol=DATA_BOUND_TOL,
@@ -379,7 +350,7 @@ EXPERIMENT = Experiment(
             "data-bound-spend-vs-hardware",
             "Data-bound, under our reconstruction: optimal spend ∝ D²/E, slope −1 ± 0.05 against "
             "E at fixed D_max (κ_D = 1, smallest and largest D_max; the tolerance is ours).",
-            _spend_capped("E", True),
+            lambda ds, spec: _spend_capped(ds, "E", True),
             "E",
             expected=-1.0,
             atol=DATA_BOUND_TOL,
@@ -389,7 +360,7 @@ EXPERIMENT = Experiment(
             "data-bound-spend-rises-with-data",
             "Data-bound, under our reconstruction: optimal spend increases with the data cap: "
             "log-log slope against D_max at least 0, at four E values, every κ_D and family.",
-            _spend_capped("d_max", False),
+            lambda ds, spec: _spend_capped(ds, "d_max", False),
             "d_max",
             at_least=0.0,
             **DATA_BOUND_SIGNS,
@@ -398,7 +369,7 @@ EXPERIMENT = Experiment(
             "data-bound-spend-falls-with-hardware",
             "Data-bound, under our reconstruction: optimal spend decreases with hardware "
             "efficiency: log-log slope against E at most 0, at every D_max, κ_D and family.",
-            _spend_capped("E", False),
+            lambda ds, spec: _spend_capped(ds, "E", False),
             "E",
             at_most=0.0,
             **DATA_BOUND_SIGNS,
@@ -408,7 +379,7 @@ EXPERIMENT = Experiment(
             "Data-bound under a constant adoption density (uniform thresholds), the first-order "
             "condition in N alone gives N* ∝ (E/D)^(1/(1+α)) and spend ∝ (D/E)^(α/(1+α)) = "
             "(D/E)^0.254: slope against D_max at fixed E, ±0.002.",
-            lambda ds, spec: _spend_capped("d_max", True)(_uniform(ds), spec),
+            lambda ds, spec: _spend_capped(_uniform(ds), "d_max", True),
             "d_max",
             expected=CAPPED_SPEND_CONSTANT_DENSITY,
             atol=0.002,
@@ -418,20 +389,18 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "data-efficiency-size",
-            "Compute-bound, under our reconstruction: better data efficiency gives a larger "
-            "model: Δ log N* > 0 between neighbouring κ_D at every E (smallest difference per "
-            "family and L_c).",
-            _kappa_diffs("log_n"),
+            "Compute-bound, under our reconstruction: better data efficiency gives a larger model: Δ log N* "
+            "> 0 between neighbouring κ_D at every E (smallest difference per family and L_c).",
+            lambda ds, spec: _kappa_diffs(ds, "log_n"),
             0.0,
             **DATA_EFFICIENCY,
         ),
         Claim.at_least(
             "data-efficiency-spend",
-            "Compute-bound, under our reconstruction: better data efficiency gives higher "
-            "training spend: Δ log spend* > 0 between neighbouring κ_D at every E. Derived: "
-            "spend rises with κ_D only where ε_s > γ (d log C*/d log E > 1); a constant density "
-            "gives spend ∝ κ_D^(−γ/(1+γ)).",
-            _kappa_diffs("spend"),
+            "Compute-bound, under our reconstruction: better data efficiency gives higher training spend: Δ "
+            "log spend* > 0 between neighbouring κ_D at every E. Derived: spend rises with κ_D only where "
+            "ε_s > γ (d log C*/d log E > 1); a constant density gives spend ∝ κ_D^(−γ/(1+γ)).",
+            lambda ds, spec: _kappa_diffs(ds, "spend"),
             0.0,
             **DATA_EFFICIENCY,
         ),
