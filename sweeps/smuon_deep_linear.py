@@ -1,8 +1,7 @@
 r"""``smuon-deep-linear``: Adam, Muon and Schatten-p (SMuon) on deep linear nets, heavy-tailed teacher.
 
-A port of the authors' ``experiments/muon_limitations.py`` (arXiv 2605.19781): a depth-L linear student learns
-a teacher with singular values :math:`i^{-1}`; the simulator is :mod:`jaxtheory.sims.matrix.deep_linear`.
-Every claim is ours (see the description).
+A port of the authors' ``experiments/muon_limitations.py`` (arXiv 2605.19781), simulator
+:mod:`jaxtheory.sims.matrix.deep_linear`.
 
 Teacher $W^\star = U\operatorname{diag}(i^{-1})V^\top$ ($d\times d$, Haar $U, V$), inputs $X \sim N(0, I)$,
 targets $Y = XW^\star$; a depth-$L$ linear student $XW_1\cdots W_L$ of width $d$ trained full batch on the
@@ -88,22 +87,10 @@ def _within(ds, spec):
     return _method(best, "smuon") / a.where(a.mean("seed") <= m.mean("seed"), m)
 
 
-def _vs_muon_deep(ds, spec):
-    r = _vs_muon(ds, spec)
-    return r.sel(depth=[d for d in r["depth"].values if d >= 5])
-
-
-def _has_deep(ds, spec):
-    return None if (values_of(ds, "depth") >= 5).any() else "the preset has no depth ≥ 5"
-
-
 def _p_star(ds, spec):
-    """Per seed: SMuon's median p over the run's selections at depth 1, at its tuned learning rate.
-
-    The median over the selection steps (0, interval, 2·interval, ...), not the last one:
-    once the loss sits on its η-floor the fresh gradient is the bounce of the fixed-norm
-    step and single selections jump to p_max (seen in some seeds at the tuned η).
-    """
+    """Per seed: SMuon's median p over the selection steps (0, interval, ...) at depth 1, at its
+    tuned learning rate; not the last selection: once the loss sits on its η-floor the fresh gradient
+    is the bounce of the fixed-norm step and single selections jump to p_max (seen in some seeds)."""
     p = _method(_tuned(ds, "p_mean"), "smuon").sel(depth=1, drop=True)
     return p.isel(step=np.arange(0, spec.steps, spec.interval)).median("step")
 
@@ -168,10 +155,12 @@ EXPERIMENT = Experiment(
             "smuon-matches-muon-when-deep",
             "SMuon's tuned best loss is at most Muon's at depth ≥ 5 (per seed SMuon / Muon, "
             "seed-mean ≤ 1 per depth). Our statement.",
-            _vs_muon_deep,
+            lambda ds, spec: _vs_muon(ds, spec).sel(depth=slice(5, None)),
             1.0,
             source="proposed",
-            requires=_has_deep,
+            requires=needs(
+                lambda ds, spec: (values_of(ds, "depth") >= 5).any(), "the preset has no depth ≥ 5"
+            ),
         ),
         Claim.within(
             "p-star-at-depth-1",

@@ -52,8 +52,9 @@ def test_deep_linear_ratios_use_each_methods_tuned_lr_and_the_better_baseline():
     np.testing.assert_allclose(vs_muon.values, best[:, :, 2, 2] / 2e-2)
     within = sdl._within(ds, None)  # Adam is the better baseline by its seed-mean
     np.testing.assert_allclose(within.values, best[:, :, 2, 2] / 1e-3)
-    assert list(sdl._vs_muon_deep(ds, None)["depth"].values) == [5]
-    assert sdl._has_deep(ds.sel(depth=[1]), None) is not None and sdl._has_deep(ds, None) is None
+    deep = next(c for c in sdl.EXPERIMENT.claims if c.name == "smuon-matches-muon-when-deep")
+    assert list(deep.statistic.measure(ds, None)["depth"].values) == [5]
+    assert deep.requires(ds.sel(depth=[1]), None) is not None and deep.requires(ds, None) is None
     spec = types.SimpleNamespace(steps=4, interval=2)
     v = {c.name: c.evaluate(ds, spec).verdict for c in sdl.EXPERIMENT.claims}
     assert v == {
