@@ -1,8 +1,42 @@
-"""``tom-heads-toy``: theory-of-mind "divergence heads", a 2-layer toy of the patching + RSA pipeline.
+r"""``tom-heads-toy``: theory-of-mind "divergence heads", a 2-layer toy of the patching + RSA pipeline.
 
-A 2-layer attention-only transformer (:mod:`jaxtheory.sims.nets.transformer`) trained on belief /
-photo vignettes (:mod:`jaxtheory.sims.nets.tom`), analysed with the patching and RSA statistics of
-:mod:`jaxtheory.sims.nets.interp`, beside a model with a hand-planted divergence head."""
+**The task.** Every vignette is 7 tokens, `BOS who KIND stored filler filler world`, with `KIND` a belief
+("Sally thinks the ball is in ...") or a photograph ("the camera's photo shows the ball in ..."), `stored` the
+location the representation holds and `world` the ball's location now (4 locations). The model answers at the
+last position `FALSE` (the representation is outdated: `stored ≠ world`) or `TRUE`: exactly the divergence
+between a stored representation and the current world, in both kinds, the domain-general divergence detector
+the abstract describes. Minimal pairs differ only in the world token (changed → clean, unchanged → corrupted).
+
+**The models.** A 2-layer attention-only transformer ($d = 32$, 4 heads of width 8 per layer, no MLP, no layer
+norm) trained with Adam ($10^{-2}$, 300 steps of 64 fresh vignettes) vmapped over seeds, and a *planted*
+model: one-hot embeddings (plus 0.02 N(0, 1) noise), head L0H0 set by hand to attend from the world token to
+an earlier copy of it (or to `BOS` when there is none) and write ±1 on an answer direction, every other head
+random (0.3 × the init scale).
+
+**The pipeline** (`jaxtheory.sims.nets.interp`, arrays in, statistics out; per seed
+`jaxtheory.sims.nets.tom_stats`). Activation patching: each head's output (all positions) from the clean run
+replaces its output in the corrupted run; the change of
+$\mathrm{logit}(\mathtt{FALSE}) - \mathrm{logit}(\mathtt{TRUE})$ over the mean total effect is the head's
+normalised indirect effect. For the trained model the top mediator is chosen on half of the 128 pairs and
+tested on the other half, per kind (32 pairs each), with a one-sided sign-flip permutation test. RSA: the
+heads' last-position outputs are averaged over 8 conditions (kind × stored ∈ {L0, L1} × world ∈ {L0, L1}, 16
+vignettes each); their Euclidean RDM is correlated (Pearson) with the divergence model RDM $|d_i - d_j|$; the
+null shuffles which vignette belongs to which condition (50 shuffles per seed). A Spearman RSA against a binary
+model RDM is capped well below 1 (ties: 16 of the 28 pairs differ, so a perfect separation ranks at
+$\approx 0.86$), which is why the 0.8 threshold is applied to Pearson.
+
+**What the smoke runs show beyond the verdicts.** The planted head L0H0 ranks first in every seed with
+essentially all of the effect, and every trained seed learns the task. The emergent solution is distributed:
+the top mediator (in layer 0 in some seeds, layer 1 in others) restores a part of the total effect on the
+held-out pairs, about equally in both kinds, with p at the Monte-Carlo floor in each kind and seed. Its own
+last-position RSA with the divergence RDM ranges from weak to strong: the strongest causal mediator (patched
+at all positions) is not always the head whose final-position output encodes the divergence, so the two
+analyses answer different questions even in the toy.
+
+**What this does not test.** Nothing here is about Qwen2.5-14B: the paper's own claims are listed on this page
+without a verdict. The toy checks that the bookkeeping recovers a known mediator, and whether a trained toy
+grows one that works for both kinds.
+"""
 
 from __future__ import annotations
 
@@ -11,63 +45,23 @@ import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
 from jaxtheory.analysis import Cells
-from jaxtheory.sims.nets import interp, tom
+from jaxtheory.sims.nets import tom, tom_stats
 from jaxtheory.sweep import Space
 
 LEARNED = 0.95  # a trained seed has learned the task at this test accuracy
 RSA_MIN = 0.8  # ours: the planted head's RSA correlation with the divergence model RDM exceeds this
 NULL_TOL = 0.1  # ours: "≈ 0", the seed-mean RSA under shuffled vignette labels lies in ±this
 ALPHA = 0.01  # ours (the usual 1 %): significance of the emergent mediator's effect in each kind
-N_SHUFFLES = 50  # shuffles of the vignette labels per seed for the null RSA
-N_FLIPS = 9999  # Monte-Carlo sign patterns of the mediator test (p ≥ 1 / (1 + N_FLIPS))
-
-_MODEL = interp.model_rdm(tom.CONDITIONS["divergence"])
-_CACHE: dict[int, tuple] = {}
+_CACHE: dict = {}
 
 
 def _seeds(ds, spec):
-    """Per-seed host statistics of both models, a Dataset over ``seed`` (computed once per results)."""
-    hit = _CACHE.get(id(ds))
-    if hit is not None and hit[0] is ds:
-        return hit[1]
-    planted = tom.PLANTED_HEAD[0] * spec.n_heads + tom.PLANTED_HEAD[1]
-    rows = []
-    for s in range(ds.sizes["seed"]):
-        one = ds.isel(seed=s)
-        kind = np.asarray(one["pair_kind"].values).astype(int)
-        cond = np.asarray(one["condition"].values).astype(int)
-        row, effects = {}, {}
-        for m in tom.MODELS:
-            eff = effects[m] = interp.normalized_effects(
-                *(one[f"{m}_{v}"].values for v in ("patched", "clean", "corrupt"))
-            )
-            reps = np.asarray(one[f"{m}_reps"].values, float)
-            row[f"{m}_effect"] = ("head", eff.mean(0))
-            rsa = [interp.rsa(reps[:, h], cond, _MODEL, method="pearson") for h in range(reps.shape[1])]
-            row[f"{m}_rsa"] = ("head", np.array(rsa))
-            row[f"{m}_accuracy"] = float(one[f"{m}_accuracy"])
-        row["planted_not_first"] = int(np.argmax(row["planted_effect"][1]) != planted)
-        row["planted_head_rsa"] = row["planted_rsa"][1][planted]
-        shuffled = interp.shuffled_rsa(
-            np.asarray(one["planted_reps"].values, float)[:, planted],
-            cond,
-            _MODEL,
-            n_shuffles=N_SHUFFLES,
-            seed=s,
-            method="pearson",
-        )
-        row["planted_shuffled"] = float(shuffled.mean())
-        # the trained model's top mediator, selected on the even pairs and tested on the odd ones
-        eff = effects["trained"]
-        select = np.arange(eff.shape[0]) % 2 == 0
-        top = int(np.argmax(eff[select].mean(0)))
-        held = [eff[~select & (kind == k), top] for k in range(len(tom.KINDS))]
-        row["trained_p"] = ("kind", [interp.sign_flip_test(x, n_perm=N_FLIPS, seed=s) for x in held])
-        rows.append(xr.Dataset(row, coords={"kind": list(tom.KINDS)}))
-    out = xr.concat(rows, "seed")
-    _CACHE.clear()
-    _CACHE[id(ds)] = (ds, out)
-    return out
+    """Per-seed host statistics of both models (:func:`tom_stats.seed_statistics`), a Dataset over
+    ``seed``, computed once per results."""
+    if _CACHE.get("ds") is not ds:
+        rows = [tom_stats.seed_statistics(ds.isel(seed=s), spec.n_heads, s) for s in range(ds.sizes["seed"])]
+        _CACHE.update(ds=ds, out=xr.concat(rows, "seed"))
+    return _CACHE["out"]
 
 
 def _of(key):
@@ -112,44 +106,6 @@ def _rsa(ds, spec):
     per = _seeds(ds, spec)
     return xr.concat([per[f"{m}_rsa"] for m in tom.MODELS], "model").assign_coords(model=list(tom.MODELS))
 
-
-DESCRIPTION = r"""
-**The task.** Every vignette is 7 tokens, `BOS who KIND stored filler filler world`, with `KIND` a belief
-("Sally thinks the ball is in ...") or a photograph ("the camera's photo shows the ball in ..."), `stored` the
-location the representation holds and `world` the ball's location now (4 locations). The model answers at the
-last position `FALSE` (the representation is outdated: `stored ≠ world`) or `TRUE`: exactly the divergence
-between a stored representation and the current world, in both kinds, the domain-general divergence detector
-the abstract describes. Minimal pairs differ only in the world token (changed → clean, unchanged → corrupted).
-
-**The models.** A 2-layer attention-only transformer ($d = 32$, 4 heads of width 8 per layer, no MLP, no layer
-norm) trained with Adam ($10^{-2}$, 300 steps of 64 fresh vignettes) vmapped over seeds, and a *planted*
-model: one-hot embeddings (plus 0.02 N(0, 1) noise), head L0H0 set by hand to attend from the world token to
-an earlier copy of it (or to `BOS` when there is none) and write ±1 on an answer direction, every other head
-random (0.3 × the init scale).
-
-**The pipeline** (`jaxtheory.sims.nets.interp`, arrays in, statistics out). Activation patching: each head's
-output (all positions) from the clean run replaces its output in the corrupted run; the change of
-$\mathrm{logit}(\mathtt{FALSE}) - \mathrm{logit}(\mathtt{TRUE})$ over the mean total effect is the head's
-normalised indirect effect. For the trained model the top mediator is chosen on half of the 128 pairs and
-tested on the other half, per kind (32 pairs each), with a one-sided sign-flip permutation test. RSA: the
-heads' last-position outputs are averaged over 8 conditions (kind × stored ∈ {L0, L1} × world ∈ {L0, L1}, 16
-vignettes each); their Euclidean RDM is correlated (Pearson) with the divergence model RDM $|d_i - d_j|$; the
-null shuffles which vignette belongs to which condition (50 shuffles per seed). A Spearman RSA against a
-binary model RDM is capped well below 1 (ties: 16 of the 28 pairs differ, so a perfect separation ranks at
-$\approx 0.86$), which is why the 0.8 threshold is applied to Pearson.
-
-**What the smoke runs show beyond the verdicts.** The planted head L0H0 ranks first in every seed with
-essentially all of the effect, and every trained seed learns the task. The emergent solution is distributed:
-the top mediator (in layer 0 in some seeds, layer 1 in others) restores a part of the total effect on the
-held-out pairs, about equally in both kinds, with p at the Monte-Carlo floor in each kind and seed. Its own
-last-position RSA with the divergence RDM ranges from weak to strong: the strongest causal mediator (patched
-at all positions) is not always the head whose final-position output encodes the divergence, so the two
-analyses answer different questions even in the toy.
-
-**What this does not test.** Nothing here is about Qwen2.5-14B: the paper's own claims are listed on this page
-without a verdict. The toy checks that the bookkeeping recovers a known mediator, and whether a trained toy
-grows one that works for both kinds.
-"""
 
 EXPERIMENT = Experiment(
     name="tom-heads-toy",
@@ -279,5 +235,5 @@ EXPERIMENT = Experiment(
             "The trained model's training loss, median and IQR over seeds.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 1)[1],
 )
