@@ -1,43 +1,42 @@
 r"""``generation-in-the-limit``: eventually valid generators against a tolerant one on the integers.
 
-An illustration of arXiv:2606.28354 (Strauss, Butoi, Cotterell), of which only the abstract was read:
-allowing infinitely many hallucinations at vanishing frequency raises the recall a generator can reach
-when the adversary permanently withholds part of the target; the trade-off is also studied under
-λ-novelty. The claims are asymptotic, so a finite horizon only illustrates them.
+An illustration of arXiv:2606.28354 (Strauss, Butoi, Cotterell), of which only the abstract was read: allowing
+infinitely many hallucinations at vanishing frequency raises the recall a generator can reach when the
+adversary permanently withholds part of the target; the trade-off is also studied under λ-novelty. The claims
+are asymptotic, so a finite horizon only illustrates them.
 
-**Collections.** Collection $i$ is drawn from its index alone: a modulus $b \in \{2, 3\}$, the target $K
-= \{x \equiv a \pmod b\}$, the broad language $B = K \cup \{x \equiv a'\}$, the revealed part $K'
-\subseteq K$ (the elements of $K$ in $4\alpha$ of the four blocks of the period $4b$: the adversary
-withholds whole residue classes mod $4b$, so $K'$ has density $\alpha$ in $K$) and three decoys $D_j =
-(K' \cap [1, c_j]) \cup \{x > c_j : x \equiv a'\}$, which agree with the data until round $t_j \in
-[T/50, T/5]$. The generators enumerate $B, D_1, D_2, D_3, K, K'$ in that order. Universe $1..10^5$, $T =
-4000$ rounds (the adversary uses $2T$ elements of $K'$, which has $10^5\alpha/b \ge 8333$); statistics
-are bootstrapped over the 20 collections (each the mean of its 5 seeds).
+**Collections.** Collection $i$ is drawn from its index alone: a modulus $b \in \{2, 3\}$, the target $K = \{x
+\equiv a \pmod b\}$, the broad language $B = K \cup \{x \equiv a'\}$, the revealed part $K' \subseteq K$ (the
+elements of $K$ in $4\alpha$ of the four blocks of the period $4b$: the adversary withholds whole residue
+classes mod $4b$, so $K'$ has density $\alpha$ in $K$) and three decoys $D_j = (K' \cap [1, c_j]) \cup \{x >
+c_j : x \equiv a'\}$, which agree with the data until round $t_j \in [T/50, T/5]$. The generators enumerate
+$B, D_1, D_2, D_3, K, K'$ in that order. Universe $1..10^5$, $T = 4000$ rounds (the adversary uses $2T$
+elements of $K'$, which has $10^5\alpha/b \ge 8333$); statistics are bootstrapped over the 20 collections
+(each the mean of its 5 seeds).
 
 **Adversary.** Round $t$ reveals the element of rank $2t$ of $K'$ (partial enumeration). Since $K' \in
-\mathcal C$ the data never exclude it, so an eventually valid generator eventually outputs inside $K'$,
-and below the adversary's frontier only the unrevealed half of $K'$ is novel: recall $\le \alpha/2$, the
-bound of arXiv:2511.05295 (tight here).
+\mathcal C$ the data never exclude it, so an eventually valid generator eventually outputs inside $K'$, and
+below the adversary's frontier only the unrevealed half of $K'$ is novel: recall $\le \alpha/2$, the bound of
+arXiv:2511.05295 (tight here).
 
-**Generators.** `km` (Kleinberg–Mullainathan): the element at a uniformly random rank of the
-highest-index critical language when it is novel, else its smallest novel element; `density`
-(Kleinberg–Wei style): the smallest novel element of the same language; `tolerant`: with probability
-$c/\sqrt t$ ($c = 0.5$) the smallest novel element of the broadest consistent language ($B$), else as
-`density`. Its $\approx 2c\sqrt T \approx 63$ broad outputs fill $B$ from below, so on every fixed
-window its recall tends to $1 - \alpha/2$ while its invalid outputs, infinitely many, have frequency
-$\le c/\sqrt t$; at $T = 4000$ that is visible on windows up to $N \approx 50$ only (the gain claim uses
-$N = 48$). Under $\lambda$-novelty the density-seekers may repeat the smallest revealed element they
-have not output yet (always valid) while their novel fraction stays $\ge \lambda$; `km` is always novel.
-**Recall** on a window is $|O \cap K \cap [1, N]| / |K \cap [1, N]|$ over all outputs $O$; invalid means
-outside $K$.
+**Generators.** `km` (Kleinberg–Mullainathan): the element at a uniformly random rank of the highest-index
+critical language when it is novel, else its smallest novel element; `density` (Kleinberg–Wei style): the
+smallest novel element of the same language; `tolerant`: with probability $c/\sqrt t$ ($c = 0.5$) the smallest
+novel element of the broadest consistent language ($B$), else as `density`. Its $\approx 2c\sqrt T \approx 63$
+broad outputs fill $B$ from below, so on every fixed window its recall tends to $1 - \alpha/2$ while its
+invalid outputs, infinitely many, have frequency $\le c/\sqrt t$; at $T = 4000$ that is visible on windows up
+to $N \approx 50$ only (the gain claim uses $N = 48$). Under $\lambda$-novelty the density-seekers may repeat
+the smallest revealed element they have not output yet (always valid) while their novel fraction stays $\ge
+\lambda$; `km` is always novel. **Recall** on a window is $|O \cap K \cap [1, N]| / |K \cap [1, N]|$ over all
+outputs $O$; invalid means outside $K$.
 
-**What the smoke runs show.** Below the frontier the density generator's recall is exactly $\lfloor |K'
-\cap [1, N]|/2 \rfloor / |K \cap [1, N]|$ (tested); `km`'s random-rank outputs spread over the universe,
-so it falls below $\alpha/2$ on the largest windows. The tolerant generator's broad outputs fill $[1,
-48]$ in every lane: its gain there is exactly $1 - \alpha$; its late invalid fraction is $c/\sqrt t$
-times the share $1/(2 - \alpha)$ of $B \setminus K'$ outside $K$. With $\lambda = 0.9$ the
-density-seekers' recall on $[1, 4800]$ rises; at $\alpha = \frac14$ the 400 echoes already cover the
-sample there, so $\lambda = 0.75$ adds nothing (an exact tie).
+**What the smoke runs show.** Below the frontier the density generator's recall is exactly $\lfloor |K' \cap
+[1, N]|/2 \rfloor / |K \cap [1, N]|$ (tested); `km`'s random-rank outputs spread over the universe, so it
+falls below $\alpha/2$ on the largest windows. The tolerant generator's broad outputs fill $[1, 48]$ in every
+lane: its gain there is exactly $1 - \alpha$; its late invalid fraction is $c/\sqrt t$ times the share $1/(2 -
+\alpha)$ of $B \setminus K'$ outside $K$. With $\lambda = 0.9$ the density-seekers' recall on $[1, 4800]$
+rises; at $\alpha = \frac14$ the 400 echoes already cover the sample there, so $\lambda = 0.75$ adds nothing
+(an exact tie).
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, needs, plots
-from jaxtheory.results import values_of
 from jaxtheory.sims.discrete import generation as gen
 from jaxtheory.sweep import Space, values
 
@@ -77,10 +75,10 @@ def _gain(ds, spec):
 
 def _gain_withheld(ds, spec):
     """The recall gain at the α where the adversary withholds at least half of the target."""
-    keep = [a for a in values_of(ds, "alpha") if a <= LARGE_WITHHELD_ALPHA]
-    if not keep:
+    gain = _gain(ds, spec).sel(alpha=ds["alpha"] <= LARGE_WITHHELD_ALPHA)
+    if not gain.sizes["alpha"]:
         raise NotApplicable(f"the preset has no α ≤ {LARGE_WITHHELD_ALPHA}")
-    return analysis.select(_gain(ds, spec), alpha=keep)
+    return gain
 
 
 def _lambda_recall(ds, spec):
@@ -166,9 +164,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "recall-at-most-half-alpha",
-            "Under partial enumeration with density α the eventually valid generators' recall "
-            "stays at or below α/2 (+ 0.05) on every window, λ = 1 (arXiv 2511.05295: α/2 is "
-            "tight; here below the frontier only the unrevealed half of K' is novel).",
+            "Under partial enumeration with density α the eventually valid generators' recall stays at or "
+            "below α/2 (+ 0.05) on every window, λ = 1 (arXiv 2511.05295's bound, tight here).",
             lambda ds, spec: _recall(ds, ["km", "density"], lam=1.0),
             lambda c: float(c["alpha"]) / 2 + HALF_ALPHA_SLACK,
             source="lit",
@@ -196,16 +193,14 @@ EXPERIMENT = Experiment(
         ),
         Claim.fraction(
             "infinitely-many-hallucinations",
-            "Unlike the first two, the tolerant generator keeps hallucinating: in at least 95 % of "
-            "lanes (λ = 1) its last invalid output comes after T/2 (finitely, the sign of "
-            "infinitely many): it is a learner that is not eventually valid, the kind the "
-            "relaxation admits.",
+            "Unlike the first two, the tolerant generator keeps hallucinating: in at least 95 % of lanes (λ "
+            "= 1) its last invalid output comes after T/2 (finitely, the sign of infinitely many): it is a "
+            "learner that is not eventually valid, the kind the relaxation admits.",
             lambda ds, spec: _of(ds, "last_invalid", "tolerant", lam=1.0) > spec.rounds / 2,
             at_least=0.95,
             source="sanity",
             requires=STRICT,
         ),
-        # the abstract's statement read weakly: a strictly positive gain where at least half is withheld
         Claim.at_least(
             "tolerant-raises-recall",
             f"Tolerating hallucinations at vanishing frequency strictly raises recall when the "
