@@ -51,6 +51,7 @@ import xarray as xr
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, analysis, plots
 from jaxtheory.analysis import Cells
 from jaxtheory.sims import search
+from jaxtheory.sims.search import budget
 from jaxtheory.sweep import Space, static, values
 
 K_MIN = 16  # smallest budget K at which the closed forms, the slope and the budget fits are read
@@ -70,16 +71,12 @@ def _sublevel(ds, d):
     return search.sublevel_constant(search.hessian_diag(int(d), float(ds["h_lo"]), float(ds["h_hi"])))
 
 
-def _noise_free(ds):
-    if 0.0 not in np.asarray(ds["sigma"].values, float):
-        raise NotApplicable("the preset has no σ = 0 lanes")
+def _noise_free(ds):  # every preset runs σ = 0 and two σ > 0
     return ds["gap"].sel(sigma=0.0)
 
 
 def _noisy_cells(ds):
-    if not (sig := [float(s) for s in ds["sigma"].values if s > 0]):
-        raise NotApplicable("the preset has no σ > 0 lanes")
-    return sig
+    return [float(s) for s in ds["sigma"].values if s > 0]
 
 
 def _over_closed_form(g, closed):
@@ -103,13 +100,6 @@ def _noisy_ratio(ds, spec):
         return _over_closed_form(ds["gap"].sel(sigma=s), closed)
 
     return xr.concat([part(s) for s in _noisy_cells(ds)], "sigma")
-
-
-def _ls(lx, ly):
-    """Least-squares slope and intercept of ``ly`` (..., n) on ``lx`` (n,)."""
-    xc = lx - lx.mean()
-    b = (ly - ly.mean(-1, keepdims=True)) @ xc / (xc @ xc)
-    return b, ly.mean(-1) - b * lx.mean()
 
 
 def _boot(arr, fn):
@@ -143,43 +133,17 @@ def _per_dim(fn):
 def _predict_stat(K, m, d):
     """The gap at the largest K predicted from a power law fitted on PREDICT_RANGE, over the measured one."""
     m_ = (K >= PREDICT_RANGE[0]) & (K <= PREDICT_RANGE[1])
-    b, a = _ls(np.log(K[m_]), np.log(m[..., m_]))
+    b, a = budget.loglog_fit(K[m_], m[..., m_])
     return np.exp(a + b * math.log(K[-1])) / m[..., -1]
-
-
-def kstar_foc(a: float, gamma: float, *, A: float, alpha: float, C: float, c_proxy: float) -> float:
-    """K* solving a γ K^(−γ−1) = c_proxy g′(C − K c_proxy), g(x) = −A x^(−α), by bisection.
-
-    Example:
-        >>> k = kstar_foc(1.0, 1.0, A=1.0, alpha=1.0, C=100.0, c_proxy=1.0)
-        >>> round(k, 6)  # K^-2 = (100 - K)^-2
-        50.0
-    """
-    lo, hi = 1e-9, C / c_proxy * (1 - 1e-12)
-    gain, cost = math.log(a * gamma), math.log(c_proxy * A * alpha)
-
-    def h(k):  # decreasing in k: marginal gain of search minus marginal cost
-        return gain - (gamma + 1) * math.log(k) - cost + (alpha + 1) * math.log(C - k * c_proxy)
-
-    for _ in range(200):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if h(mid) > 0 else (lo, mid)
-    return math.sqrt(lo * hi)
 
 
 def _kstar_stat(K, m, d):
     """K* maximising the budget split on a smooth (log-log quadratic) fit of each resampled curve, over the
     first-order K* of its least-squares power law."""
-    m = np.atleast_2d(m)
-    keep = K >= K_MIN
-    lx, ly = np.log(K[keep]), np.log(m[:, keep])
-    b, a = _ls(lx, ly)
-    quad = np.polynomial.polynomial.polyfit(lx, ly.T, 2)
-    lg = np.log(grid := np.arange(K_MIN, int(K[-1]) + 1, dtype=float))
-    curve = np.exp(quad[0][:, None] + quad[1][:, None] * lg + quad[2][:, None] * lg**2)
-    final = -BUDGET["A"] * (BUDGET["C"] - grid * BUDGET["c_proxy"]) ** (-BUDGET["alpha"])
-    k_num = grid[np.argmax(final[None] - curve, axis=1)]
-    return k_num / np.array([kstar_foc(math.exp(ai), -bi, **BUDGET) for ai, bi in zip(a, b)])
+    K, m = K[K >= K_MIN], np.atleast_2d(m)[:, K >= K_MIN]
+    b, a = budget.loglog_fit(K, m)
+    foc = [budget.kstar_foc(math.exp(ai), -bi, **BUDGET) for ai, bi in zip(a, b)]
+    return budget.kstar_smooth(K, m, **BUDGET) / np.array(foc)
 
 
 def _ksat(K, gap, oracle, cap=np.nan):
@@ -218,8 +182,7 @@ def _saturation_scale(ds, spec):
 def _moves_right(ds, spec):
     """log2 K_sat(σ_small) − log2 K_sat(σ_large) for neighbouring σ > 0; no departure counts as 2 K_max."""
     K, out = np.asarray(ds["K"].values, float), Cells()
-    if len(sig := sorted(_noisy_cells(ds))) < 2:
-        raise NotApplicable("the preset has fewer than two σ > 0")
+    sig = sorted(_noisy_cells(ds))
     ksat = lambda rep, j: _ksat(K, *rep[..., j].T, 2.0 * K[-1])  # noqa: E731  rep: K, (gap, oracle), σ pair
     for d in ds["dim"].values:
         for s_small, s_large in zip(sig, sig[1:]):

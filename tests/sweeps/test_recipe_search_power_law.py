@@ -120,14 +120,6 @@ def test_budget_claim():
     assert _verdict("budget-split-first-order", bent) == "fail"
 
 
-def test_kstar_foc_exact():
-    from sweeps.recipe_search_power_law import kstar_foc
-
-    # γ = α = 1: a K^-2 = c A (C - K)^-2, so K / (C - K) = sqrt(a / (c A))
-    k = kstar_foc(4.0, 1.0, A=1.0, alpha=1.0, C=300.0, c_proxy=1.0)
-    assert math.isclose(k, 200.0, rel_tol=1e-9)
-
-
 def test_predict_claim():
     assert _verdict("predict-from-small-k", _ds(lambda d, s: K ** (-2.0 / d), jitter=0.01)) == "pass"
     # the curve flattens above K = 64: the small-K law overpredicts the decrease
