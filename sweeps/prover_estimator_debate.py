@@ -95,14 +95,14 @@ LARGE_TREE = needs(
 )
 
 
+def _rate(ds, spec, var, trials="games"):
+    """Rate of ``var`` pooled over seeds, per cell: its count over ``spec.<trials>`` × seeds."""
+    return ds[var].sum("seed") / (getattr(spec, trials) * ds.sizes["seed"])
+
+
 def _by_q(var, trials, **sel):
     """Pooled rate of ``var`` per tree size, its dimension ``branching`` (one q per size)."""
-
-    def rate(ds, spec):
-        n = getattr(spec, trials) * ds.sizes["seed"]
-        return (ds[var].sel(sel).sum("seed") / n).swap_dims(size="branching")
-
-    return rate
+    return lambda ds, spec: _rate(ds, spec, var, trials).sel(sel).swap_dims(size="branching")
 
 
 def _flip_per_eps(ds, spec):
@@ -119,10 +119,7 @@ def _flip_theory(c, spec):
 def _honest_win(ds, spec):
     """Win rates on the largest tree against the largest opponent budget: stable trees per δ,
     and the obfuscated AND tree."""
-    sel = dict(size=-1, opponent=-1)
-    n = spec.games * ds.sizes["seed"]
-    stable = ds["stable_wins"].isel(sel).sum("seed") / n
-    obf = ds["obfuscated_wins"].isel(sel).sum("seed") / n
+    stable, obf = (_rate(ds, spec, v).isel(size=-1, opponent=-1) for v in ("stable_wins", "obfuscated_wins"))
     trees = [*(f"majority, δ={d:g}" for d in stable["delta"].values), "AND, one flaw"]
     rates = [*(stable.isel(delta=k, drop=True) for k in range(stable.sizes["delta"])), obf]
     return xr.concat(rates, xr.DataArray(trees, dims="tree"), coords="minimal", compat="override")
