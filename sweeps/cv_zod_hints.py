@@ -81,11 +81,13 @@ DRIFT_RATIO = 1.0
 #: The adaptive variant's evaluations to ZO-GD's final loss, at most this factor times ln T
 #: the oracle's (our reading of "up to logarithmic factors").
 ADAPTIVE_LOG_FACTOR = 3.0
-#: The hint schedule of the stalling check: the coarse model's gradient, whose quality falls as
-#: a method approaches the fine minima, as guidance does in the paper's tasks (not with time).
+#: The hint schedule of the stalling check: the coarse model's gradient (see the description).
 STALL_HINT = "coarse"
-STAND_IN = (
-    "a 200-dimensional rippled quadratic with synthetic hints in place of the paper's simulation-based tasks"
+#: Every claim that tests the abstract's words does so on this stand-in.
+RECON = dict(
+    source="reconstruction",
+    stand_in="a 200-dimensional rippled quadratic with synthetic hints in place of the paper's "
+    "simulation-based tasks",
 )
 #: The schedules of the adaptive claim: where the oracle reaches ZO-GD's final loss within T.
 ADAPTIVE_HINTS = ("a1", "a0.999", "a0.99", "a0.9", "a0.5", "drift")
@@ -167,9 +169,9 @@ EXPERIMENT = Experiment(
         title="CV-ZOD: control-variate zeroth-order descent with directional (subspace) hints",
         found=False,
         unverified=(
-            "On simulation-based scientific optimization tasks CV-ZOD keeps making progress "
-            "where plain ZO descent is slower and hint-following methods stall as the hints "
-            "degrade (the tasks and numbers are unknown).",
+            "On simulation-based scientific optimization tasks CV-ZOD keeps making progress where plain ZO "
+            "descent is slower and hint-following methods stall as the hints degrade (the tasks and numbers "
+            "are unknown).",
         ),
     ),
     simulator=zh.SIMULATOR,
@@ -188,19 +190,18 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.at_most(
             "estimator-unbiased",
-            "The control-variate estimate is unbiased: the mean of N = 4096 draws (exact "
-            "JVPs, float64) is within 3 standard errors of ∇f, ‖ḡ − ∇f‖ ≤ 3·SE with "
-            "SE = √((d − 1)(1 − α)/N)·‖∇f‖ (about 1 SE when unbiased), per α; 16 batches.",
-            lambda ds, spec: checks.moments(spec.dim, MOMENT_SEEDS, MOMENT_DRAWS, MOMENT_ALPHAS)[
-                "z"
-            ],  # ‖ḡ_N − ∇f‖ / SE
+            "The control-variate estimate is unbiased: the mean of N = 4096 draws (exact JVPs, float64) is "
+            "within 3 standard errors of ∇f, ‖ḡ − ∇f‖ ≤ 3·SE with SE = √((d − 1)(1 − α)/N)·‖∇f‖ (about 1 SE "
+            "when unbiased), per α; 16 batches.",
+            # ‖ḡ_N − ∇f‖ / SE per α and batch
+            lambda ds, spec: checks.moments(spec.dim, MOMENT_SEEDS, MOMENT_DRAWS, MOMENT_ALPHAS)["z"],
             UNBIASED_SE,
             source="derived",
         ),
         Claim.close(
             "second-moment",
-            "With the oracle reference c = P_S∇f, E‖g‖² = (α + d(1 − α))‖∇f‖²: the Monte "
-            "Carlo ratio E‖g‖²/‖∇f‖² over α + d(1 − α) is 1 within 5 %, α ∈ {0, .5, .9, .99}.",
+            "With the oracle reference c = P_S∇f, E‖g‖² = (α + d(1 − α))‖∇f‖²: the Monte Carlo ratio "
+            "E‖g‖²/‖∇f‖² over α + d(1 − α) is 1 within 5 %, α ∈ {0, .5, .9, .99}.",
             _second_moment,
             1.0,
             atol=MOMENT_RTOL,
@@ -208,16 +209,16 @@ EXPERIMENT = Experiment(
         ),
         Claim.identity(
             "oracle-alpha1-is-gd",
-            "At α = 1 (θ = 0) the oracle CV-ZOD with step 1/L is gradient descent with step "
-            "1/L: max over 50 iterations of ‖x_cv − x_gd‖∞ ≤ 1e-12 (float64, exact JVPs).",
+            "At α = 1 (θ = 0) the oracle CV-ZOD with step 1/L is gradient descent with step 1/L: max over 50 "
+            "iterations of ‖x_cv − x_gd‖∞ ≤ 1e-12 (float64, exact JVPs).",
             lambda ds, spec: checks.identities(spec.dim, 50)["gd"],
             GD_TOL,
             source="derived",
         ),
         Claim.equals(
             "zero-reference-is-zo-gd",
-            "With the reference c = 0 (a zero hint) CV-ZOD is ZO-GD bit for bit on the same "
-            "seed: the largest difference of iterates over 50 iterations is 0 (float32 and float64).",
+            "With the reference c = 0 (a zero hint) CV-ZOD is ZO-GD bit for bit on the same seed: the "
+            "largest difference of iterates over 50 iterations is 0 (float32 and float64).",
             lambda ds, spec: checks.identities(spec.dim, 50)["zo"],
             0.0,
             source="derived",
@@ -225,62 +226,55 @@ EXPERIMENT = Experiment(
         # an O(·) rate is an upper bound (a two-sided slope 1 ± 0.1 tested an equality of slopes)
         Claim.slope(
             "rate-interpolates",
-            "Under our reconstruction, the oracle's rate O((α + d(1 − α))/T) interpolates "
-            "between first- and zeroth-order: the iterations to ‖∇f‖² ≤ 1e-6 grow at most "
-            "linearly in F = α + d(1 − α) over the α grid {1, .999, .99, .9, .5, 0}: log-log "
-            "slope ≤ 1.1. The tolerance 0.1 is ours.",
+            "The oracle's rate O((α + d(1 − α))/T) interpolates between first- and zeroth-order: the "
+            "iterations to ‖∇f‖² ≤ 1e-6 grow at most linearly in F = α + d(1 − α) over the α grid "
+            "{1, .999, .99, .9, .5, 0}: log-log slope ≤ 1.1. The tolerance 0.1 is ours.",
             _rate,
             "hint",
             at_most=1.0 + SLOPE_TOL,
             xvalues=_rate_x,
-            source="reconstruction",
+            **RECON,
             quote="the oracle algorithm that optimally sets the reference vector and step size at each "
-            "iteration achieves a convergence rate that interpolates between the first-order $O(1/T)$ "
-            "rate and the zeroth-order $O(d/T)$ rate",
-            stand_in=STAND_IN,
+            "iteration achieves a convergence rate that interpolates between the first-order $O(1/T)$ rate "
+            "and the zeroth-order $O(d/T)$ rate",
             requires=needs(hint=RATE_HINTS),
         ),
         Claim.at_most(
             "robust-to-drifting-hints",
-            "Under our reconstruction, with hints drifting from 10° to 88°, zeroth-order descent "
-            "is slower than CV-ZOD: CV-ZOD (oracle and adaptive) reaches ZO-GD's final loss "
-            "(T = 2000) with at most ZO-GD's evaluations (ratio ≤ 1); where it never gets there "
-            "the ratio is censored at 1.5 (its evaluations over the horizon).",
+            "With hints drifting from 10° to 88°, zeroth-order descent is slower than CV-ZOD: CV-ZOD "
+            "(oracle and adaptive) reaches ZO-GD's final loss (T = 2000) with at most ZO-GD's evaluations "
+            "(ratio ≤ 1); where it never gets there the ratio is censored at 1.5 (its evaluations over the "
+            "horizon).",
             _drift,
             DRIFT_RATIO,
-            source="reconstruction",
+            **RECON,
             quote="demonstrating sustained progress on nonconvex landscapes where zeroth-order descent is slower",
-            stand_in=STAND_IN,
             requires=needs(hint="drift"),
         ),
         Claim.at_least(
             "hint-methods-stall",
-            "Under our reconstruction, hint-following methods stall as the hints degrade while "
-            "CV-ZOD keeps progressing: with the coarse model's gradient as the hint (its quality "
-            "falls as a method nears the fine minima), the final loss of projected-hint GD and of "
-            "PRGF exceeds CV-ZOD's (oracle), per seed difference > 0.",
+            "Hint-following methods stall as the hints degrade while CV-ZOD keeps progressing: with the "
+            "coarse model's gradient as the hint (its quality falls as a method nears the fine minima), the "
+            "final loss of projected-hint GD and of PRGF exceeds CV-ZOD's (oracle), per seed difference > 0.",
             _stall,
             0.0,
-            source="reconstruction",
+            **RECON,
             quote="existing guided methods stall as guidance deteriorates",
-            stand_in=STAND_IN,
             requires=needs(hint=STALL_HINT),
         ),
         Claim.at_most(
             "adaptive-matches-oracle",
-            "Under our reconstruction, the practical variant matches the oracle up to "
-            "logarithmic factors without knowing the hint quality: the mean over seeds of its "
-            "evaluations to ZO-GD's final loss over the oracle's, divided by ln T, is at most 3, "
-            "on the schedules where the oracle gets there. The factor 3 is ours. Our adaptive "
-            "variant is AdaGrad-Norm with η₀ = 1, b₀ = 0.1 (the paper's rule is unknown). Where "
-            "it never gets there within T its time is censored at the horizon, so the ratio is "
-            "bounded from below only: such a schedule can fail, never pass.",
+            "The practical variant matches the oracle up to logarithmic factors without knowing the hint "
+            "quality: the mean over seeds of its evaluations to ZO-GD's final loss over the oracle's, "
+            "divided by ln T, is at most 3, on the schedules where the oracle gets there. The factor 3 is "
+            "ours. Our adaptive variant is AdaGrad-Norm with η₀ = 1, b₀ = 0.1 (the paper's rule is unknown). "
+            "Where it never gets there within T its time is censored at the horizon, so the ratio is bounded "
+            "from below only: such a schedule can fail, never pass.",
             _adaptive,
             ADAPTIVE_LOG_FACTOR,
-            source="reconstruction",
+            **RECON,
             quote="a practical variant of CV-ZOD that achieves the same oracle guarantee up to logarithmic "
             "factors, without any prior knowledge of the hint quality",
-            stand_in=STAND_IN,
             requires=needs(hint=ADAPTIVE_HINTS),
         ),
     ],
@@ -300,8 +294,8 @@ EXPERIMENT = Experiment(
                 xlabel="function evaluations",
                 ylabel="f(x): median, IQR over seeds",
             ),
-            "f(x) against function evaluations (median, IQR over seeds) for every method, "
-            "under drifting hints, coarse-model hints, α = 0.5 and θ = 89°.",
+            "f(x) against function evaluations (median, IQR over seeds) for every method, under drifting "
+            "hints, coarse-model hints, α = 0.5 and θ = 89°.",
             size=(12.0, 3.6),
         ),
         Figure(
@@ -315,8 +309,8 @@ EXPERIMENT = Experiment(
                 ylabel=lambda spec: f"iterations to ‖∇f‖² ≤ {spec.tol:g} (seed mean ± SE)",
                 requires=needs(hint=RATE_HINTS),
             ),
-            "The oracle CV-ZOD's iterations to ‖∇f‖² ≤ 1e-6 against α + d(1 − α) on the α "
-            "grid (seed mean ± SE), the fitted power law and slope 1 dashed.",
+            "The oracle CV-ZOD's iterations to ‖∇f‖² ≤ 1e-6 against α + d(1 − α) on the α grid (seed mean ± "
+            "SE), the fitted power law and slope 1 dashed.",
         ),
     ],
     description=__doc__.split("\n\n", 1)[1],
