@@ -112,12 +112,11 @@ def update_sample(ds, rule, lr_scale=None):
         parts += [(f"{tag}:{layer}", da.sel(layer=layer, drop=True)) for layer in LAYERS]
     parts.append(("dh_agg", analysis.select(ds["rms_dh_agg"], **at)))
     labels, arrays = [], []
-    for r, o in _groups(ds):
-        for q, da in parts:
-            v = as_dims(analysis.select(da, regime=r, optimizer=o), "width").transpose("seed", "width").values
-            if not np.all(np.abs(v) <= ZERO_RMS):
-                labels.append(f"{r}/{o}/{q}")
-                arrays.append(np.asarray(v, float))
+    for (r, o), (q, da) in itertools.product(_groups(ds), parts):
+        v = as_dims(analysis.select(da, regime=r, optimizer=o), "width").transpose("seed", "width").values
+        if not np.all(np.abs(v) <= ZERO_RMS):
+            labels.append(f"{r}/{o}/{q}")
+            arrays.append(np.asarray(v, float))
     coords = {"quantity": labels, "width": values_of(ds, "width")}
     return xr.DataArray(np.stack(arrays), dims=("quantity", "seed", "width"), coords=coords)
 
@@ -142,9 +141,8 @@ def best_lr(ds, rule, regime, optimizer, width):
 
 
 def _tie_masks(loss):
-    """``(B, L)`` tie sets of :func:`best_over` for ``(B, S, L)`` resampled losses, vectorised: the
-    grid values within one SE (over seeds, at the best) of the seed-mean best (``+inf``, a
-    diverged LR, is never best); all False where no LR is finite."""
+    """``(B, L)`` tie sets of :func:`~jaxtheory.analysis.best_over` for ``(B, S, L)`` resampled
+    losses, vectorised (``+inf``, a diverged LR, is never best; all False where no LR is finite)."""
     with np.errstate(invalid="ignore"):
         agg = loss.mean(axis=1)
         se = loss.std(axis=1, ddof=1) / np.sqrt(loss.shape[1])
@@ -165,10 +163,8 @@ def shift_statistic(sample):
 
 
 def shift_estimate(ds, rule, regime, optimizer, level=analysis.DEFAULT_LEVEL, seed=0):
-    """The tie-tolerant shift of the best LR from the smallest to the largest width (:func:`shift_statistic`)
-    with a bootstrap interval over seeds (resampled jointly across the two widths and the LR grid; tie sets
-    recomputed in every resample). A statistic of the seeds' losses: below
-    :data:`~jaxtheory.analysis.MIN_SAMPLE` seeds it has no interval (inconclusive)."""
+    """:func:`shift_statistic` of the losses with a bootstrap interval over seeds (resampled jointly
+    across the two widths and the LR grid; none below :data:`~jaxtheory.analysis.MIN_SAMPLE` seeds)."""
     w = values_of(ds, "width")
     loss = analysis.select(final_loss(ds, rule), regime=regime, optimizer=optimizer)
     loss = as_dims(loss, "width", "lr_scale").sel(width=[w[0], w[-1]])
@@ -226,7 +222,6 @@ def _drops_mssp(ds, spec):
 
 def _draw_lr_sweep(ds, spec, fig):
     rows, rules = _groups(ds), [str(r) for r in values_of(ds, "rule")]
-    grid = np.asarray(values_of(ds, "lr_scale"), float)
     axes = fig.subplots(len(rows), len(rules), squeeze=False, sharey="row")
     for (i, (r, o)), (j, rule) in itertools.product(enumerate(rows), enumerate(rules)):
         ax = axes[i, j]
@@ -234,10 +229,8 @@ def _draw_lr_sweep(ds, spec, fig):
         lines = plots.lr_sweep(ax, loss, lr="lr_scale", width="width", over="seed", band="se")
         for w, (line, _) in lines.items():
             b = best_lr(ds, rule, r, o, w)
-            tied = [list(grid).index(t) for t in b.ties]
-            ax.plot(
-                np.log2(grid[tied]), np.asarray(b.curve)[tied], "o", ms=7, mfc="none", color=line.get_color()
-            )
+            tied = [b.curve[b.grid.index(t)] for t in b.ties]
+            ax.plot(np.log2(b.ties), tied, "o", ms=7, mfc="none", color=line.get_color())
         ax.set_title(f"{rule} — regime {r}, {o}", fontsize=9)
         ax.set(
             xlabel="log₂ LR scale (η / η_base)" if i == len(rows) - 1 else "",
@@ -268,9 +261,7 @@ def _exponents(ds, rule):
         init = _draws(analysis.select(ds["rms_h_agg0_draws"], regime=r, rule=rule, optimizer=o))
         if np.all(init.values > 0):
             out[f"{r}/{o}/init:h_agg"] = analysis.loglog_slope(init, "width", "sample")
-    xmin = UPDATE_XMIN if np.sum(values_of(ds, "width") >= UPDATE_XMIN) >= 2 else None
-    sample = update_sample(ds, rule)
-    est = analysis.loglog_slope(sample, "width", "seed", xmin=xmin)
+    est = analysis.loglog_slope(update_sample(ds, rule), "width", "seed", xmin=UPDATE_XMIN)
     return {**out, **{k.split("=", 1)[1]: v for k, v in est.items()}}
 
 
@@ -413,8 +404,8 @@ EXPERIMENT = Experiment(
             "Under MSSP every layer's effective and propagating update RMS (and ‖h_agg,t − h_agg,0‖) is "
             "width-independent at the LR scale nearest 1 (the authors' tuned η): |width exponent| < 0.15, "
             "fitted over widths ≥ 128, per regime × optimizer × quantity. Our reading of 'maximally "
-            "scale-stable': every layer keeps a Θ(1) update; the tolerance 0.15 is ours. It does not tell "
-            "MSSP from μP (see mup-update-exponents); the aggregation observables do (init-aggregate-*).",
+            "scale-stable': every layer keeps a Θ(1) update; the tolerance 0.15 is ours. Not specific to MSSP "
+            "(see mup-update-exponents).",
             lambda ds, spec: update_sample(ds, "mssp"),
             "width",
             **_UPDATES,
@@ -438,9 +429,8 @@ EXPERIMENT = Experiment(
         Claim.at_most(
             "mssp-lr-transfer",
             "Under MSSP the best learning rate moves by at most one ×2 grid point from the smallest to "
-            "the largest width, per regime × optimizer: the learning rates tied with the best (within one "
-            "SE) at the two widths overlap or lie within one grid point, with a bootstrap interval over "
-            "seeds. The threshold of one grid point is ours.",
+            "the largest width (between the tie sets, see the description), per regime × optimizer. The "
+            "threshold of one grid point is ours.",
             _shifts("mssp"),
             TRANSFER_MAX_SHIFT,
             source="paper",
@@ -448,11 +438,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "mup-regime-III-no-transfer",
-            "Under μP in regime III the best learning rate drifts with width: the tie sets (within one SE "
-            "of the best) at the smallest and the largest width lie ≥ 2 ×2 grid points apart, with a "
-            "bootstrap interval over seeds. The threshold is ours: the complement of mssp-lr-transfer's "
-            "criterion. The quote denies both monotone improvement and robust transfer, so each is "
-            "checked (see mup-regime-III-non-monotone).",
+            "Under μP in regime III the best learning rate drifts with width: the tie sets at the smallest "
+            "and the largest width lie ≥ 2 ×2 grid points apart. The threshold is ours: the complement of "
+            "mssp-lr-transfer's criterion. The quote denies both monotone improvement and robust transfer, "
+            "so each is checked (see mup-regime-III-non-monotone).",
             _shifts("mup", "III"),
             MUP_MIN_SHIFT,
             source="paper",
