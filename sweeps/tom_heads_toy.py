@@ -76,13 +76,10 @@ def _emergent_p(ds, spec):
     n = learned.sizes["seed"]
     few = n < analysis.MIN_SAMPLE
     worst = (per if few else learned)["trained_p"].max("seed")
-    nan = float("nan")
-
-    def estimate(kind):
-        value = float(worst.sel(kind=kind))
-        return analysis.Estimate(value, nan, nan, n, "none") if few else analysis.Estimate(value, n=n)
-
-    return Cells(({"kind": k}, estimate(k)) for k in tom.KINDS)
+    undecided = {"low": float("nan"), "high": float("nan"), "method": "none"} if few else {}
+    return Cells(
+        ({"kind": k}, analysis.Estimate(float(worst.sel(kind=k)), n=n, **undecided)) for k in tom.KINDS
+    )
 
 
 def _ranked(ds, spec):
