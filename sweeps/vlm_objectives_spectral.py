@@ -1,7 +1,52 @@
-"""``vlm-objectives-spectral``: which subspace contrastive, SigLIP, latent-prediction and captioning reach.
+r"""``vlm-objectives-spectral``: which subspace contrastive, SigLIP, latent-prediction and captioning reach.
 
 The simulator is :mod:`jaxtheory.sims.multimodal.linear`; the trained loss is a static axis (four
 compiles), the closed forms are computed in the ``spectral`` lanes over a grid of image contaminations.
+
+**A reconstruction.** The paper was not found; the mathematics is rebuilt from its abstract and standard
+closed forms (CCA, reduced-rank regression, the spectral contrastive loss of HaoChen et al. 2021, SigLIP,
+VL-JEPA). Shared semantics $s \sim N(0, I_k)$; image $x = As + Bu_x + \sigma\xi_x$, text $y = Cs + Du_y +
+\sigma\xi_y$ in $\mathbb R^{d}$, nuisances $u_x = \rho_x\Pi_x s + \sqrt{1-\rho_x^2}\,\nu_x \in \mathbb R^m$
+(likewise $u_y$). Entries of $A, C$ are $N(0, 9/d)$, of $B, D$ $N(0, 4/d)$, $\sigma = 0.3$; $k = 4$, $m = 16$,
+$d = 64$. Every seed draws its own model.
+
+Closed forms from the exact covariances: CCA (top-$k$ singular pairs of
+$\Sigma_{xx}^{-1/2}\Sigma_{xy}\Sigma_{yy}^{-1/2}$) and RRR (top-$k$ eigenvectors of
+$\Sigma_{yx}\Sigma_{xx}^{-1}\Sigma_{xy}$). Closed-form embeddings for retrieval: contrastive and SigLIP the
+balanced CCA pair $(\sqrt R\,U^\top\Sigma_{xx}^{-1/2}x, \sqrt R\,V^\top\Sigma_{yy}^{-1/2}y)$ (SigLIP's
+second-order expansion is the same quadratic), JEPA with the image (query) as whitened target and the text
+predicting it, $(U^\top\Sigma_{xx}^{-1/2}x,\ R V^\top\Sigma_{yy}^{-1/2}y)$, captioning
+$(V_{\rm rrr}^\top\Sigma_{yx}\Sigma_{xx}^{-1}x,\ V_{\rm rrr}^\top y)$. Recall@1 is image-to-text on cosine
+similarity among the held-out pairs.
+
+Training at $\rho_x = 0$, $\rho_y \in \{0, 0.5\}$, from small random linear encoders with Adam (peak
+$10^{-2}$, cosine decay to 0, our choice: a constant step leaves an SGD noise floor near the 5° tolerance):
+the spectral-contrastive loss on its exact population form (full-batch, hence "GD"), InfoNCE ($\tau = 0.1$,
+symmetric, cosine), SigLIP (scale $e^t$ from 10, bias from $-10$) and JEPA latent prediction with a
+batch-whitened image target, each on fresh minibatches.
+
+**Why the crossover needs nuisance correlated across the views.** Here $\Sigma_{xy} = A_\rho C_\rho^\top$ has
+rank $k$, so the image encoders of CCA and RRR span the same subspace $\Sigma_{xx}^{-1}A_\rho$ (claim
+`image-encoders-coincide`), and the text sides, $\Sigma_{yy}^{-1}C_\rho$ against $C_\rho$, do not depend on
+$\rho_x$. Moreover $\rho_x$ moves variance from the pure nuisance into semantics, so raising it makes the
+image cleaner, not dirtier: CCA's recall stays above RRR's at every $\rho_x \in [0, 0.9]$, and that
+contamination cannot produce a crossover. The crossover is judged on a second model where the nuisance is
+spurious shared content: the pure nuisances are correlated, $\mathrm{Cov}(\nu_x, \nu_y) = \rho_c I_m$, so
+$\Sigma_{xy} = c\,AC^\top + \rho_c\,BD^\top$, while the held-out pairs retrieval is scored on have independent
+nuisances. Caption noise makes the text's semantics a noisy copy of the image's, $s_y = (s +
+\tau\eta)/\sqrt{1+\tau^2}$, $c = 1/\sqrt{1+\tau^2}$, $\tau = 0.7$, and the text nuisance loadings have scale
+1.5 (image 2). CCA ranks directions by correlation, whatever their variance: once $\rho_c$ exceeds the
+semantic canonical correlations (about 0.8 here) it trades semantic directions for nuisance ones and its
+recall on clean pairs falls to chance. RRR ranks them by the text variance they explain, where the semantic
+loadings outweigh the weaker text nuisance, so it keeps the semantics. At $\rho_c = 0$ CCA retrieves better
+(whitening the text removes its nuisance); at large $\rho_c$ captioning does. The two scales and $\tau$ are
+ours: a regime in which the mechanism can act, not the paper's numbers.
+
+**Tolerances of the identities.** The closed forms run in float32, so the two identities hold to rounding:
+each computed angle is compared with a first-order bound on the rounding of its computation (per model, from
+quantities the simulator outputs), derived in the claims' statements and in `image_identity_bound` /
+`white_identity_bound`; the tests check the identities in float64 (angles below $10^{-13}$), the float32
+angles against the bounds, and the backward errors the bounds assume.
 """
 
 from __future__ import annotations
@@ -18,11 +63,9 @@ from jaxtheory.sweep import Space, static, values
 TRAINED_TOL_DEG = 5.0  # ours: the trained objectives' largest angle to CCA at ρ = 0
 SPECTRAL_TOL_DEG = 1.0  # GD on the exact spectral-contrastive loss reaches CCA within 1°
 DIFFERS_DEG = 10.0  # ours: RRR's subspace differs from CCA's by more than 10° when the text is not white
-#: The identities (RRR = CCA with white text; equal image encoders) hold to rounding: each float32
-#: angle over its first-order rounding bound (mm.image_identity_bound, mm.white_identity_bound), per
-#: model and ρ, is at most 1.
-IDENTITY_RATIO = 1.0
-STAND_IN = "a linear two-view Gaussian model in place of image-text data"
+IDENTITY_RATIO = 1.0  # an identity's float32 angle over its rounding bound (see the description)
+#: Every claim that tests the abstract's words does so on this stand-in.
+RECON = dict(source="reconstruction", stand_in="a linear two-view Gaussian model in place of image-text data")
 #: JEPA's rivals in the clean regime (SigLIP's closed form is contrastive's)
 RIVALS = ("contrastive", "caption")
 SHOWN = {"objective": ["contrastive", "jepa", "caption"]}  # the closed forms the recall figures show
@@ -92,53 +135,6 @@ def _angles(ds, spec):
 RECALL = dict(hue="objective", facet="rho_y", sel=SHOWN, band="se", marker="o", ms=3)
 RECALL_Y = "closed-form recall@1 (mean ± SE over models)"
 
-DESCRIPTION = r"""
-**A reconstruction.** The paper was not found; the mathematics is rebuilt from its abstract and standard
-closed forms (CCA, reduced-rank regression, the spectral contrastive loss of HaoChen et al. 2021, SigLIP,
-VL-JEPA). Shared semantics $s \sim N(0, I_k)$; image $x = As + Bu_x + \sigma\xi_x$, text $y = Cs + Du_y +
-\sigma\xi_y$ in $\mathbb R^{d}$, nuisances $u_x = \rho_x\Pi_x s + \sqrt{1-\rho_x^2}\,\nu_x \in \mathbb R^m$
-(likewise $u_y$). Entries of $A, C$ are $N(0, 9/d)$, of $B, D$ $N(0, 4/d)$, $\sigma = 0.3$; $k = 4$, $m = 16$,
-$d = 64$. Every seed draws its own model.
-
-Closed forms from the exact covariances: CCA (top-$k$ singular pairs of
-$\Sigma_{xx}^{-1/2}\Sigma_{xy}\Sigma_{yy}^{-1/2}$) and RRR (top-$k$ eigenvectors of
-$\Sigma_{yx}\Sigma_{xx}^{-1}\Sigma_{xy}$). Closed-form embeddings for retrieval: contrastive and SigLIP the
-balanced CCA pair $(\sqrt R\,U^\top\Sigma_{xx}^{-1/2}x, \sqrt R\,V^\top\Sigma_{yy}^{-1/2}y)$ (SigLIP's
-second-order expansion is the same quadratic), JEPA with the image (query) as whitened target and the text
-predicting it, $(U^\top\Sigma_{xx}^{-1/2}x,\ R V^\top\Sigma_{yy}^{-1/2}y)$, captioning
-$(V_{\rm rrr}^\top\Sigma_{yx}\Sigma_{xx}^{-1}x,\ V_{\rm rrr}^\top y)$. Recall@1 is image-to-text on cosine
-similarity among the held-out pairs.
-
-Training at $\rho_x = 0$, $\rho_y \in \{0, 0.5\}$, from small random linear encoders with Adam (peak
-$10^{-2}$, cosine decay to 0, our choice: a constant step leaves an SGD noise floor near the 5° tolerance):
-the spectral-contrastive loss on its exact population form (full-batch, hence "GD"), InfoNCE ($\tau = 0.1$,
-symmetric, cosine), SigLIP (scale $e^t$ from 10, bias from $-10$) and JEPA latent prediction with a
-batch-whitened image target, each on fresh minibatches.
-
-**Why the crossover needs nuisance correlated across the views.** Here $\Sigma_{xy} = A_\rho C_\rho^\top$ has
-rank $k$, so the image encoders of CCA and RRR span the same subspace $\Sigma_{xx}^{-1}A_\rho$ (claim
-`image-encoders-coincide`), and the text sides, $\Sigma_{yy}^{-1}C_\rho$ against $C_\rho$, do not depend on
-$\rho_x$. Moreover $\rho_x$ moves variance from the pure nuisance into semantics, so raising it makes the
-image cleaner, not dirtier: CCA's recall stays above RRR's at every $\rho_x \in [0, 0.9]$, and that
-contamination cannot produce a crossover. The crossover is judged on a second model where the nuisance is
-spurious shared content: the pure nuisances are correlated, $\mathrm{Cov}(\nu_x, \nu_y) = \rho_c I_m$, so
-$\Sigma_{xy} = c\,AC^\top + \rho_c\,BD^\top$, while the held-out pairs retrieval is scored on have independent
-nuisances. Caption noise makes the text's semantics a noisy copy of the image's, $s_y = (s +
-\tau\eta)/\sqrt{1+\tau^2}$, $c = 1/\sqrt{1+\tau^2}$, $\tau = 0.7$, and the text nuisance loadings have scale
-1.5 (image 2). CCA ranks directions by correlation, whatever their variance: once $\rho_c$ exceeds the
-semantic canonical correlations (about 0.8 here) it trades semantic directions for nuisance ones and its
-recall on clean pairs falls to chance. RRR ranks them by the text variance they explain, where the semantic
-loadings outweigh the weaker text nuisance, so it keeps the semantics. At $\rho_c = 0$ CCA retrieves better
-(whitening the text removes its nuisance); at large $\rho_c$ captioning does. The two scales and $\tau$ are
-ours: a regime in which the mechanism can act, not the paper's numbers.
-
-**Tolerances of the identities.** The closed forms run in float32 ($u = 2^{-24}$), so the two identities hold
-to rounding: each computed angle is compared with a first-order bound on the rounding of its computation, from
-the condition number $\kappa$ of $\Sigma_{xx}$ and the relative gap $g = r_k/r_1$ of the canonical
-correlations (per model, outputs of the simulator). The derivations are in the claims' statements and in
-`image_identity_bound` / `white_identity_bound`; the tests check the identities in float64 (angles below
-$10^{-13}$), the float32 angles against the bounds, and the backward errors the bounds assume.
-"""
 
 EXPERIMENT = Experiment(
     name="vlm-objectives-spectral",
@@ -182,16 +178,15 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "trained-objectives-reach-cca",
-            "Under our reconstruction, contrastive, match/no-match and latent prediction collapse to the "
-            "same solution: at ρ = 0, trained InfoNCE (τ = 0.1), SigLIP and JEPA with a whitened target "
-            "reach the CCA subspaces, the largest principal angle of either encoder to CCA's below 5°, per "
-            "objective (on minibatches, so the angle includes the optimiser's noise floor). The 5° is ours.",
+            "Contrastive, match/no-match and latent prediction collapse to the same solution: at ρ = 0, "
+            "trained InfoNCE (τ = 0.1), SigLIP and JEPA with a whitened target reach the CCA subspaces, the "
+            "largest principal angle of either encoder to CCA's below 5°, per objective (on minibatches, so "
+            "the angle includes the optimiser's noise floor). The 5° is ours.",
             lambda ds, spec: _trained(ds, spec).sel(loss=["infonce", "siglip", "jepa"], rho_y=0.0),
             TRAINED_TOL_DEG,
-            source="reconstruction",
+            **RECON,
             quote="contrastive alignment, match/no-match prediction, and latent-space prediction collapse "
             "to the same cross-modal solution",
-            stand_in=STAND_IN,
             requires=needs(loss=("infonce", "siglip", "jepa"), rho_y=0.0),
         ),
         Claim.identity(
@@ -228,43 +223,39 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "rrr-differs-from-cca",
-            "Under our reconstruction, directed token-space generation recovers a different solution: when "
-            "the text is not white (nuisance D u_y in it), the captioning (RRR) subspace differs from CCA's "
-            "on the text side, Σ_yy⁻¹C_ρ against C_ρ, by more than 10° (largest principal angle, per ρ_y; "
-            "independent of ρ_x, shown at ρ_x = 0). The 10° is ours.",
+            "Directed token-space generation recovers a different solution: when the text is not white "
+            "(nuisance D u_y in it), the captioning (RRR) subspace differs from CCA's on the text side, "
+            "Σ_yy⁻¹C_ρ against C_ρ, by more than 10° (largest principal angle, per ρ_y; independent of ρ_x, "
+            "shown at ρ_x = 0). The 10° is ours.",
             lambda ds, spec: _models(_spectral(ds, "angle_rrr_cca_y")).isel(rho_x=0) * (180 / np.pi),
             DIFFERS_DEG,
-            source="reconstruction",
+            **RECON,
             quote="while directed token-space generation recovers a different one",
-            stand_in=STAND_IN,
         ),
         Claim.at_least(
             "generation-crossover",
-            "Under our reconstruction, where the views' nuisances are spuriously correlated, token-space "
-            "generation is preferable: the contrastive (CCA) closed form retrieves better at ρ_c = 0 and "
-            "captioning (RRR) better at some ρ_c > 0 on the grid, both fit at ρ_c and scored on clean pairs. "
-            "Statistic per ρ_y: min(mean(contrastive − caption) at ρ_c = 0, max over ρ_c > 0 of mean(caption "
-            "− contrastive)) of recall@1, positive iff a crossover exists (bootstrap over models). The "
-            "crossover model's text nuisance scale 1.5 and caption noise τ = 0.7 are ours.",
+            "Where the views' nuisances are spuriously correlated, token-space generation is preferable: the "
+            "contrastive (CCA) closed form retrieves better at ρ_c = 0 and captioning (RRR) better at some "
+            "ρ_c > 0 on the grid, both fit at ρ_c and scored on clean pairs. Statistic per ρ_y: "
+            "min(mean(contrastive − caption) at ρ_c = 0, max over ρ_c > 0 of mean(caption − contrastive)) of "
+            "recall@1, positive iff a crossover exists (bootstrap over models). The crossover model's text "
+            "nuisance scale 1.5 and caption noise τ = 0.7 are ours.",
             _crossover,
             0.0,
-            source="reconstruction",
+            **RECON,
             quote="in scenarios where one modality is heavily contaminated by spurious nuisance, token-space "
             "generation is preferable",
-            stand_in=STAND_IN,
         ),
         Claim.at_least(
             "clean-jepa-best-recall",
-            "Under our reconstruction, when both views are clean (ρ_x = ρ_y = 0), retrieval is maximized by "
-            "latent prediction with the query (image) as target: closed-form JEPA minus each rival "
-            "(contrastive, whose closed form SigLIP shares, and captioning) in recall@1, paired over 24 "
-            "models, is positive.",
+            "When both views are clean (ρ_x = ρ_y = 0), retrieval is maximized by latent prediction with the "
+            "query (image) as target: closed-form JEPA minus each rival (contrastive, whose closed form "
+            "SigLIP shares, and captioning) in recall@1, paired over 24 models, is positive.",
             _clean_jepa,
             0.0,
-            source="reconstruction",
+            **RECON,
             quote="In scenarios where two modalities are both clean, retrieval is maximized by the "
             "latent-prediction objective whose target matches the query modality",
-            stand_in=STAND_IN,
             requires=needs(
                 (
                     lambda ds, spec: float(spec.rho_x_grid[0]) == 0.0,
@@ -334,5 +325,5 @@ EXPERIMENT = Experiment(
             "encoder and the clean semantic loading span A, against ρ_x.",
         ),
     ],
-    description=DESCRIPTION,
+    description=__doc__.split("\n\n", 2)[2],
 )
