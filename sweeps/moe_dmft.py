@@ -29,7 +29,6 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.results import as_dims, other_dims
 from jaxtheory.sims.moe import dmft
 from jaxtheory.sweep import Space, static, values
 
@@ -98,9 +97,7 @@ def _draw_curves(ds, spec, fig):
     import matplotlib
 
     ax = fig.add_subplot(1, 1, 1)
-    da = as_dims(_loss(ds), "gamma0")  # one config: γ₀ = 1 where γ₀ is swept
-    da = da.sel(gamma0=1.0) if 1.0 in da["gamma0"] else da.isel(gamma0=0)
-    da = da.isel(dict.fromkeys(other_dims(da, *_CURVE), 0))
+    da = analysis.select(_loss(ds), gamma0=1.0)  # one config: γ₀ = 1 where γ₀ is swept
     widths, _, _, curve, curve_se = gaps(da)
     steps = da["step"].values
     for i, n in enumerate(widths):
