@@ -2,42 +2,38 @@ r"""``segre-cp-recovery``: Riemannian GD and Gauss–Newton on the Segre manifol
 
 Checks arXiv:2510.00569 (Xu, Han; only its opening, abstract and a figure caption were read, so RGD and RGN
 are rebuilt with the standard Segre geometry): RGN converges quadratically to the noise floor, RGD linearly,
-and the floor scales linearly in σ. The simulator is :mod:`jaxtheory.sims.tensor.segre` (float64 after
-float32 draws).
+and the floor scales linearly in σ. The simulator is :mod:`jaxtheory.sims.tensor.segre`.
 
 Order-3 tensors $T^\star = \sum_{i=1}^r \lambda_i u_{1,i}\otimes u_{2,i}\otimes u_{3,i}$ in $\mathbb
-R^{10\times10\times10}$, unit factors uniform on the sphere, $\lambda =$ `linspace(1, 0.5, r)`, observed as
-$y = \mathcal A(T^\star) + \sigma\varepsilon$ through a Gaussian operator with **$A_{ij}\sim N(0,1)$**
-entries ($n = 600$, `normalization="standard"` of `jaxtheory.sims.matrix.linalg.gaussian_sensing`) and
+R^{10\times10\times10}$, unit factors uniform on the sphere, $\lambda =$ `linspace(1, 0.5, r)`, observed as $y
+= \mathcal A(T^\star) + \sigma\varepsilon$ through a Gaussian operator with **$A_{ij}\sim N(0,1)$** entries
+($n = 600$, `normalization="standard"` of `jaxtheory.sims.matrix.linalg.gaussian_sensing`) and
 $\varepsilon\sim N(0, I_n)$. The loss is $\frac1{2n}\lVert y - \mathcal A(\sum_i T_i)\rVert^2$, so RGD's
-$\alpha = 0.5$ is the step of the near-isometric scale. RGD (`jaxtheory.optim.segre_rgd`), RGN (tangent
-least squares with design $J = \mathcal A B_T$, then the factor retraction) and CP-ALS start from the truth
+$\alpha = 0.5$ is the step of the near-isometric scale. RGD (`jaxtheory.optim.segre_rgd`), RGN (tangent least
+squares with design $J = \mathcal A B_T$, then the factor retraction) and CP-ALS start from the truth
 perturbed to relative error $e_0 \in \{0.3, 0.1\}$; a spectral (HOSVD) start refined by CP-ALS is reported
 beside them (`spectral_error`, `spectral_als_error`). Every lane draws its own truth, operator and noise (no
 axis is paired), so the σ > 0 lanes are independent replicates of the floor. The random draws are float32,
 everything after them float64 (RGN's quadratic phase needs it: in float32, `SegreSpec(x64=False)`, it stalls
 at $6$–$8\cdot10^{-8}$ for $r = 1$).
 
-**Noise floor.** A floor $\propto n^{-1/2}$ would hold for neither scaling of the operator: near $T^\star$
-the estimator is the least-squares solution on the tangent space of dimension $df = r(1 + d(p-1))$ (28 for
-$r = 1$, 56 for $r = 2$), so $\hat T - T^\star \approx B (J^\top J)^{-1} J^\top \sigma\varepsilon$ and, with
-$J = \mathcal A B$ having i.i.d. $N(0,1)$ entries in an orthonormal basis of that space, $\mathbb
-E\lVert\hat T - T^\star\rVert_F^2 = \sigma^2\,\mathbb E\operatorname{tr}W^{-1} = \sigma^2\,df/(n - df - 1)$
-(the inverse-Wishart mean), i.e. $0.221\sigma$ in norm for $r = 1$. With $N(0, 1/n)$ entries the same floor
-is $\sigma\sqrt{df}$ (up to $n/(n - df - 1)$), independent of $n$.
+**Noise floor.** A floor $\propto n^{-1/2}$ would hold for neither scaling of the operator: near $T^\star$ the
+estimator is the least-squares solution on the tangent space of dimension $df = r(1 + d(p-1))$ (28 for $r =
+1$, 56 for $r = 2$), so $\hat T - T^\star \approx B (J^\top J)^{-1} J^\top \sigma\varepsilon$ and, with $J =
+\mathcal A B$ having i.i.d. $N(0,1)$ entries in an orthonormal basis of that space, $\mathbb E\lVert\hat T -
+T^\star\rVert_F^2 = \sigma^2\,\mathbb E\operatorname{tr}W^{-1} = \sigma^2\,df/(n - df - 1)$ (the
+inverse-Wishart mean), i.e. $0.221\sigma$ in norm for $r = 1$. With $N(0, 1/n)$ entries the same floor is
+$\sigma\sqrt{df}$ (up to $n/(n - df - 1)$), independent of $n$.
 
 **RGD's factor.** Near the truth at σ = 0 the RGD error obeys $e \leftarrow (I - \alpha J^\top J/n) e$ in
-tangent coordinates: its factor per step is $\max_\mu |1 - \alpha\mu|$ over the eigenvalues of $J^\top J/n$
-at $T^\star$ (the sim records the extreme ones). For $r = 2$ the components' tangent spaces overlap and the
-smallest eigenvalue falls, which slows RGD beyond the range $[0.4, 0.8]$ of `rgd-linear-factor` (set from a
-probe of $r = 1$ only).
+tangent coordinates: its factor per step is $\max_\mu |1 - \alpha\mu|$ over the eigenvalues of $J^\top J/n$ at
+$T^\star$ (the sim records the extreme ones). For $r = 2$ the components' tangent spaces overlap and the
+smallest eigenvalue falls, which slows RGD beyond the range $[0.4, 0.8]$ of `rgd-linear-factor`.
 
-**What the smoke runs show beyond the verdicts.** RGN's errors square at every step down to float64
-round-off (e.g. $r = 2$, $e_0 = 0.1$: $0.1 \to 2.5\cdot10^{-3} \to 2.6\cdot10^{-6} \to 7\cdot10^{-12}$).
-RGD's factor is inside $[0.4, 0.8]$ for $r = 1$ and straddles 0.8 for $r = 2$, which
-`rgd-factor-matches-spectrum` shows to be what the spectrum predicts: the geometry, not a defect of RGD.
-From $e_0 = 0.1$ at σ = 1e-6 RGN is within 2× the floor after 3 iterations in every lane, RGD after tens
-(some $r = 2$ lanes not within 100 iterations, counted as 101). The HOSVD start has a relative error of
+**What the smoke runs show beyond the verdicts.** RGN's errors square at every step down to float64 round-off
+(e.g. $r = 2$, $e_0 = 0.1$: $0.1 \to 2.5\cdot10^{-3} \to 2.6\cdot10^{-6} \to 7\cdot10^{-12}$). RGD's factor is
+inside $[0.4, 0.8]$ for $r = 1$ and straddles 0.8 for $r = 2$, which `rgd-factor-matches-spectrum` shows to be
+what the spectrum predicts: the geometry, not a defect of RGD. The HOSVD start has a relative error of
 0.2–0.4, and CP-ALS from it reaches round-off ($r = 1$) or $10^{-5}$ ($r = 2$) in 10 sweeps at σ = 0; CP-ALS
 from the perturbed truth converges linearly and far slower than RGN.
 """
@@ -72,15 +68,11 @@ def _floor_sq(spec, r):
     return df / (spec.n - df - 1)
 
 
-def _per_lane(var, fit):
-    """Measure: ``fit(errors)`` per lane of ``var`` at σ = 0 (its last axis the iteration)."""
-
-    def measure(ds, spec):
-        err = analysis.select(ds[var], sigma=0.0)
-        err = err.transpose(..., *fnmatch.filter(err.dims, "*_iter"))
-        return err.isel({err.dims[-1]: 0}).copy(data=fit(err.values)).reset_coords(drop=True)
-
-    return measure
+def _per_lane(ds, var, fit):
+    """``fit(errors)`` per lane of ``var`` at σ = 0 (its last axis the iteration)."""
+    err = analysis.select(ds[var], sigma=0.0)
+    err = err.transpose(..., *fnmatch.filter(err.dims, "*_iter"))
+    return err.isel({err.dims[-1]: 0}).copy(data=fit(err.values)).reset_coords(drop=True)
 
 
 def _quadratic_slope(e):
@@ -103,7 +95,7 @@ def _linear_fit(e, asymptotic=False):
 
 def _rgd_factor_vs_spectrum(ds, spec):
     """Measured RGD factor over max_μ |1 − αμ|, μ the eigenvalues of JᵀJ/n at the truth."""
-    rate = _per_lane("rgd_error", lambda e: _linear_fit(e, asymptotic=True)[0])(ds, spec)
+    rate = _per_lane(ds, "rgd_error", lambda e: _linear_fit(e, asymptotic=True)[0])
     lo, hi = (analysis.select(ds[v], sigma=0.0) for v in ("gn_eig_min", "gn_eig_max"))
     return rate / np.maximum(np.abs(1 - ds["lr"] * lo), np.abs(1 - ds["lr"] * hi))  # a swept lr broadcasts
 
@@ -182,7 +174,7 @@ EXPERIMENT = Experiment(
             "float64 round-off), is at least 1.7 (a slope near 1 would be linear). Quadratic convergence "
             "bounds e_{k+1} by C·e_k², so it is tested as a lower bound on the slope (a faster phase would "
             "not contradict it); the margin 0.3 below 2 is ours.",
-            _per_lane("rgn_error", _quadratic_slope),
+            lambda ds, spec: _per_lane(ds, "rgn_error", _quadratic_slope),
             1.7,
             source="reconstruction",
             quote="RGN exhibits an initial local quadratic convergence phase",
@@ -193,7 +185,7 @@ EXPERIMENT = Experiment(
             "RGD converges linearly at σ = 0 (α = 0.5): log e_k against k is a line, R² > 0.98 per "
             f"seed over the iterates with {ROUNDOFF_FLOOR:g} ≤ e_k ≤ {RGD_FIT_MAX:g}. The "
             f"threshold 0.98 is ours.",
-            _per_lane("rgd_error", lambda e: _linear_fit(e)[1]),
+            lambda ds, spec: _per_lane(ds, "rgd_error", lambda e: _linear_fit(e)[1]),
             0.98,
             source="reconstruction",
             quote="we prove that RGD converges at a local linear rate",
@@ -203,7 +195,7 @@ EXPERIMENT = Experiment(
             "rgd-linear-factor",
             "RGD's factor per step at σ = 0, α = 0.5, is in [0.4, 0.8] (a range of ours, set from a numpy "
             "probe that found 0.6 at r = 1): exp of the slope of log e_k on k over the same window.",
-            _per_lane("rgd_error", lambda e: _linear_fit(e)[0]),
+            lambda ds, spec: _per_lane(ds, "rgd_error", lambda e: _linear_fit(e)[0]),
             0.4,
             0.8,
             source="proposed",
