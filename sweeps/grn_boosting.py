@@ -116,12 +116,9 @@ DIAG_FIG["ylabel"] = "rolling mean over 10 (median, IQR)"
 
 
 def _diagnostics(ds, spec):
-    """Θ and γ per tree (rolling mean over 10) at η = 0.1 (the first η where the preset has none)."""
-    lrs = values_of(ds, "lr")
+    """Θ and γ per tree (rolling mean over 10) at η = 0.1."""
     da = xr.concat([ds["theta"], ds["gamma"]], "diagnostic").assign_coords(diagnostic=["cosine Θ", "edge γ"])
-    return (
-        as_dims(da, "lr").sel(lr=0.1 if 0.1 in lrs else float(lrs[0])).rolling(tree=10, min_periods=1).mean()
-    )
+    return as_dims(da, "lr").sel(lr=0.1).rolling(tree=10, min_periods=1).mean()
 
 
 EXPERIMENT = Experiment(
@@ -267,7 +264,7 @@ EXPERIMENT = Experiment(
         ),
         Figure(
             "diagnostics",
-            plots.curves(_diagnostics, **DIAG_FIG),
+            plots.curves(_diagnostics, requires=needs(lr=0.1), **DIAG_FIG),
             "Cosine Θ and edge γ per tree (rolling mean over 10) at η = 0.1, median and IQR over seeds.",
         ),
     ],
