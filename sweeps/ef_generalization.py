@@ -1,8 +1,6 @@
 r"""``ef-generalization``: error feedback's generalization, EF-SGD and DiLoCo-EF on convex logistic regression.
 
-Three statements of the abstract: compression changes the generalization gap only transiently, the compressor
-does not matter at matched contraction α, and DiLoCo-EF's excess risk falls like (M·H·T)^(−1/2). Simulator:
-`jaxtheory.sims.logreg.run`.
+Three statements of the abstract, tested with the simulator `jaxtheory.sims.logreg.run`.
 
 **Model.** Logistic regression $\ell(w; x, y) = \log(1 + e^{-y\,x^\top w})$ (convex, smooth, no
 bounded-gradient assumption), on a synthetic well-specified Gaussian model ($x \sim N(0, I_d)$, $P(y = 1) =
@@ -38,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from jaxtheory import Claim, Experiment, Figure, Paper, Preset, Region, Stat, analysis, plots
+from jaxtheory import Claim, Experiment, Figure, Paper, Preset, Region, Stat, analysis, needs, plots
 from jaxtheory.analysis import Cells
 from jaxtheory.results import as_dims, values_of
 from jaxtheory.sims import logreg
@@ -189,9 +187,7 @@ EXPERIMENT = Experiment(
             _after_one_epoch,
             RATIO_MAX,
             source="proposed",
-            requires=lambda ds, spec: (
-                None if max(spec.horizons) >= spec.n else f"no horizon T >= n = {spec.n}"
-            ),
+            requires=needs(lambda ds, spec: max(spec.horizons) >= spec.n, "no horizon T ≥ n (one epoch)"),
         ),
         Claim.close(
             "matched-alpha-indifference",
