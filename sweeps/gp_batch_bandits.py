@@ -30,12 +30,10 @@ random-search and US claims are per function there, over seeds, and "beats rando
 burn-in of $2d$ evaluations (a usual initial design): Thompson sampling from a prior on the cube first favours
 the boundary, where these functions are poor.
 
-Smoke and medium are the setting of a numpy prototype written before this simulator (2-D $15 \times 15$ grid,
-$\ell = 0.2$, $N = 128$, $Q \in \{1, 4, 16\}$), whose table they are compared with; smoke has 32 functions,
-medium 256 (at least 200 are needed for the late-increment ratio, where a few functions supply much of the
-total). The paper's statements are regret *upper bounds*: the claims quoting them test one-sided bounds (a
-smaller late increment or a downward trend in $Q$ agrees with them), with thresholds of ours, not calibrated
-on a full run.
+Smoke and medium are the setting of a numpy prototype written before this simulator, whose table they are
+compared with. The paper's statements are regret *upper bounds*: the claims quoting them test one-sided bounds
+(a smaller late increment or a downward trend in $Q$ agrees with them), with thresholds of ours, not
+calibrated on a full run.
 
 **Uncertainty sampling at $L = Q$.** The abstract calls the initial US phase "often ineffective"; the analyses
 the paper does without need phases polynomial in $Q$, so `us-phase-costs-regret` tests $L \ge 2Q$. One batch
@@ -60,7 +58,7 @@ import xarray as xr
 from jaxtheory import Claim, Experiment, Figure, NotApplicable, Paper, Preset, Region, Stat, needs, plots
 from jaxtheory.analysis import Cells, cells
 from jaxtheory.claims import censored_estimate
-from jaxtheory.results import as_dims, values_of
+from jaxtheory.results import as_dims
 from jaxtheory.sims import gp_bandits as gpb
 from jaxtheory.sweep import Space, static, values, zipped
 
@@ -125,11 +123,7 @@ def _gp(ds, spec):  # the results are GP prior draws, not test functions
     return bool((ds["objective"] == "gp").all())
 
 
-def _noisy(ds):
-    return NOISY if NOISY in values_of(ds, "noise_var") else float(values_of(ds, "noise_var").max())
-
-
-def _late_increment(ds, spec, noise):
+def _late_increment(ds, spec, noise=NOISY):
     """Per instance and Q with N/2 >= 4Q: GP-BTS's (no US) late increment R(N) - R(N/2)."""
     cum = _inst(ds["cum_regret"], policy="bts", init_evals=0, noise_var=noise)
     inc = cum.sel(eval=spec.budget) - cum.sel(eval=spec.budget // 2)
@@ -137,34 +131,27 @@ def _late_increment(ds, spec, noise):
 
 
 def _prototype_regret(ds, spec):
-    """R(N) of GP-BTS (no US) at the prototype's (σ², Q, N) present in the run."""
+    """R(N) of GP-BTS (no US) at the prototype's N and Q (every σ² of a GP preset is one of its)."""
     cum = _inst(ds["cum_regret"], policy="bts", init_evals=0)
-    noises = [s for s in cum["noise_var"].values if any(np.isclose(s, p) for p in PROTOTYPE)]
-    qs = [q for q in cum["q"].values if q in PROTOTYPE[NOISY]]
-    Ns = [N for N in PROTOTYPE_N if N <= spec.budget]
-    if not (noises and qs and Ns):
-        raise ValueError("the run has no (σ², Q, N) of the prototype table")
-    return cum.sel(eval=Ns, noise_var=noises, q=qs)
+    return cum.sel(eval=list(PROTOTYPE_N), q=[q for q in cum["q"].values if q in PROTOTYPE[NOISY]])
 
 
 def _prototype_value(c):
-    s2 = min(PROTOTYPE, key=lambda p: abs(p - float(c.get("noise_var", NOISY))))
+    s2 = min(PROTOTYPE, key=lambda p: abs(p - c["noise_var"]))
     return PROTOTYPE[s2][int(c["q"])][PROTOTYPE_N.index(int(c["eval"]))]
 
 
 def _increment_ratio(ds, spec):
     """Late increment of each Q > 1 over that of Q = 1 (σ² = 0.1), paired over functions."""
-    inc = _late_increment(ds, spec, _noisy(ds))
+    inc = _late_increment(ds, spec)
     return inc.drop_sel(q=1), inc.sel(q=1, drop=True)
 
 
 def _gap_growth(ds, spec):
     """Growth of R(N;Q) - R(N;1) over [max(N/8, 4Q), N] over R(N;1)'s growth there (σ² = 0.1)."""
     N = spec.budget
-    cum = _inst(ds["cum_regret"], policy="bts", init_evals=0, noise_var=_noisy(ds))
+    cum = _inst(ds["cum_regret"], policy="bts", init_evals=0, noise_var=NOISY)
     qs = [q for q in cum["q"].values if q != 1 and max(N // 8, 4 * q) < N]
-    if not qs:
-        raise ValueError("no Q > 1 with max(N/8, 4Q) < N in this run")
     lo = np.maximum(N // 8, 4 * cum["q"].sel(q=qs))
     r1 = cum.sel(q=1, drop=True)
     return tuple(
@@ -172,28 +159,22 @@ def _gap_growth(ds, spec):
     )
 
 
-def _us_cost(which, what):
-    """Paired R(N; US of length L) - R(N; no US), GP-BTS, per objective, Q, σ² and L with ``which``."""
-
-    def measure(ds, spec):
-        cum = _inst(ds["cum_regret"], policy="bts", eval=spec.budget)
-        L, q = cum["init_evals"], cum["q"]
-        if not ((L > 0) & which(L, q)).any():
-            raise NotApplicable(f"no uncertainty-sampling phase with {what} in this preset")
-        return _cells((cum - cum.sel(init_evals=0, drop=True)).where((L > 0) & which(L, q)))
-
-    return measure
+def _us_cost(ds, spec, which):
+    """Paired R(N; US of length L) - R(N; no US), GP-BTS, per objective, Q, σ² and L with ``which``:
+    ``"L = Q"`` or ``"L >= 2Q"``."""
+    cum = _inst(ds["cum_regret"], policy="bts", eval=spec.budget)
+    L, q = cum["init_evals"], cum["q"]
+    phase = (L > 0) & ((L == q) if which == "L = Q" else (L >= 2 * q))
+    if not phase.any():
+        raise NotApplicable(f"no uncertainty-sampling phase with {which} in this preset")
+    return _cells((cum - cum.sel(init_evals=0, drop=True)).where(phase))
 
 
-def _exponent_curve(noise):
+def _exponent_curve(ds, spec, noise):
     """R(N) of GP-BTS at the smallest Q and σ² = ``noise`` at the powers of two in [N/8, N]."""
-
-    def measure(ds, spec):
-        Ns = [2**k for k in range(40) if spec.budget // 8 <= 2**k <= spec.budget]
-        cum = _inst(ds["cum_regret"], policy="bts", init_evals=0, noise_var=noise)
-        return cum.sel(q=cum["q"].min().item(), eval=Ns)
-
-    return measure
+    Ns = [2**k for k in range(40) if spec.budget // 8 <= 2**k <= spec.budget]
+    cum = _inst(ds["cum_regret"], policy="bts", init_evals=0, noise_var=noise)
+    return cum.sel(q=cum["q"].min().item(), eval=Ns)
 
 
 def _beats_random_gp(ds, spec):
@@ -324,7 +305,7 @@ EXPERIMENT = Experiment(
             "no-q-trend",
             "The late-phase increment R(N) − R(N/2) shows no upward trend in Q: its log-log slope against Q "
             "(every Q with N/2 ≥ 4Q, σ² = 0.1, GP-BTS, no US) is at most 0.15. The bound 0.15 is ours.",
-            lambda ds, spec: _late_increment(ds, spec, _noisy(ds)),
+            _late_increment,
             "q",
             at_most=TREND_MAX,
             source="paper",
@@ -348,7 +329,7 @@ EXPERIMENT = Experiment(
             "than with one of length L ≥ 2Q (the analyses the paper does without need phases polynomial in "
             "Q), for every Q, σ² and such L tested (paired difference R(N; US) − R(N; no US) > 0). The "
             "quote says 'often'; we test every such cell.",
-            _us_cost(lambda L, q: L >= 2 * q, "L >= 2Q"),
+            lambda ds, spec: _us_cost(ds, spec, "L >= 2Q"),
             0.0,
             source="paper",
             quote="However, this initial US phase is often ineffective in practice.",
@@ -358,7 +339,7 @@ EXPERIMENT = Experiment(
             "Our extension of us-phase-costs-regret to a phase of one batch: with L = Q uncertainty "
             "sampling costs regret at equal budget (paired R(N; US) − R(N; no US) > 0). Not a statement of "
             "the paper.",
-            _us_cost(lambda L, q: L == q, "L = Q"),
+            lambda ds, spec: _us_cost(ds, spec, "L = Q"),
             0.0,
             source="proposed",
         ),
@@ -379,7 +360,7 @@ EXPERIMENT = Experiment(
             "noiseless-growth-exponent",
             "The growth exponent of R(N) (log-log slope of the mean over powers of two in [N/8, N], smallest "
             "Q) is below 0.25 noiseless (a tentative threshold, to be calibrated on a full run).",
-            _exponent_curve(0.0),
+            lambda ds, spec: _exponent_curve(ds, spec, 0.0),
             "eval",
             at_most=EXPONENT_NOISELESS_MAX,
             **EXPONENT,
@@ -388,7 +369,7 @@ EXPERIMENT = Experiment(
             "noisy-growth-exponent",
             "The growth exponent of R(N) (as above) is at least 0.35 at σ² = 0.1 (a tentative threshold, to "
             "be calibrated on a full run).",
-            _exponent_curve(NOISY),
+            lambda ds, spec: _exponent_curve(ds, spec, NOISY),
             "eval",
             at_least=EXPONENT_NOISY_MIN,
             **EXPONENT,
@@ -466,14 +447,12 @@ EXPERIMENT = Experiment(
         Figure(
             "us_phase",
             plots.curves(
-                lambda ds, spec: _inst(
-                    ds["cum_regret"], policy="bts", noise_var=_noisy(ds), eval=spec.budget
-                ),
+                lambda ds, spec: _inst(ds["cum_regret"], policy="bts", noise_var=NOISY, eval=spec.budget),
                 hue="init_evals",
                 **EVALS | dict(x="q", logx=2, logy=False, xlabel="batch size Q"),
                 marker="o",
                 ylabel=lambda spec: f"R(N = {spec.budget}), mean ± SE over functions",
-                title=f"GP-BTS, σ² = {NOISY:g} (else the largest): equal budget N",
+                title=f"GP-BTS, σ² = {NOISY:g}: equal budget N",
                 label_fmt=lambda L: f"US phase L={L}" if L else "no US phase",
                 requires=GP_ONLY,
             ),
