@@ -389,8 +389,7 @@ EXPERIMENT = Experiment(
         _init_claim("router-logits-regime-I", "I", "mup", INIT_SLOPE_MUP, ROUTER_MUP_I, "rms_z0_draws"),
         Claim.identity(
             "mssp-router-logits-zero",
-            "Regime I: MSSP's zero router gives exactly zero router logits at init (largest RMS over all "
-            "lanes).",
+            "Regime I: MSSP's zero router gives exactly zero router logits at init (largest RMS, all lanes).",
             lambda ds, spec: float(
                 np.abs(analysis.select(ds["rms_z0_draws"], regime="I", rule="mssp")).max()
             ),
@@ -416,9 +415,7 @@ EXPERIMENT = Experiment(
             "mup-update-exponents",
             "μP control of mssp-update-exponents in regime I, the same statistic under μP for every layer "
             "but the router (μP's random router, std 1/N, is the one difference from MSSP there): μP's "
-            "maximal-update desiderata make these updates Θ(1) as well, so mssp-update-exponents passing "
-            "does not single out MSSP. The tolerance 0.15 is ours. μP's exponents in regimes II/III are "
-            "drawn beside MSSP's in the coordinate-check figure.",
+            "maximal-update desiderata make these updates Θ(1) as well. The tolerance 0.15 is ours.",
             _mup_control,
             "width",
             **_UPDATES,
