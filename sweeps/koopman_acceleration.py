@@ -110,11 +110,9 @@ def _speedup(ds, spec):
     censored makes the ratio a lower bound (the interval is open above), a baseline lane
     censored an upper bound (open below); the claim is decided on the bounded side only.
     """
-    acc = _comparison(ds)["test_acc"].transpose(..., "log")
-    cross = np.apply_along_axis(
-        lambda y: analysis.first_crossing(acc["log"].values, y, TARGET, below=False), -1, acc.values
-    )
-    t = acc.isel(log=0, drop=True).copy(data=cross).reset_coords(drop=True)
+    acc = _comparison(ds)["test_acc"]
+    first = lambda y, x: analysis.first_crossing(x, y, TARGET, below=False)
+    t = xr.apply_ufunc(first, acc, acc["log"], input_core_dims=[["log"], ["log"]], vectorize=True)
     out = Cells()
     for coords, koop in analysis.cells(t.sel(variant="augmented"), ["seed"]):
         base = t.sel(variant="baseline", **coords)
@@ -148,6 +146,9 @@ def _backtest(ds, spec):  # one-stride backtest error per seed (mean over attemp
 def _linear_both(ds, spec):
     keys = {"augmented (x, m), rank 17": "state_augmented", "x only": "params_only"}
     return xr.concat([_linear_errors(k) for k in keys.values()], pd.Index(list(keys), name="operator"))
+
+
+OPERATOR_CURVES = dict(hue="operator", logy=True, marker="o")  # the linear and backtest figures (median, IQR)
 
 
 def _space(seeds, variants, optimizers=kp.OPTIMIZERS):
@@ -288,12 +289,9 @@ EXPERIMENT = Experiment(
             plots.curves(
                 _linear_both,
                 x="window",
-                hue="operator",
                 facet="tau",
                 over="instance",
-                band="iqr",
-                logy=True,
-                marker="o",
+                **OPERATOR_CURVES,
                 hlines={"1e-8": LINEAR_TOL},
                 ylabel="relative error of s_{(w+10)τ}",
             ),
@@ -307,7 +305,6 @@ EXPERIMENT = Experiment(
                 x="log",
                 hue="variant",
                 facet="optimizer",
-                band="iqr",
                 sel={"tau": max},
                 hlines={f"target {TARGET:g}": TARGET},
                 xlabel="backprops",
@@ -321,12 +318,9 @@ EXPERIMENT = Experiment(
             plots.curves(
                 _backtest,
                 x="tau",
-                hue="operator",
                 facet="optimizer",
-                band="iqr",
                 sel={"variant": "augmented"},
-                logy=True,
-                marker="o",
+                **OPERATOR_CURVES,
                 xlabel="stride τ",
                 ylabel="backtest error / displacement",
             ),
