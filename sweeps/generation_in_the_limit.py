@@ -1,10 +1,5 @@
 r"""``generation-in-the-limit``: eventually valid generators against a tolerant one on the integers.
 
-An illustration of arXiv:2606.28354 (Strauss, Butoi, Cotterell), of which only the abstract was read: allowing
-infinitely many hallucinations at vanishing frequency raises the recall a generator can reach when the
-adversary permanently withholds part of the target; the trade-off is also studied under λ-novelty. The claims
-are asymptotic, so a finite horizon only illustrates them.
-
 **Collections.** Collection $i$ is drawn from its index alone: a modulus $b \in \{2, 3\}$, the target $K = \{x
 \equiv a \pmod b\}$, the broad language $B = K \cup \{x \equiv a'\}$, the revealed part $K' \subseteq K$ (the
 elements of $K$ in $4\alpha$ of the four blocks of the period $4b$: the adversary withholds whole residue
