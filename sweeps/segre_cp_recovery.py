@@ -1,9 +1,5 @@
 r"""``segre-cp-recovery``: Riemannian GD and Gauss–Newton on the Segre manifold for noisy CP recovery.
 
-Checks arXiv:2510.00569 (Xu, Han; only its opening, abstract and a figure caption were read, so RGD and RGN
-are rebuilt with the standard Segre geometry): RGN converges quadratically to the noise floor, RGD linearly,
-and the floor scales linearly in σ. The simulator is :mod:`jaxtheory.sims.tensor.segre`.
-
 Order-3 tensors $T^\star = \sum_{i=1}^r \lambda_i u_{1,i}\otimes u_{2,i}\otimes u_{3,i}$ in $\mathbb
 R^{10\times10\times10}$, unit factors uniform on the sphere, $\lambda =$ `linspace(1, 0.5, r)`, observed as $y
 = \mathcal A(T^\star) + \sigma\varepsilon$ through a Gaussian operator with **$A_{ij}\sim N(0,1)$** entries
@@ -292,5 +288,5 @@ EXPERIMENT = Experiment(
             "prediction σ√(df/(n − df − 1)) dotted.",
         ),
     ],
-    description=__doc__.split("\n\n", 2)[2],
+    description=__doc__.split("\n\n", 1)[1],
 )
