@@ -18,10 +18,6 @@ integer drawn log-uniformly on $1..2047$: an octave $e$ uniform on $0..10$, then
 and evaluates all $2^8 = 256$ orientations (each edge to one endpoint). Log-uniform weights because uniform
 ones on $1..5$ (300 graphs on 3 agents with 8 edges) gave no non-orientable graph.
 
-The paper's polynomial-time (generalised three-phase) algorithm is **not** implemented: its pseudocode was not
-retrieved. What is checked is the existence statement it proves, by exhaustive search on small instances, with
-the classical baselines beside it.
-
 Searches for a multigraph without an EF2X orientation, made while building this experiment (numpy brute force
 over all orientations), none of which found one: random multigraphs with weights $\mathrm{round}(2^u)$, $u
 \sim U[0, 10]$, on 3 agents with 10 edges (2000 graphs; none without EFX either), 4 agents with 7, 9 and 10
