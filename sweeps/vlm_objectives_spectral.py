@@ -118,8 +118,7 @@ def _crossover(ds, spec):
 
 def _clean_jepa(ds, spec):
     rec = analysis.select(_models(_spectral(ds, "cf_recall")), rho_y=0.0).isel(rho_x=0)
-    diffs = [rec.sel(objective="jepa") - rec.sel(objective=r) for r in RIVALS]
-    return xr.concat(diffs, "rival").assign_coords(rival=list(RIVALS))
+    return (rec.sel(objective="jepa") - rec.sel(objective=list(RIVALS))).rename(objective="rival")
 
 
 def _angles(ds, spec):
