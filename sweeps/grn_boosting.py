@@ -73,15 +73,13 @@ def _grn_increases(ds, spec):
 
 def _needs_capacity(ds, spec):
     leaves = spec.rounds * 2**spec.depth
-    if reason := needs(algo="grn", lr=1.0)(ds, spec):
+    if (reason := needs(algo="grn", lr=1.0)(ds, spec)) or leaves / spec.n_train >= CAPACITY:
         return reason
-    if leaves / spec.n_train < CAPACITY:
-        return (
-            f"the preset's trees hold {spec.rounds} × {2**spec.depth} = {leaves} leaf values for "
-            f"{spec.n_train} samples ({leaves / spec.n_train:.2f} per sample < {CAPACITY}): they cannot "
-            "interpolate, so a training loss near 0 is out of reach whatever the method (Wine: 3.1 per sample)"
-        )
-    return None
+    return (
+        f"the preset's trees hold {spec.rounds} × {2**spec.depth} = {leaves} leaf values for "
+        f"{spec.n_train} samples ({leaves / spec.n_train:.2f} per sample < {CAPACITY}): they cannot "
+        "interpolate, so a training loss near 0 is out of reach whatever the method (Wine: 3.1 per sample)"
+    )
 
 
 def _spread(metric, methods):
