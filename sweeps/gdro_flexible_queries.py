@@ -27,13 +27,12 @@ Monte Carlo error alone, $\sqrt{(1 - o)/(oN)}$, is 1.4 % at the smallest $o = 0.
 "within 1 %"). The IX check uses $\gamma = \tfrac12\sqrt{\log m/(100m)}$, the game's $\gamma_t$ at $t = 100$
 for $r = 1$.
 
-**Findings.** The estimator checks and the sandwich hold, every ratio within a fraction of a percent of 1.
-The gap sits *at* the bound's scale, but the curves do not share one slope: $r = 1$ is in its transient over
-most of the horizon (its local slope nears $-1/2$ only past $t \approx 2\cdot 10^4$), and $r = m$ is
-*faster* than $t^{-1/2}$: at this saddle point the dual part of the gap is second order (moves of $\bar q$
-inside the optimal face leave $\lVert\sum\bar q_i\mu_i\rVert$ unchanged to first order) and at $r = m$ falls
-to a few percent of the primal part. A `rate-in-rounds` fail for $r = 1$ says the bound's rate is not
-reached within the horizon, not that an upper bound fails. The same two effects decide
+**Findings.** The gap sits *at* the bound's scale, but the curves do not share one slope: $r = 1$ is in its
+transient over most of the horizon (its local slope nears $-1/2$ only past $t \approx 2\cdot 10^4$), and
+$r = m$ is *faster* than $t^{-1/2}$: at this saddle point the dual part of the gap is second order (moves of
+$\bar q$ inside the optimal face leave $\lVert\sum\bar q_i\mu_i\rVert$ unchanged to first order) and at
+$r = m$ falls to a few percent of the primal part. A `rate-in-rounds` fail for $r = 1$ says the bound's rate
+is not reached within the horizon, not that an upper bound fails. The same two effects decide
 `sample-complexity-independent-of-r` by the horizon: at the smoke horizon the common range of $N$ ends while
 the curves are still close; at the medium one $r = m$ has pulled away below and $r = 1$ lags above, so the
 largest ratio exceeds 2. Every curve stays below a common multiple of the bound (ratio at most about 1.3);
@@ -166,10 +165,9 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.close(
             "inclusion-frequency",
-            "Group i is queried with probability o_i = q_i + (1 − q_i)(r − 1)/(m − 1) when i ~ q is "
-            "followed by r − 1 distinct others drawn uniformly: the Monte Carlo frequency over "
-            "6.4·10⁶ draws (16 seeds × 4·10⁵) divided by o_i is 1 ± 1 %, per schedule and group "
-            "(the random schedule averages o_i over r ~ Unif{1..m}).",
+            "Group i is queried with probability o_i (see Game): the Monte Carlo frequency over 6.4·10⁶ "
+            "draws divided by o_i is 1 ± 1 %, per schedule and group (the random schedule averages o_i "
+            "over r ~ Unif{1..m}).",
             lambda ds, spec: ds["incl_freq"] / ds["incl_prob"],
             1.0,
             **ESTIMATE,
