@@ -141,6 +141,12 @@ def _physical(name, time="t"):
     return lambda ds, spec: ds[name].rename({time: "t"}).assign_coords(t=ds[time].values * _h(ds), h=_h(ds))
 
 
+#: Every figure: one line per temperature against physical time, on a log scale.
+ALONG_T = dict(x="t", hue="temperature", logy=True, label_fmt="T={:g}")
+#: The seed-mean figures (displacement, loss): mean ± SE, one panel per width.
+PER_WIDTH = dict(ALONG_T, facet="width", band="se", xlabel="physical time t")
+
+
 EXPERIMENT = Experiment(
     name="langevin-ntk-stability",
     paper=Paper(
@@ -258,15 +264,12 @@ EXPERIMENT = Experiment(
             "kernel",
             plots.curves(
                 _kernel,
-                x="t",
-                hue="temperature",
+                **ALONG_T,
                 facet=("quantity", "width"),
                 over=(),
                 theory=lambda c, spec: 0.5 if c["quantity"].startswith("worst") else np.nan,
                 theory_label="½",
-                logy=True,
                 sharey=False,
-                label_fmt="T={:g}",
                 xlabel="physical time t = h·steps",
                 ylabel="",
             ),
@@ -277,15 +280,9 @@ EXPERIMENT = Experiment(
             "displacement",
             plots.curves(
                 lambda ds, spec: _hot(_physical("disp_W1")(ds, spec)),
-                x="t",
-                hue="temperature",
-                facet="width",
-                band="se",
+                **PER_WIDTH,
                 theory=lambda c, spec: refs.ou_expected(c["temperature"] * spec.dim, c["h"], c["t"] / c["h"]),
                 theory_label="OU",
-                logy=True,
-                label_fmt="T={:g}",
-                xlabel="physical time t",
                 ylabel="‖W1_t − W1_0‖²/‖W1_0‖²",
             ),
             "Seed-mean squared relative displacement of W1 (± SE) against physical time, one panel per "
@@ -295,15 +292,9 @@ EXPERIMENT = Experiment(
             "loss",
             plots.curves(
                 _physical("loss", "tl"),
-                x="t",
-                hue="temperature",
-                facet="width",
-                band="se",
+                **PER_WIDTH,
                 theory=lambda c, spec: spec.num_points * c["temperature"] / 2,
                 theory_label="nT/2",
-                logy=True,
-                label_fmt="T={:g}",
-                xlabel="physical time t",
                 ylabel="L_t (seed mean ± SE)",
             ),
             "Seed-mean training loss ± SE against physical time, one panel per width; dotted: the "
