@@ -120,6 +120,10 @@ def _success(ds, spec):
     return (ds["final_error"] < SUCCESS_TOL).assign_coords(eps=[f"{e:g}" for e in ds["eps"].values])
 
 
+# what the figures against ε share
+BY_EPS = dict(x="eps", hue="rank", facet="p", marker="o", label_fmt="r={:g}", xlabel="ε")
+
+
 def _draw_rip(ds, spec, fig):
     ax, ax2 = fig.subplots(1, 2)
     eps = np.asarray(ds["eps"].values, float)
@@ -234,18 +238,13 @@ EXPERIMENT = Experiment(
             "error_vs_eps",
             plots.curves(
                 "final_error",
-                x="eps",
-                hue="rank",
-                facet="p",
                 sel={"eps": lambda e: e > 0},
                 theory=lambda c, spec: c["eps"],
                 theory_label="ε",
                 logx=True,
                 logy=True,
-                marker="o",
-                label_fmt="r={:g}",
-                xlabel="ε",
                 ylabel="‖XXᵀ − M*‖_F/‖M*‖_F (median, IQR)",
+                **BY_EPS,
             ),
             "Final error of the surrogate against ε > 0 per p and rank (median, IQR over "
             "seeds); dotted: ε. Plain completion (ε = 0) is the first column of the figure success.",
@@ -254,15 +253,7 @@ EXPERIMENT = Experiment(
         Figure(
             "success",
             plots.curves(
-                _success,
-                x="eps",
-                hue="rank",
-                facet="p",
-                band="se",
-                marker="o",
-                label_fmt="r={:g}",
-                xlabel="ε",
-                ylabel=f"fraction of seeds with error < {SUCCESS_TOL:g}",
+                _success, band="se", ylabel=f"fraction of seeds with error < {SUCCESS_TOL:g}", **BY_EPS
             ),
             f"Fraction of seeds whose final error is below {SUCCESS_TOL} (± SE) against ε (ε = 0: "
             "plain completion), per p and rank.",
