@@ -73,9 +73,7 @@ PROTOTYPE_N = (32, 64, 128)
 PROTOTYPE_RTOL = 0.2  # two standard errors of the prototype's ±10% Monte Carlo error
 RATIO_HIGH = 1.3  # late-phase increment ratio to Q = 1 at most this (ours)
 TREND_MAX = 0.15  # slope of log late increment against log Q at most this (ours)
-#: Growth of R(N;Q) - R(N;1) over [N_lo, N] relative to R(N;1)'s: 0 for an additive
-#: burn-in, c - 1 for a multiplicative factor c.
-GAP_GROWTH_MAX = 0.3
+GAP_GROWTH_MAX = 0.3  # growth of R(N;Q) − R(N;1) relative to R(N;1)'s at most this (ours)
 NOISELESS_RATIO_MAX = 0.5  # noiseless late increment at most half the σ² = 0.1 one (proposed)
 EXPONENT_NOISELESS_MAX, EXPONENT_NOISY_MIN = 0.25, 0.35  # tentative growth exponents (proposed)
 NOISY = 0.1  # the noisy level of the noiseless-against-noisy comparisons
@@ -292,8 +290,7 @@ EXPERIMENT = Experiment(
             "prototype-values",
             "A numpy prototype's table of GP-BTS cumulative regret R(N) (2-D 15×15 SE ℓ=0.2; N = 32, 64, "
             "128; Q = 1, 4, 16; no US) is reproduced within ±20% (two standard errors of the prototype's "
-            "±10% Monte Carlo error) in every cell. The numbers are the prototype's, written before this "
-            "simulator, not the paper's.",
+            "±10% Monte Carlo error) in every cell. The numbers are the prototype's, not the paper's.",
             _prototype_regret,
             _prototype_value,
             rtol=PROTOTYPE_RTOL,
