@@ -28,14 +28,13 @@ own and three more, forward pass only) × seeds; in smoke every lane draws its o
 pool learning rates × seeds.
 
 Statistics (`jaxtheory.analysis`): width exponents are log–log slopes of the seed-mean RMS with 95% bootstrap
-intervals over seeds (over seeds × init draws at init; update exponents over widths $\ge 128$ only); the best
-learning rate at a width is the argmin of the seed-mean final loss, and every learning rate within one
-standard error of the best is tied with it (a learning rate where a seed diverged is never best). LR transfer
-is judged on these tie sets: the shift between the smallest and the largest width is the number of ×2 grid
-points between their tie sets (0 when they overlap), and its interval comes from resampling seeds and
-recomputing both tie sets. The smoke preset has 2 seeds, which form no interval: only the initial-aggregate
-claims (8 init draws per width) and the router's exact zero are decided there; the medium preset (8 seeds, $N
-= 32$–$256$) decides the rest.
+intervals over seeds; the best learning rate at a width is the argmin of the seed-mean final loss, and every
+learning rate within one standard error of the best is tied with it (a learning rate where a seed diverged is
+never best). LR transfer is judged on these tie sets: the shift between the smallest and the largest width is the
+number of ×2 grid points between their tie sets (0 when they overlap), and its interval comes from resampling
+seeds and recomputing both tie sets. The smoke preset has 2 seeds, which form no interval: only the
+initial-aggregate claims (8 init draws per width) and the router's exact zero are decided there; the medium
+preset (8 seeds, $N = 32$–$256$) decides the rest.
 
 **What the medium run shows.** The update exponents do not separate the rules: in regime I, where μP and MSSP
 differ only in the router init, μP's exponents match MSSP's layer by layer, so the MSSP coordinate check is no
@@ -206,15 +205,12 @@ def _rise_mup_iii(ds, spec):
 
 def _drops_mssp(ds, spec):
     """Per seed: loss drop between neighbouring widths, each width at its own best LR."""
-    w, groups = values_of(ds, "width"), _groups(ds)
-    drops = []
-    for r, o in groups:
-        loss = analysis.select(final_loss(ds, "mssp"), regime=r, optimizer=o)
-        at = [analysis.select(loss, width=n, lr_scale=best_lr(ds, "mssp", r, o, n).at).values for n in w]
-        drops.append(np.stack([at[k] - at[k + 1] for k in range(len(w) - 1)], -1))
+    best = analysis.tuned(as_dims(final_loss(ds, "mssp"), "regime", "optimizer"), "lr_scale")[0]
+    best = best.stack(group=("regime", "optimizer")).transpose("group", "seed", "width").values
+    w = values_of(ds, "width")
     pairs = [f"{int(a)}→{int(b)}" for a, b in zip(w[:-1], w[1:])]
-    coords = {"group": [f"{r}/{o}" for r, o in groups], "pair": pairs}
-    return xr.DataArray(np.stack(drops), dims=("group", "seed", "pair"), coords=coords)
+    coords = {"group": [f"{r}/{o}" for r, o in _groups(ds)], "pair": pairs}
+    return xr.DataArray(best[..., :-1] - best[..., 1:], dims=("group", "seed", "pair"), coords=coords)
 
 
 # -- figures ----------------------------------------------------------------------------
