@@ -35,10 +35,9 @@ $\varepsilon_s \approx 0.70$ needs, for a log-normal, the thin low-adoption tail
 ($\varepsilon_s = \gamma(1 + z/s_{\log})$), for a power-law density $s \propto (L - E_0)^{-k}$, $k \approx
 4.5$ (thresholds piled near the irreducible loss). Serving costs (growing with $N$ alone, their weight
 changing along the E grid) raise the E-slope of $N^*$ a little and lower that of $D^*$: the two move apart.
-Training spend grows far slower than $E^2$ (it falls with $E$ where $\varepsilon_s < \gamma$). Data-bound,
-$N^*$ is not $\propto D$ independently of $E$, so spend is not $\propto D^2/E$. On two capped lanes with
-serving costs (step adoption, $R_0 = 10^7$ \$, the two smallest $E$) no training run is profitable: the
-optimum is the corner $N \to 0$, and the convergence check covers the lanes where the firm trains.
+Data-bound, $N^*$ is not $\propto D$ independently of $E$, so spend is not $\propto D^2/E$. On two capped
+lanes with serving costs (step adoption, $R_0 = 10^7$ \$, the two smallest $E$) no training run is profitable:
+the optimum is the corner $N \to 0$, and the convergence check covers the lanes where the firm trains.
 """
 
 from __future__ import annotations
@@ -165,8 +164,7 @@ def _kappa_diffs(ds, metric):  # smallest Δ log metric between neighbouring κ_
 
 
 def _grad(ds, spec):
-    """Largest of grad-norm / GRAD_TOL and Newton-step / STEP_TOL over the lanes where the firm
-    trains (≤ 1: converged; NaN, an error, if one is not finite)."""
+    """Larger of grad-norm / GRAD_TOL and Newton-step / STEP_TOL where the firm trains (NaN if not finite)."""
     trains = _det(ds["share"]).values > 0
     g, n = (_det(ds[k]).values[trains] for k in ("grad_norm", "newton_step"))
     if not (np.isfinite(g).all() and np.isfinite(n).all()):
@@ -181,32 +179,6 @@ def _optima(ds, spec):
 
 
 LARGEST = {"loc": max, "revenue": max}  # the figures at the largest L_c and R0
-SIZES = plots.slope(
-    _optima,
-    sel=LARGEST,
-    x="E",
-    hue="family",
-    facet=("serve", "size"),
-    theory=lambda c, spec: 1.0 if c["size"] != "spend" else None,
-    theory_label="slope 1 (paper)",
-    xlabel="E (FLOP/$)",
-    ylabel="optimum",
-    sharey=False,
-)
-CAPPED = plots.slope(
-    lambda ds, spec: _spend_capped(ds, "d_max", True),
-    sel=LARGEST,
-    x="d_max",
-    hue="E",
-    facet="family",
-    theory=2.0,
-    theory_label="∝ D² (paper)",
-    xlabel="D_max (tokens)",
-    ylabel="optimal spend ($)",
-    label_fmt="E={:.0e}",
-    requires=_needs_cap,
-)
-
 
 EXPERIMENT = Experiment(
     name="profit-optimal-llm",
@@ -398,8 +370,8 @@ EXPERIMENT = Experiment(
         Claim.at_least(
             "data-efficiency-spend",
             "Compute-bound, under our reconstruction: better data efficiency gives higher training spend: Δ "
-            "log spend* > 0 between neighbouring κ_D at every E. Derived: spend rises with κ_D only where "
-            "ε_s > γ (d log C*/d log E > 1); a constant density gives spend ∝ κ_D^(−γ/(1+γ)).",
+            "log spend* > 0 between neighbouring κ_D at every E (derived: only where ε_s > γ; a constant "
+            "density gives spend ∝ κ_D^(−γ/(1+γ))).",
             lambda ds, spec: _kappa_diffs(ds, "spend"),
             0.0,
             **DATA_EFFICIENCY,
@@ -418,14 +390,37 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "sizes_vs_hardware",
-            SIZES,
+            plots.slope(
+                _optima,
+                sel=LARGEST,
+                x="E",
+                hue="family",
+                facet=("serve", "size"),
+                theory=lambda c, spec: 1.0 if c["size"] != "spend" else None,
+                theory_label="slope 1 (paper)",
+                xlabel="E (FLOP/$)",
+                ylabel="optimum",
+                sharey=False,
+            ),
             "Compute-bound optima N*, D* and spend against E (κ_D = 1, L_c = 2.4, R0 = 1e9 $), per "
             "adoption family, with their fitted log-log slopes, without and with serving costs; "
             "dashed: slope 1, the paper's near-linear tracking.",
         ),
         Figure(
             "data_bound",
-            CAPPED,
+            plots.slope(
+                lambda ds, spec: _spend_capped(ds, "d_max", True),
+                sel=LARGEST,
+                x="d_max",
+                hue="E",
+                facet="family",
+                theory=2.0,
+                theory_label="∝ D² (paper)",
+                xlabel="D_max (tokens)",
+                ylabel="optimal spend ($)",
+                label_fmt="E={:.0e}",
+                requires=_needs_cap,
+            ),
             "Data-bound optima: spend against D_max at four E values (κ_D = 1, L_c = 2.4, R0 = 1e9 $), "
             "per adoption family, with fitted log-log slopes; dashed: the paper's ∝ D² for reference.",
         ),
