@@ -1,7 +1,6 @@
 r"""``seal-ring-attractor``: Hopfield-style Fourier energies for ring and torus attractors.
 
-The simulator is `jaxtheory.sims.attractors.seal`: the energies are learned by restoring-field matching, then
-run as Euler dynamics $\tau\dot x = -\nabla E + vT$.
+The simulator is `jaxtheory.sims.attractors.seal`; the Euler dynamics are $\tau\dot x = -\nabla E + vT$.
 
 **Ring.** $N$ neurons at angles $\varphi_n = 2\pi n/N$, target states $x(\theta) = b(\varphi - \theta)$ with
 the von Mises bump $b(\varphi) = e^{\kappa(\cos\varphi - 1)}$, $\kappa = 4$. With $\hat x_k$ the DFT of $x$
@@ -36,7 +35,7 @@ drives need the split (or a smaller dt).
 **Stability bound (derived).** Linearised at the manifold, Euler is $\delta \leftarrow (I - \eta H)\delta$,
 and $E(x - \eta g) - E(x) \le -\eta(1 - \eta L/2)\lVert g\rVert^2$ where $\lVert H\rVert \le L$: descent is
 guaranteed near the manifold for $\eta < 2/L^*$, $L^*$ the largest Hessian eigenvalue on the learned manifold
-(exact, `jax.hessian` + `eigvalsh`). A control run at $\eta = 1.5\cdot 2/L^*$ must lose descent.
+(exact, `jax.hessian` + `eigvalsh`).
 
 **Connectivity.** With a linear transfer the Hopfield energy $\tfrac12\lVert x\rVert^2 - \tfrac12 x^\top Wx -
 I^\top x$ has Hessian $1 - W$; matching the Hessian of the learned $E$ at the ring, averaged over the $N$
@@ -162,9 +161,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "energy-descent",
-            "Below the stability bound (η = dt/τ < 2/L*, L* the largest Hessian eigenvalue on the "
-            "learned manifold) E(x_t) never increases along autonomous Euler trajectories: the number "
-            "of trials (all seeds) with an increase above 1e-6·E(x₀) is 0.",
+            "Below the stability bound η = dt/τ < 2/L* E(x_t) never increases along autonomous Euler "
+            "trajectories: the number of trials (all seeds) with an increase above 1e-6·E(x₀) is 0.",
             lambda ds, spec: (_per_model(ds["max_rel_increase"]) > DESCENT_RTOL).sum("lane").astype(float),
             0.0,
             source="reconstruction",
@@ -185,8 +183,7 @@ EXPERIMENT = Experiment(
             "normal-attraction",
             "From σ = 0.5 perturbations the distance to the learned manifold (an upper bound: the "
             "distance to its point at the decoded phase) is below 1e-3 after 500 Euler steps (v = 0) "
-            "in at least 99 % of trials; Wilson interval over all trials of all seeds. The "
-            "thresholds 1e-3 and 99 % are ours.",
+            "in at least 99 % of trials of all seeds. The thresholds 1e-3 and 99 % are ours.",
             Stat.fraction(lambda ds, spec: _per_model(ds["distance"].sel(v=0.0) < ATTRACT_DIST), over="lane"),
             Region.at_least(ATTRACT_FRACTION),
             source="reconstruction",
@@ -244,8 +241,7 @@ EXPERIMENT = Experiment(
             "The learned connectivity (the circulant part of 1 − Hessian of E on the ring, a linear "
             "Hopfield network's W) is a Mexican hat: excitatory between neighbours, w(1) > 0, and "
             "inhibitory at intermediate distances, min over 2 ≤ Δ ≤ N/4 of w(Δ) < 0. Score per seed: "
-            "min(w(1), −min w(Δ)) / max|w|, positive for a hat; its seed mean is above 0. Depends on "
-            "the reconstruction (W is our Hessian-matched W).",
+            "min(w(1), −min w(Δ)) / max|w|, positive for a hat; its seed mean is above 0.",
             _mexican_hat,
             0.0,
             source="reconstruction",
