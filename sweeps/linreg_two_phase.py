@@ -171,9 +171,8 @@ def _ratio_below_one(ds, spec):
 
 
 def _excess_ameliorated(ds, spec):
-    """Per (k > 1, W), on the factor-2^(1/4) grid: R_transfer − R_tuned, with R_tuned the best
-    LA-DiLoCo over the best LA(WB) (both optima inside the grid) and R_transfer LA-DiLoCo at
-    LA(WB)'s best (η, α) over LA(WB)'s best."""
+    """Per (k > 1, W), on the factor-2^(1/4) grid: R_transfer − R_tuned (both optima inside the grid;
+    R_tuned and R_transfer as in the description's Multi-worker excess)."""
     dl, la = _fine(ds, "fine_diloco"), _fine(ds, "fine_la_wb")
     out = Cells()
     for c, d in analysis.cells(dl.sel(k=dl["k"] > 1), ["lr", "alpha"]):  # k = 1: no excess (identity)
@@ -199,8 +198,7 @@ def _sla_tuned(ds, spec):
 
 
 def _f2_excess(ds, spec):
-    """LA-DiLoCo / LA(W·B) per (k, W): at the default (η, α); both tuned over the factor-2^(1/4)
-    grid; LA-DiLoCo at LA(W·B)'s best (η, α)."""
+    """LA-DiLoCo / LA(W·B) per (k, W): the three curves of figure ``f2_multiworker`` (its caption)."""
     dl, la = (_fine(ds, v).stack(hp=("lr", "alpha")) for v in ("fine_diloco", "fine_la_wb"))
     best = la.fillna(np.inf).argmin("hp")
     curves = [_default_lane(_ratio(ds)), dl.min("hp") / la.min("hp"), dl.isel(hp=best) / la.isel(hp=best)]
