@@ -104,7 +104,7 @@ def test_claim_cells_follow_the_design_rules(smoke):
     ism = [a for a, p in enumerate(ds["policy"].values) if p == "ism_practical"]
     assert counts["ism-gap-slope"] == int(cens[ism][:, list(ds["env"].values).index("none")].sum())
     # ... and the gap slope is fitted against E[Z²]/Δ² = K(2σ² + Δ²)/Δ²
-    assert m._ez2(0.5, 4, 1.0) == pytest.approx(4 * (2 + 0.25))
+    assert m._z({"gap": 0.5, "K": 4, "sigma": 1.0}) == pytest.approx(4 * (2 + 0.25) / 0.25)
 
 
 @pytest.mark.slow  # the smoke preset (~20 s); CI's docs build runs it and compares its verdicts
