@@ -135,9 +135,8 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.at_most(
             "smuon-ahead-of-muon",
-            "On the authors' deep-linear script (best loss over learning rates against depth), SMuon's tuned "
-            "best loss is below Muon's at every depth; measured per seed as SMuon / Muon on the same teacher "
-            "and init, seed-mean ≤ 1 per depth. Our statement: the script's output was not available.",
+            "On the authors' deep-linear script SMuon's tuned best loss is below Muon's at every depth: per "
+            "seed SMuon / Muon (same teacher and init), seed-mean ≤ 1 per depth.",
             _vs_muon,
             1.0,
             source="proposed",
@@ -153,8 +152,7 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "smuon-matches-muon-when-deep",
-            "SMuon's tuned best loss is at most Muon's at depth ≥ 5 (per seed SMuon / Muon, "
-            "seed-mean ≤ 1 per depth). Our statement.",
+            "SMuon's tuned best loss is at most Muon's at depth ≥ 5 (per seed SMuon / Muon, seed-mean ≤ 1).",
             lambda ds, spec: _vs_muon(ds, spec).sel(depth=slice(5, None)),
             1.0,
             source="proposed",
