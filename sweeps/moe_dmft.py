@@ -178,11 +178,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "gap-decreases-with-width",
-            "The gap between finite-width loss curves and the DMFT curve shrinks as width grows: strictly "
-            "decreasing over the widths of the sweep, each neighbouring decrease of the squared gap (mean "
-            "over seeds of the per-seed mean square over steps) above 0 by its paired bootstrap interval. "
-            "Under our reconstruction of the regime-I DMFT (mean-field scaling after Bordelon & Pehlevan, "
-            "zero router init), so the DMFT curve is the limit of the network it describes.",
+            "The gap between finite-width loss curves and the DMFT curve shrinks as width grows: every "
+            "decrease of the squared gap between neighbouring widths is above 0 by its paired bootstrap "
+            "interval. Under our reconstruction of the regime-I DMFT (mean-field scaling after Bordelon & "
+            "Pehlevan, zero router init), so the DMFT curve is the limit of the network it describes.",
             _drops,
             0.0,
             source="reconstruction",
