@@ -218,8 +218,7 @@ def _draw_noise(ds, spec, fig):
                 ax.loglog(K, s * np.sqrt(2 * np.log(np.maximum(K, 2))), "--", color=f"C{i}", lw=0.8)
                 exact = search.expected_selected_gap(K, int(d), _sublevel(ds, d), float(s))
                 ax.loglog(K, exact, ":", color="k", lw=0.8)
-        ax.set(title=f"d={int(d)}; dashed σ√(2 ln K), dotted exact", xlabel="K")
-        ax.title.set_fontsize(8)
+        ax.set_title(f"d={int(d)}; dashed σ√(2 ln K), dotted exact", fontsize=8)
         if j == 0:
             ax.set_ylabel("true gap of the chosen recipe")
             ax.legend(fontsize=6)
