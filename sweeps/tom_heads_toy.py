@@ -33,9 +33,8 @@ last-position RSA with the divergence RDM ranges from weak to strong: the strong
 at all positions) is not always the head whose final-position output encodes the divergence, so the two
 analyses answer different questions even in the toy.
 
-**What this does not test.** Nothing here is about Qwen2.5-14B: the paper's own claims are listed on this page
-without a verdict. The toy checks that the bookkeeping recovers a known mediator, and whether a trained toy
-grows one that works for both kinds.
+**What this does not test.** Qwen2.5-14B itself (see the banner): the toy checks that the bookkeeping recovers
+a known mediator, and whether a trained toy grows one that works for both kinds.
 """
 
 from __future__ import annotations
@@ -85,11 +84,8 @@ def _emergent_p(ds, spec):
 def _ranked(ds, spec):
     """The trained model's per-head effects ranked within each seed (head identities are arbitrary)."""
     eff = _seeds(ds, spec)["trained_effect"]
-    return (
-        eff.copy(data=-np.sort(-eff.values, axis=1))
-        .rename(head="rank")
-        .assign_coords(rank=np.arange(1, eff.sizes["head"] + 1))
-    )
+    ranked = eff.copy(data=-np.sort(-eff.values, axis=1)).rename(head="rank")
+    return ranked.assign_coords(rank=np.arange(1, ranked.sizes["rank"] + 1))
 
 
 def _by_layer(ds, spec):
