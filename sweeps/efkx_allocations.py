@@ -72,9 +72,7 @@ def _guarantee(ds, k):
 
 
 def _orientations(ds, k):
-    """Multigraphs without an EFkX orientation: exact for the graphs drawn (the search is
-    exhaustive per graph), but as evidence that such graphs exist a lower bound only (interval
-    ``[count, inf)``): a search that finds none is inconclusive, not a refutation."""
+    """Multigraphs without an EFkX orientation, as evidence that such graphs exist: ``[count, inf)``."""
     n = ds["orient_n_efkx"].sel(k=k)
     found = float((n == 0).sum())
     return Estimate(found, found, float("inf"), n=int(n.size), method="search")
