@@ -272,7 +272,6 @@ EXPERIMENT = Experiment(
                 lambda ds, spec: np.sqrt(_noisy(ds)),
                 x="sigma",
                 hue="r",
-                band="iqr",
                 sel={"init_error": 0.3},
                 theory=lambda c, spec: c["sigma"] * np.sqrt(_floor_sq(spec, c["r"])),
                 theory_label="σ√(df/(n−df−1))",
