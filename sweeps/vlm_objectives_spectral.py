@@ -132,7 +132,7 @@ def _angles(ds, spec):
 
 
 RECALL = dict(hue="objective", facet="rho_y", sel=SHOWN, band="se", marker="o", ms=3)
-RECALL_Y = "closed-form recall@1 (mean ± SE over models)"
+RECALL["ylabel"] = "closed-form recall@1 (mean ± SE over models)"
 
 
 EXPERIMENT = Experiment(
@@ -271,7 +271,6 @@ EXPERIMENT = Experiment(
                 lambda ds, spec: _models(_spectral(ds, "cf_recall")),
                 x="rho_x",
                 xlabel="image contamination ρ_x",
-                ylabel=RECALL_Y,
                 title="SigLIP's closed form = contrastive",
                 **RECALL,
             ),
@@ -285,7 +284,6 @@ EXPERIMENT = Experiment(
                 lambda ds, spec: _models(_spectral(ds, "cf_recall_spurious")),
                 x="rho_c",
                 xlabel="cross-view nuisance correlation ρ_c (absent from the scored pairs)",
-                ylabel=RECALL_Y,
                 **RECALL,
             ),
             "Image-to-text recall@1 on clean held-out pairs of the closed forms fit under a cross-view "
