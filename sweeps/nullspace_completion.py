@@ -30,8 +30,7 @@ entries towards 0. The abstract's $O(\varepsilon)$ closeness is an upper bound, 
 completion already succeeds ($p = 0.3$, $r = 2$) the error over $\varepsilon$ does not grow as $\varepsilon
 \to 0$. It in fact falls: the local slopes of the error in $\varepsilon$ are near 2 between 0.01 and 0.03 and
 about 1.6 between 0.03 and 0.1, an $O(\varepsilon^2)$-like bias at small $\varepsilon$, and near 1 only
-between 0.1 and 0.3 (a numpy probe on other seeds found 1.7 and 1.3). The claim's small-$\varepsilon$ regime
-is $\varepsilon \le 0.1$, fixed before the smoke.
+between 0.1 and 0.3 (a numpy probe on other seeds found 1.7 and 1.3).
 
 **Over-parametrisation** (the claim `overparam-succeeds-as-often` says where a larger rank fails). The
 surrogate rescued no failed case: at $p \le 0.2$ every $\varepsilon > 0$ succeeds at most as often as
@@ -54,7 +53,7 @@ SUCCESS_TOL = 0.1
 #: Plain completion "succeeds" in a (p, r) cell when its seed-median error is below this
 #: (the smoke's successes sit at 1e-6–1e-5, its failures above 1e-2).
 PLAIN_OK = 1e-3
-#: ε ≤ this is the small-ε regime of the slope claim ("as ε → 0").
+#: ε ≤ this is the small-ε regime of the slope claim ("as ε → 0"), fixed before the smoke.
 EPS_SMALL = 0.1
 #: ε = 0 surrogate against plain completion: the ε² term adds exact zeros, so the runs
 #: are equal bit for bit in one program (measured 0.0); the tolerance only admits a few
@@ -63,9 +62,7 @@ EPS0_TOL = 1e-5
 #: δ̂ at ε = 0 is (ρ₊ − 0)/(ρ₊ + 0) = 1 exactly; the bound's slack is float32 round-off of
 #: the column norms ‖Ge_ij‖² (sums of 200 squares, relative ~1e-6).
 RIP_TOL = 1e-5
-
-
-EPS0 = needs(eps=0.0)
+EPS0 = needs(eps=0.0)  # the claims that compare with ε = 0
 
 
 def _rip_bound_gap(ds, spec):
