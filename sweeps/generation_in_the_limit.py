@@ -148,11 +148,10 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.equals(
             "eventually-valid",
-            "The first two generators (Kleinberg–Mullainathan and the density-seeker) are "
-            "eventually valid: in no lane (any α, λ, seed) is an output at or after round T/2 "
-            "outside K. The decoys are refuted by round T/5 by construction, so this checks that "
-            "the generators stop hallucinating once the data refute the language they follow "
-            "(the critical-language mechanism), an illustration of a limit property.",
+            "The first two generators (Kleinberg–Mullainathan and the density-seeker) are eventually valid: "
+            "in no lane (any α, λ, seed) is an output at or after round T/2 outside K. The decoys are "
+            "refuted by round T/5 by construction, so this checks that the generators stop hallucinating "
+            "once the data refute the language they follow (the critical-language mechanism).",
             lambda ds, spec: int((_of(ds, "last_invalid", ["km", "density"]) >= spec.rounds / 2).sum()),
             0,
             source="lit",
@@ -198,12 +197,11 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "tolerant-raises-recall",
-            f"Tolerating hallucinations at vanishing frequency strictly raises recall when the "
-            f"adversary withholds a large part of the target: at α ≤ {LARGE_WITHHELD_ALPHA:g} "
-            f"(at least half of K withheld) the tolerant generator's recall minus the eventually "
-            f"valid density generator's on [1, {GAIN_WINDOW}] (λ = 1) is positive, above "
-            f'{POSITIVE_GAIN:g} (our threshold for "strictly"), per α; a finite-horizon '
-            f"illustration of a limit statement.",
+            "Tolerating hallucinations at vanishing frequency strictly raises recall when the adversary "
+            f"withholds a large part of the target: at α ≤ {LARGE_WITHHELD_ALPHA:g} (at least half of K "
+            "withheld) the tolerant generator's recall minus the eventually valid density generator's on "
+            f'[1, {GAIN_WINDOW}] (λ = 1) is positive, above {POSITIVE_GAIN:g} (our threshold for "strictly"), '
+            "per α.",
             _gain_withheld,
             POSITIVE_GAIN,
             source="reconstruction",
