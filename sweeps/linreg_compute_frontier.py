@@ -171,9 +171,8 @@ EXPERIMENT = Experiment(
     claims=[
         Claim.slope(
             "sgd-frontier-exponent",
-            "Signal-dominated regime (σ² = 0, b < 2a): the SGD compute-optimal frontier decays like "
-            "C^{−(b−1)/a} (derivation in the module docstring): its log-log slope over C ∈ [C_max/16, C_max] "
-            "is −(b−1)/a within 15% (relative, for finite-size corrections), for every (a, b).",
+            "Signal-dominated regime (σ² = 0, b < 2a): the SGD compute-optimal frontier's log-log slope is "
+            "−(b−1)/a within 15% (relative), for every (a, b); derivation and fit window in the description.",
             lambda ds, spec: _window(frontiers(ds, spec), spec).sel(algo="sgd", drop=True),
             "step",
             expected=_theory,
@@ -184,9 +183,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_most(
             "frontier-monotone",
-            "The compute-optimal frontier is non-increasing in compute for every "
-            "algorithm and every (a, b): its largest relative increase between logged "
-            f"steps is at most {MONOTONE_RTOL:g} (float32 round-off).",
+            "The compute-optimal frontier is non-increasing in compute for every algorithm and every (a, b): "
+            f"its largest relative increase between logged steps is ≤ {MONOTONE_RTOL:g} (float32 round-off).",
             _largest_increase,
             MONOTONE_RTOL,
             source="derived",
