@@ -216,8 +216,7 @@ EXPERIMENT = Experiment(
             "same-step-every-kappa",
             f"With η_x = η_y, DS-GDA reaches ‖∇Φ(x̄_T)‖ ≤ {EPS:g} at every κ of the preset (σ = 0, "
             "within T steps), under our reconstruction: per κ, the smallest over the grid's η of "
-            "the worst instance (exact over the preset's instances: at σ = 0 a run is a "
-            f"deterministic function of its instance). The accuracy {EPS:g} and the horizon are ours.",
+            f"the worst instance (exact: see Test family). The accuracy {EPS:g} and the horizon are ours.",
             lambda ds, spec: _final(ds, "ds-gda").max("seed").min("eta"),  # per κ
             EPS,
             over=None,
@@ -277,7 +276,7 @@ EXPERIMENT = Experiment(
             "consensus-gap-slope",
             "Steady consensus error is O(η²/(1 − λ)²): its log-log slope against the spectral gap "
             "1 − λ is −2, within ±1 (our tolerance), across the graphs of the preset (noisy "
-            "quadratic g, κ = 10, η = 0.05, D-SGDA-GT; ring → torus at 16 nodes is ×7.9 in gap).",
+            "quadratic g, κ = 10, η = 0.05, D-SGDA-GT).",
             lambda ds, spec: analysis.select(
                 _setting(ds, 0.1).sel(LYAP_CELL)["consensus_avg"], algo="d-sgda-gt"
             ),
