@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, plots
-from jaxtheory.sims.moe import dmft
+from jaxtheory.sims.moe import dmft, dmft_lazy
 from jaxtheory.sweep import Space, static, values
 
 # Leading finite-width correction: a width-N loss curve fluctuates around the DMFT curve by O(N^{-1/2})
@@ -107,9 +107,7 @@ def _draw_curves(ds, spec, fig):
         ax.semilogy(steps, sub.mean("seed"), color=c, lw=1.2, label=f"N={n}")
     ax.semilogy(steps, curve, color="k", lw=2.2, label="DMFT (N=∞)")
     ax.fill_between(steps, curve - 2 * curve_se, curve + 2 * curve_se, color="k", alpha=0.3, lw=0)
-    X, y, Kx = dmft.make_data(spec)  # the lazy (kernel-regression) curve at this config
-    K0 = dmft.initial_ntk(Kx, dmft.router_init(spec, X, float(da["router_std"]))[1], spec.activation)
-    lazy = dmft.lazy_loss(Kx, y, K0, float(da["eta"]), len(steps) - 1)
+    lazy = dmft_lazy.lazy_curve(spec, float(da["router_std"]), float(da["eta"]), len(steps) - 1)
     ax.semilogy(steps, lazy, "k:", lw=1.2, label="lazy (γ₀→0) NTK")
     ax.set(xlabel="GD step", ylabel="training loss ½·mean(y − f)²")
     g0 = f", γ₀={float(da['gamma0']):g}" if ds["gamma0"].size > 1 else ""
