@@ -94,15 +94,11 @@ def _majority_share(ds, spec):
     return _majority(d) / d.max(("seed", "function"))
 
 
-def _drops(var):
-    """Per seed, excess(d_i) − excess(d_{i+1}) for neighbouring regression degrees."""
-
-    def measure(ds, spec):
-        degs = [int(x) for x in ds["ldegree"].values]
-        pairs = [f"{a}→{b}" for a, b in zip(degs, degs[1:])]
-        return (-ds[var].diff("ldegree")).rename(ldegree="degrees").assign_coords(degrees=pairs)
-
-    return measure
+def _drops(ds, var):
+    """Per seed, var(d_i) − var(d_{i+1}) for neighbouring regression degrees."""
+    degs = [int(x) for x in ds["ldegree"].values]
+    pairs = [f"{a}→{b}" for a, b in zip(degs, degs[1:])]
+    return (-ds[var].diff("ldegree")).rename(ldegree="degrees").assign_coords(degrees=pairs)
 
 
 TWO_DEGREES = needs(lambda ds, spec: ds.sizes["ldegree"] > 1, "the preset runs one regression degree")
@@ -161,10 +157,9 @@ def _draw_degrees(ds, spec, fig):
     grid = np.linspace(x.min(), x.max(), 400)
     bound = np.minimum(np.maximum(np.ceil(grid) - 1, 0), spec.n)
     ax.plot(grid, bound, "k-", lw=0.8, label="bound min(⌈ln(1/ε)/ln(1/ρ)⌉ − 1, n)")
-    ax.set_xscale("log")
+    ax.set(xscale="log", xlabel="ln(1/ε) / ln(1/ρ)", ylabel="d*(σ, ε): least d with tail(d) ≤ ε²")
     ax.set_xticks([2, 5, 10, 20, 40], ["2", "5", "10", "20", "40"])
     ax.set_xticks([], minor=True)
-    ax.set(xlabel="ln(1/ε) / ln(1/ρ)", ylabel="d*(σ, ε): least d with tail(d) ≤ ε²")
     ax.set_title("Degree needed against the noise bound", fontsize=9)
     ax.legend(fontsize=7)
 
@@ -219,8 +214,7 @@ EXPERIMENT = Experiment(
         Claim.identity(
             "majority-level-weights",
             "Majority's level weights from the FWHT equal the closed form of its Fourier coefficients "
-            "(O'Donnell, Analysis of Boolean Functions, Thm 5.19) to float32 rounding (1e-5); at n = 15 "
-            "W₁ = .658, W₃ = .118, W₅ = .058, as measured while planning.",
+            "(O'Donnell, Analysis of Boolean Functions, Thm 5.19) to float32 rounding (1e-5).",
             _level_residual,
             LEVEL_TOL,
             source="lit",
@@ -260,7 +254,7 @@ EXPERIMENT = Experiment(
             "falls with the degree: excess(d) − excess(d′) > 0 for neighbouring odd degrees d < d′, with "
             "Kalai et al.'s random-threshold rounding (expected error ½E|y − clip(p)|), seed mean over "
             "planted halfspaces.",
-            _drops("excess"),
+            lambda ds, spec: _drops(ds, "excess"),
             0.0,
             source="proposed",
             requires=TWO_DEGREES,
@@ -270,7 +264,7 @@ EXPERIMENT = Experiment(
             "A variant of the same: with sign(p − t) and t tuned on the sample, the excess error over the "
             "planted halfspace falls with the degree: excess(d) − excess(d′) > 0 for neighbouring odd d < "
             "d′, seed mean (not in every draw: see the description).",
-            _drops("excess_tuned"),
+            lambda ds, spec: _drops(ds, "excess_tuned"),
             0.0,
             source="proposed",
             requires=TWO_DEGREES,
