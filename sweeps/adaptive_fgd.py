@@ -247,8 +247,8 @@ EXPERIMENT = Experiment(
             "For ε < 1 (an estimated relative error of the gradient below 1, where the standard "
             "inexact-gradient argument gives descent at every step) the exact loss decreases at every epoch "
             "below the cap: the count of increases is 0 (an exact count; in the smoke the ε = 0.5 epochs, "
-            "~18 a seed, as ε = 0.1 starts at the cap). The increases the pooled claim allows are ε = 3 on "
-            "the 8×8 grid, where the loss sits on that grid's floor. Our check, not a sentence of the paper.",
+            "~18 a seed, as ε = 0.1 starts at the cap). The increases the pooled claim allows are ε = 3 on the "
+            "8×8 grid, where the loss sits on that grid's floor.",
             _descent(below_one=True),
             0,
             source="proposed",

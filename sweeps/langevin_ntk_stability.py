@@ -56,10 +56,6 @@ EARLY_FRACTION = 0.01  # "early on": the records where the lazy loss is still ab
 OU_MIN_LAMT = 0.5  # OU claim cells need λ₁t ≥ this, so the displacement is O(1)
 SMALL_T = 1e-3  # temperatures of the NTK-stability claim ("small T"); T = 1e-2 is shown, not claimed
 _PAIRED = ("width", "temperature")
-QUOTE_NTK_STABLE = (
-    "injected noise helps preserve NTK stability with high probability without confining the weights to a "
-    "small neighborhood of their initialization"
-)
 QUOTE_NON_LAZY = (
     "the network Jacobian can change from initialization, departing the commonly analyzed lazy regime"
 )
@@ -217,7 +213,9 @@ EXPERIMENT = Experiment(
             "(ou-displacement).",
             _ntk_stable,
             at_least=0.9,
-            **{**RECONSTRUCTION, "quote": QUOTE_NTK_STABLE},
+            source="reconstruction",
+            quote="injected noise helps preserve NTK stability with high probability without confining the "
+            "weights to a small neighborhood of their initialization",
         ),
         Claim.at_least(
             "jacobian-moves",
