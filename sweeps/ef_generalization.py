@@ -192,9 +192,8 @@ EXPERIMENT = Experiment(
         Claim.close(
             "matched-alpha-indifference",
             "Top-k, random-k and quantization at matched α give nearly indistinguishable generalization "
-            "gaps: the ratio of seed-mean gaps of every pair lies in "
-            '1 ± 0.1 at every T ≥ 10 d/k. The 10% reading of "nearly indistinguishable" is '
-            "ours.",
+            "gaps: the ratio of seed-mean gaps of every pair lies in 1 ± 0.1 at every T ≥ 10 d/k. The 10% "
+            'reading of "nearly indistinguishable" is ours.',
             _indifference,
             1.0,
             atol=REL_TOL,
