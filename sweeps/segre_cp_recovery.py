@@ -178,9 +178,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "rgd-linear-r2",
-            "RGD converges linearly at σ = 0 (α = 0.5): log e_k against k is a line, R² > 0.98 per "
-            f"seed over the iterates with {ROUNDOFF_FLOOR:g} ≤ e_k ≤ {RGD_FIT_MAX:g}. The "
-            f"threshold 0.98 is ours.",
+            "RGD converges linearly at σ = 0 (α = 0.5): log e_k against k is a line, R² > 0.98 per seed over "
+            f"the iterates with {ROUNDOFF_FLOOR:g} ≤ e_k ≤ {RGD_FIT_MAX:g}. The threshold 0.98 is ours.",
             lambda ds, spec: _per_lane(ds, "rgd_error", lambda e: _linear_fit(e)[1]),
             0.98,
             source="reconstruction",
@@ -200,9 +199,8 @@ EXPERIMENT = Experiment(
         Claim.within(
             "rgd-factor-matches-spectrum",
             "RGD's measured factor equals the linearized one, max_μ |1 − αμ| over the eigenvalues μ of JᵀJ/n "
-            "at the truth, to ±5 % (ratio measured/predicted in [0.95, 1.05]), fitted in the "
-            f"asymptotic window: the last {RGD_ASYMPTOTIC_DECADES:g} decades of each lane above "
-            f"{ROUNDOFF_FLOOR:g}.",
+            "at the truth, to ±5 % (ratio measured/predicted in [0.95, 1.05]), fitted in the asymptotic "
+            f"window: the last {RGD_ASYMPTOTIC_DECADES:g} decades of each lane above {ROUNDOFF_FLOOR:g}.",
             _rgd_factor_vs_spectrum,
             0.95,
             1.05,
