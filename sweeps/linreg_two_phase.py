@@ -50,7 +50,6 @@ from jaxtheory.sims.linreg import two_phase as tp
 from jaxtheory.sims.linreg import two_phase_checks
 from jaxtheory.sweep import Space, log
 
-PARAMS, MC_ALGOS, OUTERS = tp.PARAMS, tp.MC_ALGOS, tp.OUTERS
 MC_RTOL = 0.03  # Monte Carlo mean / exact recursion within 1 ± 3% (interval: its standard error)
 ACCEL_TOL = 0.1  # acceleration: steps to ε grow at most like κ^(1/2 + ACCEL_TOL) (ours)
 RATIO_ROUNDOFF = 1e-5  # float32 round-off of a risk ratio (the k = 1 identity's residual is ~3e-6)
@@ -63,7 +62,6 @@ Q_ACCELERATION = (
     "stacking two momentum operators gives an opportunity for acceleration via a non-linear "
     "transformation of the ``effective'' Hessian spectrum"
 )
-Q_NESTEROV = Q_ACCELERATION + ", which is maximized for Nesterov momentum"
 # The model the quoted statements are tested on was rebuilt without the paper.
 _RECON = (
     "(under our reconstruction: Gaussian streaming linear regression with a power-law "
@@ -84,7 +82,7 @@ def _exact_lanes(da):
 
 def _default_lane(da):
     """``da`` (seed dropped) at the default (η, α), the nearest grid point."""
-    return as_dims(da, "lr", "alpha").sel(lr=PARAMS["lr"], alpha=PARAMS["alpha"], method="nearest")
+    return as_dims(da, "lr", "alpha").sel(lr=tp.PARAMS["lr"], alpha=tp.PARAMS["alpha"], method="nearest")
 
 
 def _tuned(da, dims):
@@ -191,10 +189,10 @@ def _sla_tuned(ds, spec):
     ks = [k for k in la["k"].values if k > 1]  # SLA at k = 1 is plain momentum SGD
     rows = [
         [_tuned(la.sel(k=k), ("lr", "alpha"))[0]]
-        + [_tuned(sla.sel(k=k, outer=o), ("lr", "alpha", "outer_mu"))[0] for o in OUTERS]
+        + [_tuned(sla.sel(k=k, outer=o), ("lr", "alpha", "outer_mu"))[0] for o in tp.OUTERS]
         for k in ks
     ]
-    return xr.DataArray(np.asarray(rows), dims=("k", "outer"), coords={"k": ks, "outer": ["none", *OUTERS]})
+    return xr.DataArray(np.array(rows), dims=("k", "outer"), coords={"k": ks, "outer": ["none", *tp.OUTERS]})
 
 
 def _f2_excess(ds, spec):
@@ -203,7 +201,7 @@ def _f2_excess(ds, spec):
     best = la.fillna(np.inf).argmin("hp")
     curves = [_default_lane(_ratio(ds)), dl.min("hp") / la.min("hp"), dl.isel(hp=best) / la.isel(hp=best)]
     out = xr.concat([c.reset_coords(drop=True) for c in curves], "excess").transpose("k", "workers", ...)
-    default = f"at the default (η, α) = ({PARAMS['lr']}, {PARAMS['alpha']})"
+    default = f"at the default (η, α) = ({tp.PARAMS['lr']}, {tp.PARAMS['alpha']})"
     return out.assign_coords(excess=[default, "both tuned", "at LA(W·B)'s best (η, α)"])
 
 
@@ -211,7 +209,7 @@ def _draw_mc(ds, spec, fig):
     ax = fig.add_subplot(1, 1, 1)
     t = ds["mc_step"].values
     mean, se, exact = (_default_lane(_exact_lanes(ds[v])) for v in ("mc_mean", "mc_se", "mc_exact"))
-    for a in MC_ALGOS:
+    for a in tp.MC_ALGOS:
         (ln,) = ax.plot(t, exact.sel(algo=a).values, lw=1, label=a)
         ax.errorbar(
             t, mean.sel(algo=a).values, yerr=3 * se.sel(algo=a).values, fmt=".", color=ln.get_color(), ms=3
@@ -401,7 +399,7 @@ EXPERIMENT = Experiment(
             ["none", "heavy_ball", "nesterov"],
             increasing=False,
             source="reconstruction",
-            quote=Q_NESTEROV,
+            quote=Q_ACCELERATION + ", which is maximized for Nesterov momentum",
             **EXACT,
         ),
         Claim.at_least(
@@ -467,7 +465,7 @@ EXPERIMENT = Experiment(
                 logy=True,
                 label_fmt=lambda o: "LA" if o == "none" else f"SLA {o}",
                 ylabel=lambda spec: f"final risk after {spec.steps} steps, tuned",
-                title=f"noisy (σ² = {PARAMS['sigma2']}): best over (η, α, μ)",
+                title=f"noisy (σ² = {tp.PARAMS['sigma2']}): best over (η, α, μ)",
                 **K_AXIS,
             ),
             "Noisy power-law problem: final exact risk of LA, SLA-HB and SLA-Nesterov, each "
