@@ -34,12 +34,11 @@ compared with. The paper's statements are regret *upper bounds*: the claims quot
 (a smaller late increment or a downward trend in $Q$ agrees with them), with thresholds of ours, not
 calibrated on a full run.
 
-**Uncertainty sampling at $L = Q$.** The abstract calls the initial US phase "often ineffective"; the analyses
-the paper does without need phases polynomial in $Q$, so `us-phase-costs-regret` tests $L \ge 2Q$. One batch
-($L = Q$) is our extension, and it fails: at $L = Q = 16$ GP-BTS pays *less* regret at equal budget than
-without the phase, noiseless and noisy alike, decisively on both presets. GP-BTS's first batch is $Q$ prior
-draws, which repeat each other, while US spreads the first $Q$ points; from $L = 2Q$ on the phase costs regret
-as the paper says.
+**Uncertainty sampling at $L = Q$.** The analyses the paper does without need phases polynomial in $Q$, so
+`us-phase-costs-regret` tests $L \ge 2Q$. One batch ($L = Q$) is our extension, and it fails: at $L = Q = 16$
+GP-BTS pays *less* regret at equal budget than without the phase, noiseless and noisy alike, decisively on
+both presets. GP-BTS's first batch is $Q$ prior draws, which repeat each other, while US spreads the first $Q$
+points; from $L = 2Q$ on the phase costs regret as the paper says.
 
 **What the medium run shows.** Undecided: the US cost at $Q = 4$, $\sigma^2 = 0.1$, $L = 16$, the noisy growth
 exponent, and beating random search at $Q = 1$, $N = 2, 3$, where one observation barely informs the next
@@ -210,7 +209,6 @@ ON_GP = dict(over="instance", requires=GP_ONLY)  # a mean over GP prior draws
 EXPONENT = dict(over="instance", source="proposed", requires=NOISE_PAIR)  # a growth exponent of R(N)
 EVALS = dict(x="eval", over="instance", band="se", logx=True, logy=True, xlabel="evaluations N")
 
-
 QUOTE = (
     "This paper shows that the regret upper bound without the multiplicative factor on $Q$ can be achieved "
     "without the initial US phase, using GP-BTS as an example"
@@ -226,7 +224,6 @@ NO_Q_FACTOR = Claim(
     Region.at_most(RATIO_HIGH),
     **ON_PAPER,
 )
-
 
 EXPERIMENT = Experiment(
     name="gp-batch-bandits",
@@ -317,9 +314,8 @@ EXPERIMENT = Experiment(
         Claim.at_least(
             "us-phase-costs-regret",
             "At equal budget N, GP-BTS without an uncertainty-sampling phase has lower cumulative regret "
-            "than with one of length L ≥ 2Q (the analyses the paper does without need phases polynomial in "
-            "Q), for every Q, σ² and such L tested (paired difference R(N; US) − R(N; no US) > 0). The "
-            "quote says 'often'; we test every such cell.",
+            "than with one of length L ≥ 2Q, for every Q, σ² and such L tested (paired difference R(N; US) "
+            "− R(N; no US) > 0). The quote says 'often'; we test every such cell.",
             lambda ds, spec: _us_cost(ds, spec, "L >= 2Q"),
             0.0,
             source="paper",
