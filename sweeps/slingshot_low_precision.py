@@ -96,8 +96,7 @@ def _gap_margin(ds, name, sign):
 
 
 def _always_when(ds, spec):
-    da = _gap_margin(ds, "max_gap_live", -1)
-    da = da.where(_by_arm(ds["n_above"]).sum("seed") > 0, drop=True)
+    da = _gap_margin(ds, "max_gap_live", -1).where(_by_arm(ds["n_above"]).sum("seed") > 0, drop=True)
     if not da.sizes["arm"]:
         raise NotApplicable(f"no sample reached b ln2 + {GAP_TOL} (the claim would be vacuous)")
     return da
