@@ -104,11 +104,9 @@ def _space(seeds, objective, p, step_exp, steps):
     )
 
 
-#: The smoke and medium presets' axes.
 AXES = dict(
     objective=("l1", "nonconvex"), p=(1.25, 1.5, 1.75, 2.0), step_exp=(0.0, 0.5), steps=(100, 400, 1600)
 )
-#: The figures: a line per p, a panel per algorithm.
 BY_P = dict(hue="p", facet="algorithm", xlabel="horizon T")
 EXPERIMENT = Experiment(
     name="heavy-tail-sgd",

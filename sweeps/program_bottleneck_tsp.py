@@ -183,11 +183,10 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "stage-shift",
-            "Under our reconstruction, the router's behaviour shifts across construction "
-            "stages: the plug-in mutual information of stage bin (4 bins of the visited "
-            "fraction) and the router's argmax program on held-out teacher states is at least "
-            f"{MI_SHIFT_BITS} bits, ten times the plug-in bias (I−1)(J−1)/(2N ln 2) ≈ 0.001 bits "
-            "at N ≈ 9000 states; the sample is the training seed. The threshold is ours.",
+            "Under our reconstruction, the router's behaviour shifts across construction stages: the "
+            "plug-in mutual information of stage bin (4 bins of the visited fraction) and the router's "
+            f"argmax program on held-out teacher states is at least {MI_SHIFT_BITS} bits, ten times the "
+            "plug-in bias (I−1)(J−1)/(2N ln 2) ≈ 0.001 bits at N ≈ 9000 states. The threshold is ours.",
             _mi,
             MI_SHIFT_BITS,
             source="reconstruction",
