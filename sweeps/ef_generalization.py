@@ -238,8 +238,7 @@ EXPERIMENT = Experiment(
                 ylabel="generalization gap (test − train)",
                 title="SGD and EF-SGD at matched α (mean ± SE over seeds)",
             ),
-            "Seed-mean generalization gap (± one standard error) against the horizon for SGD and EF-SGD with "
-            "matched-α compressors.",
+            "Generalization gap (seed mean ± SE) of SGD and EF-SGD at matched α against the horizon.",
         ),
         Figure(
             "compression_gap",
@@ -253,8 +252,7 @@ EXPERIMENT = Experiment(
                 ylabel="|gap_EF − gap_SGD| (mean ± SE over seeds)",
                 title="compression-induced part of the gap",
             ),
-            "Compression-induced part of the gap, mean over seeds of |gap_EF − gap_SGD|, with its fitted "
-            "log-log slope per compressor and a slope −1/2 guide.",
+            "Seed mean of |gap_EF − gap_SGD| per compressor with its fitted log-log slope; slope −1/2 guide.",
         ),
         Figure(
             "stability",
