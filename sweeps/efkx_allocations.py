@@ -36,8 +36,7 @@ each); the fewest EF2X orientations any of the last two kinds had was 9.
 What the smoke shows beyond the verdicts: every instance, with four agents as well as three, has an EFX
 allocation (best $\alpha_1 = 1$), so the $(k+1)/(k+2)$ guarantees never bind at these sizes and their passes
 are weak evidence; an envy-free allocation exists on most three-agent instances but on a minority of the
-four-agent ones. Round-robin (EF1, not approximately EFX) goes far below $\alpha_1 = 1/2$ with four agents,
-while envy-cycle elimination stays above its $1/2$.
+four-agent ones. Round-robin (EF1, not approximately EFX) goes far below $\alpha_1 = 1/2$ with four agents.
 """
 
 from __future__ import annotations
