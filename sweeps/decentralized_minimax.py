@@ -25,8 +25,7 @@ stationary consensus error $\frac1n\sum_i\lVert x_i - \bar x\rVert^2$ is exact f
 equation (float64, assembled in `jaxtheory.sims.decentralized.consensus` from the update equations
 independently of the simulator), compared with the simulator's time average over $T/2 < t \le T$ on one
 fixed instance (the seeds vary the noise). Spectral gaps $1 - \max(|\lambda_2|, |\lambda_n|)$: 8-node ring
-0.195, 16-node ring 0.051, 4×4 torus 0.4 (×7.9, not ×2); the slope against the gap needs the graphs of the
-`full` preset.
+0.195, 16-node ring 0.051, 4×4 torus 0.4 (×7.9, not ×2).
 
 **Findings.** The same-step claim fails because some instances stall for both methods at $\kappa \ge 30$, at
 every grid $\eta$ through all 15000 steps of the medium preset, while the others reach $10^{-3}$ with either
@@ -67,8 +66,7 @@ LYAP_CELL = {"kappa": 10.0, "eta": 0.05}  # the consensus claim's cell (noisy qu
 LYAP_INSTANCE = 0  # its fixed instance (seeds vary the noise only)
 
 # Two settings, zipped: deterministic nonconvex g (σ = 0, cos_amp = 2: the claims on ∇Φ) and
-# noisy quadratic g on one fixed instance (σ = 0.1, cos_amp = 0: the Lyapunov claim). Every
-# axis is paired: one seed is one instance whatever the method, κ or η.
+# noisy quadratic g on one fixed instance (σ = 0.1, cos_amp = 0: the Lyapunov claim).
 GRAPHS = static("ring", "torus", "erdos_renyi")
 
 
