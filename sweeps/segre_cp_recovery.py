@@ -68,14 +68,14 @@ def _per_lane(ds, var, fit):
     """``fit(errors)`` per lane of ``var`` at σ = 0 (its last axis the iteration)."""
     err = analysis.select(ds[var], sigma=0.0)
     err = err.transpose(..., *fnmatch.filter(err.dims, "*_iter"))
-    return err.isel({err.dims[-1]: 0}).copy(data=fit(err.values)).reset_coords(drop=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the fits take logs of errors that reach 0
+        return err.isel({err.dims[-1]: 0}).copy(data=fit(err.values)).reset_coords(drop=True)
 
 
 def _quadratic_slope(e):
     """Per lane: slope of log e_{k+1} on log e_k over local, pre-round-off pairs (NaN if < 2 pairs)."""
     ok = (e[..., 1:] >= ROUNDOFF_FLOOR) & (e[..., :-1] <= LOCAL_ERROR)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return analysis.masked_line_fit(np.log(e[..., :-1]), np.log(e[..., 1:]), ok)[0]
+    return analysis.masked_line_fit(np.log(e[..., :-1]), np.log(e[..., 1:]), ok)[0]
 
 
 def _linear_fit(e, asymptotic=False):
@@ -84,8 +84,7 @@ def _linear_fit(e, asymptotic=False):
     low = np.maximum(e.min(-1, keepdims=True), ROUNDOFF_FLOOR) if asymptotic else np.inf
     ok = (e >= ROUNDOFF_FLOOR) & (e <= np.minimum(RGD_FIT_MAX, low * 10.0**RGD_ASYMPTOTIC_DECADES))
     k = np.arange(e.shape[-1], dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slope, _, r2 = analysis.masked_line_fit(k, np.log(e), ok, min_points=5)
+    slope, _, r2 = analysis.masked_line_fit(k, np.log(e), ok, min_points=5)
     return np.exp(slope), r2
 
 
