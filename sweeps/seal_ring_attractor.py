@@ -122,6 +122,9 @@ def _euler_mismatch(ds, spec):
     return int((diverged != (ds["euler_growth"] > 1.0)).sum())
 
 
+PER_MODEL = dict(hue="model", logy=True)
+EULER = dict(x="step", xlabel="Euler step")  # the figures along the Euler dynamics
+
 EXPERIMENT = Experiment(
     name="seal-ring-attractor",
     paper=Paper(
@@ -255,8 +258,7 @@ EXPERIMENT = Experiment(
             plots.curves(
                 "train_loss",
                 x="train_step",
-                hue="model",
-                logy=True,
+                **PER_MODEL,
                 xlabel="Adam step",
                 ylabel="restoring-field matching loss (median, IQR)",
             ),
@@ -266,11 +268,9 @@ EXPERIMENT = Experiment(
             "attraction",
             plots.curves(
                 "distance_curve",
-                x="step",
-                hue="model",
-                logy=True,
+                **PER_MODEL,
+                **EULER,
                 hlines={"threshold": ATTRACT_DIST},
-                xlabel="Euler step",
                 ylabel="trial-mean distance to the manifold, v = 0",
             ),
             "Trial-mean distance to the learned manifold along the autonomous Euler dynamics (v = 0), "
@@ -280,13 +280,12 @@ EXPERIMENT = Experiment(
             "transport",
             plots.curves(
                 "displacement",
-                x="step",
+                **EULER,
                 hue="v",
                 facet="model",
                 label_fmt="v={:g}",
                 theory=lambda c, spec: c["v"] * c["step"] * c["dt"] / c["tau"],
                 theory_label="v·t/τ",
-                xlabel="Euler step",
                 ylabel="unwrapped phase displacement (rad)",
             ),
             "Trial-mean unwrapped phase displacement per drive v (median, IQR over seeds), with the "
