@@ -89,10 +89,6 @@ ONE = dict(facet="cls", marker="o", ms=3, theory_points=None)
 VALUES_AX = dict(ylabel="minimax mistakes", theory=_log2_line, theory_label="⌊log₂(T+1)⌋")
 HEDGE_AX = dict(ylabel="Hedge regret", theory_label="√((T/2) ln|H|)")
 HEDGE_AX["theory"] = lambda c, spec: [og.hedge_bound(c["cls"], int(round(t))) for t in c["horizon"]]
-GAME_VALUES = plots.curves(_values, x="T", hue="setting", sharey=False, **VALUES_AX, **ONE)
-HEDGE_REGRET = plots.curves(
-    _hedge, x="horizon", hue="adversary", band="se", logx=True, logy=True, **HEDGE_AX, **ONE
-)
 
 EXPERIMENT = Experiment(
     name="adversary-directed-online",
@@ -223,13 +219,15 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "game_values",
-            GAME_VALUES,
+            plots.curves(_values, x="T", hue="setting", sharey=False, **VALUES_AX, **ONE),
             "Exact minimax mistakes against T; dotted: ⌊log₂(T+1)⌋.",
             size=(9.0, 3.2),
         ),
         Figure(
             "hedge_regret",
-            HEDGE_REGRET,
+            plots.curves(
+                _hedge, x="horizon", hue="adversary", band="se", logx=True, logy=True, **HEDGE_AX, **ONE
+            ),
             "Hedge's regret against the horizon per adversary (seed mean ± one standard error; directed: "
             "deterministic); dotted: the bound √((T/2) ln|H|). Singletons' regret stays near one.",
         ),

@@ -55,9 +55,7 @@ def _heavy(da):
 
 
 def _decreases(ds, spec):
-    """err(T_i) − err(T_{i+1}) per seed for every neighbouring pair of horizons, in the cells the
-    paper's statement covers: SMD (and SGD, SMD with the Euclidean map) on the convex problem, SGD
-    on the nonconvex one."""
+    """err(T_i) − err(T_{i+1}) per seed for neighbouring horizons, in the cases the claim names."""
     cases = (("sgd", "l1"), ("smd", "l1"), ("sgd", "nonconvex"))
     parts = [_error(ds, o).sel(algorithm=a, drop=True).expand_dims(case=[f"{a} on {o}"]) for a, o in cases]
     err = xr.concat(parts, "case", coords="minimal", compat="override")
