@@ -10,13 +10,12 @@ weights $W_k = \sum_{|S|=k}\hat h(S)^2$ summing to 1 (Parseval), whence $\mathrm
 (the often-quoted $\rho^{2d}$ is weaker).
 
 **$d^*$** ("the smallest degree whose L2 error is ≤ ε"): $d^*(\sigma, \varepsilon) = \min\{d :
-\sqrt{\mathrm{tail}(d)} \le \varepsilon\} = \min\{d : \mathrm{tail}(d) \le \varepsilon^2\}$ with $\rho = 1 -
-2\sigma$ (criterion `l2`; its closed-form bound is $\lceil\ln(1/\varepsilon)/\ln(1/\rho)\rceil - 1$). The
-results also carry the squared criterion $\mathrm{tail}(d) \le \varepsilon$ (`squared`, bound
-$\lceil\ln(1/\varepsilon)/(2\ln(1/\rho))\rceil - 1$). All halfspaces through the origin are odd, so only odd
-levels carry weight and $d^*$ is 0 or odd. Since $\ln(1/\rho) \approx 2\sigma$, the bound is the degree
-$O(\log(1/\varepsilon)/\sigma)$ behind the abstract's $n^{O(\log(1/\varepsilon)/\sigma)}$ upper bound for
-$L^1$ polynomial regression.
+\sqrt{\mathrm{tail}(d)} \le \varepsilon\} = \min\{d : \mathrm{tail}(d) \le \varepsilon^2\}$ (criterion `l2`;
+its closed-form bound is $\lceil\ln(1/\varepsilon)/\ln(1/\rho)\rceil - 1$). The results also carry the squared
+criterion $\mathrm{tail}(d) \le \varepsilon$ (`squared`; its bound is in `degree-bound`). All halfspaces
+through the origin are odd, so only odd levels carry weight and $d^*$ is 0 or odd. Since $\ln(1/\rho) \approx
+2\sigma$, the bound is the degree $O(\log(1/\varepsilon)/\sigma)$ behind the abstract's
+$n^{O(\log(1/\varepsilon)/\sigma)}$ upper bound for $L^1$ polynomial regression.
 
 **Majority is not uniformly the worst case.** At $(\sigma, \varepsilon) = (0.1, 0.1)$ and $(0.2, 0.02)$
 majority needs $d^* = 3$ where most random halfspaces need 5 (share 0.6); in the other ten cells with
