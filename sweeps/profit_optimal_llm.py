@@ -26,8 +26,7 @@ $\kappa_D$ only if $\varepsilon_s > \gamma$. Data-bound, $R_0 s(L)\alpha A N^{-\
 $\propto D^2/E$ only if $N^* \propto D$ independently of $E$; a constant density gives $N^* \propto
 (E/D)^{1/(1+\alpha)}$, spend $\propto (D/E)^{\alpha/(1+\alpha)}$. With serving costs, $(R_0 -
 2NQ/E)\,s\,\alpha A N^{-\alpha} = (6ND + 2NQS)/E$ and $(R_0 - 2NQ/E)\,s\,\beta B D_{\text{eff}}^{-\beta} =
-6ND/E$: the optimum leaves the ray toward data, $\alpha A N^{-\alpha}/(\beta B D_{\text{eff}}^{-\beta}) = 1 +
-QS/(3D)$.
+6ND/E$: $\alpha A N^{-\alpha}/(\beta B D_{\text{eff}}^{-\beta}) = 1 + QS/(3D)$.
 
 **What the runs show.** The compute-bound tracking fails under every reconstructed adoption model: at these
 optima (shares 4–100 %) $\varepsilon_s$ is small and mostly negative, so $C^*$ grows slower than $E^{0.87}$.
@@ -348,9 +347,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.slope(
             "data-bound-constant-density",
-            "Data-bound under a constant adoption density (uniform thresholds), the first-order "
-            "condition in N alone gives N* ∝ (E/D)^(1/(1+α)) and spend ∝ (D/E)^(α/(1+α)) = "
-            "(D/E)^0.254: slope against D_max at fixed E, ±0.002.",
+            "Data-bound under a constant adoption density (uniform thresholds), the first-order condition in "
+            "N alone gives spend ∝ (D/E)^(α/(1+α)) = (D/E)^0.254: slope against D_max at fixed E, ±0.002.",
             lambda ds, spec: _spend_capped(_uniform(ds), "d_max", True),
             "d_max",
             expected=CAPPED_SPEND_CONSTANT_DENSITY,
