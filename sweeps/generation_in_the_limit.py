@@ -30,8 +30,7 @@ outputs $O$; invalid means outside $K$.
 falls below $\alpha/2$ on the largest windows. The tolerant generator's broad outputs fill $[1, 48]$ in every
 lane: its gain there is exactly $1 - \alpha$; its late invalid fraction is $c/\sqrt t$ times the share $1/(2 -
 \alpha)$ of $B \setminus K'$ outside $K$. With $\lambda = 0.9$ the density-seekers' recall on $[1, 4800]$
-rises; at $\alpha = \frac14$ the 400 echoes already cover the sample there, so $\lambda = 0.75$ adds nothing
-(an exact tie).
+rises; at $\alpha = \frac14$ the 400 echoes already cover the sample there, so $\lambda = 0.75$ adds nothing.
 """
 
 from __future__ import annotations
