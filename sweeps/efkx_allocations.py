@@ -253,9 +253,8 @@ EXPERIMENT = Experiment(
         ),
         Claim.at_least(
             "no-ef2x-orientation",
-            "EF2X orientations need not exist: some multigraph with parallel edges has no EF2X "
-            "orientation (k = 2). Measured as for k = 1; a search that finds none is inconclusive (see "
-            "the searches listed above).",
+            "EF2X orientations need not exist: some multigraph with parallel edges has no EF2X orientation. "
+            "Measured as for k = 1; a search that finds none is inconclusive (see the searches above).",
             lambda ds, spec: _orientations(ds, 2),
             1,
             source="paper",
