@@ -34,10 +34,9 @@ with $c = \mu/2 + \rho$ for an exact subproblem with $\mu$-strongly convex $f$ (
 x^j\rVert^2 \le (h_0 - \inf h)/(ck)$ at every $k \le K$ (the toy's first step meets the per-step inequality
 with equality, so $1/(\rho K)$ would be a factor 2 too optimistic).
 
-**What the runs show.** On the toy every DCA chain stalls at $-12.5$ exactly and every exploration chain
-reaches $-25$ after one or two accepted steps (one of 1024 ends with $\psi(x_K) = -1.7\cdot10^{-4}$ at $h =
--25$: its last iteration accepted a step $s \lesssim 10^{-3}$ whose true rise is below one float32 ulp of
-25; the next DCA step would undo it).
+**What the runs show.** On the toy every exploration chain reaches $-25$ after one or two accepted steps (one
+of 1024 ends with $\psi(x_K) = -1.7\cdot10^{-4}$ at $h = -25$: its last iteration accepted a step
+$s \lesssim 10^{-3}$ whose true rise is below one float32 ulp of 25; the next DCA step would undo it).
 
 On DC least squares **the exploration step is never accepted**, on any seed at either $\lambda$, and the two
 methods agree to the bit. At $\lambda = 0.1$ that costs nothing: DCA's fixed points are d-stationary there
