@@ -83,92 +83,6 @@ def _euler_heun(ds, spec):
     return _first(w2, "seed", "width", "n")
 
 
-_CLAIMS = [
-    Claim.close(
-        "vstar-loss-closed-form",
-        "The Monte Carlo loss of the exact field v* (262144 fresh samples per seed) equals "
-        "the derived irreducible loss (π/2) tr Σ^{1/2} within 1 % (measured: their ratio).",
-        # v*'s loss depends only on the seed's test samples: the same for every width and n
-        lambda ds, spec: _first(ds["vstar_loss_mc"], "width", "n") / flow.irreducible_loss(spec.cov),
-        1.0,
-        atol=VSTAR_RTOL,
-        source="derived",
-    ),
-    Claim.at_least(
-        "no-net-below-irreducible",
-        "No trained net has a test loss below the irreducible loss beyond Monte Carlo "
-        "error: test loss minus the loss of v* on the same fresh samples is ≥ 0, per width "
-        "(it equals E‖v − v*‖² up to a mean-zero cross term).",
-        lambda ds, spec: ds["test_loss"] - ds["vstar_loss"],
-        0.0,
-        source="derived",
-    ),
-    Claim.slope(
-        "euler-w2-rate",
-        "The Euler flow of v* from N(0, I) reaches the target with W2 ∝ N^(−1) in the "
-        "number of steps N (slope −1 ± 0.1 over N ≥ 8, exact moment propagation).",
-        lambda ds, spec: _first(ds["w2_euler"], "seed", "width", "n"),  # exact: the same in every lane
-        "euler_steps",
-        xmin=8,
-        expected=EULER_SLOPE,
-        atol=EULER_TOL,
-        over=None,
-        source="derived",
-    ),
-    Claim.at_most(
-        "lazy-loglinear-decay",
-        "Under our reconstruction, gradient descent converges at the linear rate the NTK sets: at every "
-        "width with more parameters than training outputs (where the net can interpolate, L∞ = 0), the "
-        "slope of log L_t per step over the last fifth of training is at most 2 log(1 − 2ηλ_min), λ_min the "
-        "smallest eigenvalue of the NTK Gram at initialisation (measured: their difference per seed). The "
-        "rate form is the standard NTK analysis's.",
-        _linear_rate_excess,
-        0.0,
-        source="reconstruction",
-        quote="We establish convergence guarantees for gradient descent in the over-parameterized "
-        "2-layered ReLU neural network regime.",
-        requires=needs(
-            lambda ds, spec: bool(_overparam_widths(ds, spec)[0]),
-            "no width of the preset has more parameters than training outputs (at an n the NTK Gram covers)",
-        ),
-    ),
-    Claim.slope(
-        "weight-movement-width",
-        "Lazy regime: the relative weight movement ‖W_T − W_0‖_F/‖W_0‖_F scales as "
-        "m^(−1/2) (log-log slope in the width −0.5 ± 0.1).",
-        lambda ds, spec: ds["weight_move"],
-        "width",
-        expected=MOVE_SLOPE,
-        atol=MOVE_TOL,
-        source="derived",
-    ),
-    Claim.slope(
-        "excess-loss-falls-with-n",
-        "Generalisation: the excess test loss E‖v − v*‖² (the test loss minus the "
-        "irreducible loss, free of the noise of u) falls with the number of points n at a "
-        "log-log slope ≤ −0.4, per width (our threshold, consistent with an n^(−1/2) bound).",
-        lambda ds, spec: ds["excess_velocity"],
-        "n",
-        at_most=N_SLOPE,
-        source="proposed",
-        requires=needs(
-            lambda ds, spec: values_of(ds, "n").size > 1, "the preset runs one n (medium, full vary it)"
-        ),
-    ),
-    Claim.ordering(
-        "narrow-plateaus-higher",
-        "Width matters: the final training loss at m = 64 lies above that at m = 1024 "
-        "(paired over seeds: the data are shared). Training losses are still falling at "
-        "the last step, so this compares the losses reached, not converged plateaus.",
-        lambda ds, spec: ds["train_loss"].isel(step=-1),
-        "width",
-        [64, 1024],
-        increasing=False,
-        source="proposed",
-        requires=needs(width=(64, 1024)),
-    ),
-]
-
 EXPERIMENT = Experiment(
     name="flow-matching-ntk",
     paper=Paper(
@@ -206,7 +120,91 @@ EXPERIMENT = Experiment(
             description="One accelerator: widths up to 4096, n up to 2048, K = 8, 2000 GD steps.",
         ),
     },
-    claims=_CLAIMS,
+    claims=[
+        Claim.close(
+            "vstar-loss-closed-form",
+            "The Monte Carlo loss of the exact field v* (262144 fresh samples per seed) equals "
+            "the derived irreducible loss (π/2) tr Σ^{1/2} within 1 % (measured: their ratio).",
+            # v*'s loss depends only on the seed's test samples: the same for every width and n
+            lambda ds, spec: _first(ds["vstar_loss_mc"], "width", "n") / flow.irreducible_loss(spec.cov),
+            1.0,
+            atol=VSTAR_RTOL,
+            source="derived",
+        ),
+        Claim.at_least(
+            "no-net-below-irreducible",
+            "No trained net has a test loss below the irreducible loss beyond Monte Carlo "
+            "error: test loss minus the loss of v* on the same fresh samples is ≥ 0, per width "
+            "(it equals E‖v − v*‖² up to a mean-zero cross term).",
+            lambda ds, spec: ds["test_loss"] - ds["vstar_loss"],
+            0.0,
+            source="derived",
+        ),
+        Claim.slope(
+            "euler-w2-rate",
+            "The Euler flow of v* from N(0, I) reaches the target with W2 ∝ N^(−1) in the "
+            "number of steps N (slope −1 ± 0.1 over N ≥ 8, exact moment propagation).",
+            lambda ds, spec: _first(ds["w2_euler"], "seed", "width", "n"),  # exact: the same in every lane
+            "euler_steps",
+            xmin=8,
+            expected=EULER_SLOPE,
+            atol=EULER_TOL,
+            over=None,
+            source="derived",
+        ),
+        Claim.at_most(
+            "lazy-loglinear-decay",
+            "Under our reconstruction, gradient descent converges at the linear rate the NTK sets: at every "
+            "width with more parameters than training outputs (where the net can interpolate, L∞ = 0), the "
+            "slope of log L_t per step over the last fifth of training is at most 2 log(1 − 2ηλ_min), λ_min "
+            "the smallest eigenvalue of the NTK Gram at initialisation (measured: their difference per "
+            "seed). The rate form is the standard NTK analysis's.",
+            _linear_rate_excess,
+            0.0,
+            source="reconstruction",
+            quote="We establish convergence guarantees for gradient descent in the over-parameterized "
+            "2-layered ReLU neural network regime.",
+            requires=needs(
+                lambda ds, spec: bool(_overparam_widths(ds, spec)[0]),
+                "no width has more parameters than training outputs (at an n the NTK Gram covers)",
+            ),
+        ),
+        Claim.slope(
+            "weight-movement-width",
+            "Lazy regime: the relative weight movement ‖W_T − W_0‖_F/‖W_0‖_F scales as "
+            "m^(−1/2) (log-log slope in the width −0.5 ± 0.1).",
+            lambda ds, spec: ds["weight_move"],
+            "width",
+            expected=MOVE_SLOPE,
+            atol=MOVE_TOL,
+            source="derived",
+        ),
+        Claim.slope(
+            "excess-loss-falls-with-n",
+            "Generalisation: the excess test loss E‖v − v*‖² (the test loss minus the "
+            "irreducible loss, free of the noise of u) falls with the number of points n at a "
+            "log-log slope ≤ −0.4, per width (our threshold, consistent with an n^(−1/2) bound).",
+            lambda ds, spec: ds["excess_velocity"],
+            "n",
+            at_most=N_SLOPE,
+            source="proposed",
+            requires=needs(
+                lambda ds, spec: values_of(ds, "n").size > 1, "the preset runs one n (medium, full vary it)"
+            ),
+        ),
+        Claim.ordering(
+            "narrow-plateaus-higher",
+            "Width matters: the final training loss at m = 64 lies above that at m = 1024 "
+            "(paired over seeds: the data are shared). Training losses are still falling at "
+            "the last step, so this compares the losses reached, not converged plateaus.",
+            lambda ds, spec: ds["train_loss"].isel(step=-1),
+            "width",
+            [64, 1024],
+            increasing=False,
+            source="proposed",
+            requires=needs(width=(64, 1024)),
+        ),
+    ],
     figures=[
         Figure(
             "training_loss",
