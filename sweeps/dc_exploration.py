@@ -177,8 +177,7 @@ def _draw_psi(ds, spec, fig):
                 data.append(-np.minimum(_replicas(part), 0.0) + 1e-12)
     ax.boxplot(data, whis=(0, 100))
     ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=7)
-    ax.set_yscale("log")
-    ax.set_ylabel("max(0, −ψ(x_K)) + 1e-12, every chain")
+    ax.set(yscale="log", ylabel="max(0, −ψ(x_K)) + 1e-12, every chain")
     ax.set_title("d-stationarity measure at the output (lower is more stationary)", fontsize=9)
 
 
