@@ -201,9 +201,8 @@ EXPERIMENT = Experiment(
                 ylabel="F(x̄_T) − F*: seed mean ± SE",
                 **BY_P,
             ),
-            "Seed-mean error of the averaged iterate against the horizon (± one standard error over seeds), "
-            "per algorithm, step ∝ T^(−1/p), with the fitted log-log slope and its 95% interval (solid) and "
-            "the predicted slope −(p−1)/p (dashed).",
+            "Seed-mean error of the averaged iterate against the horizon (± SE), per algorithm, step ∝ "
+            "T^(−1/p), with the fitted log-log slope (solid) and the predicted slope −(p−1)/p (dashed).",
             size=(9, 4),
         ),
         Figure(
