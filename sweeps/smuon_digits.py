@@ -50,6 +50,13 @@ def _tuned_acc(ds, spec):
     )
 
 
+def _space(lr):  # every optimizer, at 8 seeds, paired with the step sizes (common random numbers)
+    return Space(optimizer=static(*dg.OPTIMIZERS), lr=lr, seeds=8, paired=("optimizer", "lr"))
+
+
+#: The figures' shared options: a line per optimizer, log x axis.
+CURVES = dict(hue="optimizer", logx=True, marker="o")
+
 EXPERIMENT = Experiment(
     name="smuon-digits",
     paper=Paper(
@@ -60,12 +67,7 @@ EXPERIMENT = Experiment(
     simulator=dg.SIMULATOR,
     presets={
         "smoke": Preset(
-            Space(
-                optimizer=static(*dg.OPTIMIZERS),
-                lr=values(3e-3, 1e-2, 3e-2, 1e-1),
-                seeds=8,
-                paired=("optimizer", "lr"),
-            ),
+            _space(values(3e-3, 1e-2, 3e-2, 1e-1)),
             spec={"hidden": 32, "steps": 200, "batch_size": 128, "interval": 10},
             description="CPU: h = 32, 200 steps of batch 128, 4 step sizes, 8 seeds (the "
             "fewest that form a bootstrap interval), optimizers and step sizes paired; chunks of 8 lanes.",
@@ -75,12 +77,7 @@ EXPERIMENT = Experiment(
             chunk=8,
         ),
         "full": Preset(
-            Space(
-                optimizer=static(*dg.OPTIMIZERS),
-                lr=log(1e-4, 1.0, num=17),
-                seeds=8,
-                paired=("optimizer", "lr"),
-            ),
+            _space(log(1e-4, 1.0, num=17)),
             spec={"hidden": 256, "steps": 3000, "batch_size": 128, "interval": 25, "num_log": 32},
             description="One accelerator: h = 256, 3000 steps, 17 step sizes, 8 seeds.",
         ),
@@ -116,13 +113,7 @@ EXPERIMENT = Experiment(
         Figure(
             "test_acc_vs_step",
             plots.curves(
-                _tuned_acc,
-                x="step",
-                hue="optimizer",
-                logx=True,
-                marker="o",
-                ms=3,
-                ylabel="test accuracy (median, IQR over seeds)",
+                _tuned_acc, x="step", ms=3, ylabel="test accuracy (median, IQR over seeds)", **CURVES
             ),
             "Test accuracy against steps, each optimizer at its best step size (median "
             "and interquartile range over seeds).",
@@ -132,12 +123,10 @@ EXPERIMENT = Experiment(
             plots.curves(
                 "final_test_acc",
                 x="lr",
-                hue="optimizer",
                 band="se",
-                logx=True,
-                marker="o",
                 xlabel="learning rate η",
                 ylabel="final test accuracy (mean ± SE over seeds)",
+                **CURVES,
             ),
             "Final test accuracy against the step size (mean ± standard error over seeds).",
         ),

@@ -122,7 +122,8 @@ def test_smoke_verdicts_equal_snapshot_and_figures_draw(tmp_path):
     # paired optimizers and step sizes: one initialisation per seed, so the initial loss is
     # the same in every lane of a seed (one program; float32 round-off across lanes)
     init = ds["init_loss"]
-    np.testing.assert_allclose(init.values, init.isel(optimizer=[0], lr=[0]).values, rtol=1e-6)
+    first = np.broadcast_to(init.isel(optimizer=[0], lr=[0]).values, init.shape)
+    np.testing.assert_allclose(init.values, first, rtol=1e-6)
     for f in EXPERIMENT.figures:
         fig = Figure(figsize=f.size)
         f.draw(ds, run.spec, fig)
