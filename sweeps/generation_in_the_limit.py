@@ -11,8 +11,7 @@ elements of $K'$, which has $10^5\alpha/b \ge 8333$); statistics are bootstrappe
 
 **Adversary.** Round $t$ reveals the element of rank $2t$ of $K'$ (partial enumeration). Since $K' \in
 \mathcal C$ the data never exclude it, so an eventually valid generator eventually outputs inside $K'$, and
-below the adversary's frontier only the unrevealed half of $K'$ is novel: recall $\le \alpha/2$, the bound of
-arXiv:2511.05295 (tight here).
+below the adversary's frontier only the unrevealed half of $K'$ is novel: recall $\le \alpha/2$.
 
 **Generators.** `km` (Kleinberg–Mullainathan): the element at a uniformly random rank of the highest-index
 critical language when it is novel, else its smallest novel element; `density` (Kleinberg–Wei style): the
