@@ -244,9 +244,8 @@ EXPERIMENT = Experiment(
         Claim.at_least(
             "no-efx-orientation",
             "EFX orientations need not exist (Christodoulou et al. 2023): some multigraph with parallel "
-            "edges has no EFX orientation (k = 1). Measured: how many of the random multigraphs have none "
-            "(exhaustive over their orientations); the count bounds the claim from below only, so a "
-            "search that finds none would be inconclusive.",
+            "edges has no EFX orientation. Measured: how many random multigraphs have none (exhaustive over "
+            "their orientations), a lower bound only: a search that finds none is inconclusive.",
             lambda ds, spec: _orientations(ds, 1),
             1,
             source="lit",
