@@ -44,6 +44,12 @@ def _tuned_gap(ds, spec):
     return analysis.tuned(ds["gap"], "lr", by=ds["final_gap"])[0].drop_vars("lr")
 
 
+def _space(lr, kappa, seeds):  # the three manifolds; step sizes paired
+    return Space(
+        manifold=static("stiefel", "grassmann", "spd"), lr=lr, kappa=kappa, seeds=seeds, paired=("lr",)
+    )
+
+
 EXPERIMENT = Experiment(
     name="imuon-manifolds",
     paper=Paper(
@@ -54,24 +60,12 @@ EXPERIMENT = Experiment(
     simulator=mf.SIMULATOR,
     presets={
         "smoke": Preset(
-            Space(
-                manifold=static("stiefel", "grassmann", "spd"),
-                lr=values(0.1, 0.3, 1.0),
-                kappa=values(10.0),
-                seeds=2,
-                paired=("lr",),
-            ),
+            _space(values(0.1, 0.3, 1.0), values(10.0), seeds=2),
             spec={"n": 10, "p": 3, "steps": 60, "methods": ("rgd", "imuon")},
             description="CPU: n = 10, p = 3, three manifolds × RGD and iMuon, 60 steps.",
         ),
         "full": Preset(
-            Space(
-                manifold=static("stiefel", "grassmann", "spd"),
-                lr=values(0.01, 0.03, 0.1, 0.3, 1.0, 3.0),
-                kappa=values(10.0, 100.0, 1000.0),
-                seeds=8,
-                paired=("lr",),
-            ),
+            _space(values(0.01, 0.03, 0.1, 0.3, 1.0, 3.0), values(10.0, 100.0, 1000.0), seeds=8),
             spec={"n": 256, "p": 16, "steps": 1000},
             description="One accelerator: n = 256, p = 16, 1000 steps.",
         ),
