@@ -117,7 +117,7 @@ def _draw_counterexample(ds, spec, fig):
     ce = first_counterexample(ds, 1)
     if ce is None:
         return plots.not_applicable(fig, "the search found no multigraph without an EFX orientation")
-    ax = fig.add_subplot(1, 1, 1)
+    ax = fig.add_subplot(1, 1, 1, aspect="equal")
     ang = 2 * np.pi * np.arange(int(spec.graph_agents)) / int(spec.graph_agents)
     pos = np.stack([np.cos(ang), np.sin(ang)], 1)
     seen: dict[tuple[int, int], int] = {}
@@ -136,7 +136,6 @@ def _draw_counterexample(ds, spec, fig):
         ax.text(x, y, str(i), ha="center", va="center", zorder=4)
     n = len(ce["endpoints"])
     ax.set_title(f"no EFX orientation: best α_1 over 2^{n} orientations = {ce['best_alpha']:.3f}", fontsize=8)
-    ax.set_aspect("equal")
     ax.axis("off")
 
 
