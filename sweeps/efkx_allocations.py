@@ -5,9 +5,8 @@ for every pair $i \ne j$ with $|A_j| > k$, $v_i(A_i) \ge \alpha\,(v_i(A_j) - s_{
 $s_{ik}(A_j)$ is the sum of the $k$ goods of $A_j$ that $i$ values least (the binding case of "for every $k$
 goods"; removing the $k$ goods $i$ values most would test EF$k$, "up to some $k$ goods", a weaker notion). The
 evaluator returns the largest such $\alpha$, capped at 1: a pair with nothing left to envy ($v_i(A_i) \ge$ the
-remainder, $0/0$ included) gives 1, a positive remainder against $v_i(A_i) = 0$ gives 0, pairs with $|A_j| \le
-k$ do not bind. Goods worth 0 to $i$ count as goods of $A_j$ (the "EFX$_0$" reading); this matters only for
-orientations. $k = 0$ is envy-freeness, $k = 1$ EFX.
+remainder, $0/0$ included) gives 1, a positive remainder against $v_i(A_i) = 0$ gives 0. Goods worth 0 to $i$
+count as goods of $A_j$ (the "EFX$_0$" reading); this matters only for orientations.
 
 Each lane draws one instance (valuations integers on $1..1000$ so that every sum is exact: `uniform`,
 `correlated` — 80 % a common quality per good —, or `bimodal` values) and evaluates $\alpha_k$ for $k = 0..3$
