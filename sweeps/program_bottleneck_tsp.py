@@ -68,8 +68,7 @@ def _mi(ds, spec):
 
 def _kl_drop(ds, spec):
     """Per training seed: mean held-out KL before minus after each boosting round."""
-    kl = ds["kl_boost"].mean("instance")
-    drop = -kl.diff("round", label="lower").rename(round="rounds")
+    drop = -ds["kl_boost"].mean("instance").diff("round", label="lower").rename(round="rounds")
     return drop.assign_coords(rounds=[f"{i}→{i + 1}" for i in range(drop.sizes["rounds"])])
 
 
