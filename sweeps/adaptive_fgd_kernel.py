@@ -29,8 +29,6 @@ kernel mass is far from uniform; on this stand-in the bound, not adapting the re
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, analysis, needs, plots
@@ -43,16 +41,6 @@ _PAIRED = ("scheme",)
 FULL_SCHEMES = ("eps0.5", "eps3", "depth2", "depth4", "depth8", "depth12", "depth16")
 COST_LABELS = ("cumulative cost (kernel evaluations), seed median", "test loss ½ mean (f − y)², seed median")
 STAND_IN = "synthetic 3-D data (x uniform on the cube, y = 1[sin 6x₀ + x₁x₂ > 0.3]) in place of cod-rna"
-
-
-def bound_at_depth(depth, gamma, mass):
-    """The authors' bound at ``depth`` if ``max|g| = mass · mean|l'|``: sqrt(2γ/e) · leaf half-diagonal / mass.
-
-    >>> round(bound_at_depth(16, 100.0, 1.0), 3)
-    0.201
-    """
-    half_diag = 0.5 * math.sqrt(float(np.sum(4.0 ** (-np.asarray(kd.axis_splits(depth))))))
-    return math.sqrt(2 * gamma / math.e) * half_diag / mass
 
 
 EXPERIMENT = Experiment(

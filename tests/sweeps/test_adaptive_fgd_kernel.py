@@ -69,13 +69,6 @@ def test_equal_cost_pass_and_fail():
     assert _verdict("kernel-adaptive-beats-fixed-at-equal-cost", _fake(adaptive_scale=100.0)) == "fail"
 
 
-def test_bound_formula():
-    # k ≤ 1 caps the mass at 1: at depth 12 the bound exceeds 1/3 whatever the data
-    assert ak.bound_at_depth(12, 100.0, 1.0) > 1 / 3
-    assert ak.bound_at_depth(16, 100.0, 1.0) < 1 / 3
-    assert ak.bound_at_depth(16, 100.0, 0.5) == pytest.approx(2 * ak.bound_at_depth(16, 100.0, 1.0))
-
-
 @pytest.mark.slow
 def test_smoke_runs_and_claims_evaluate(tmp_path):
     exp = get_experiment("adaptive-fgd-kernel")
