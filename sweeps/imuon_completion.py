@@ -52,6 +52,10 @@ def _tuned_final(ds, spec):
     return analysis.tuned(ds["final_error"].sel(gauge=1.0), "lr")[0].drop_vars("lr")
 
 
+def _space(kappas, lrs, seeds):  # step sizes and condition numbers paired
+    return Space(kappa=values(*kappas), lr=values(*lrs), seeds=seeds, paired=("lr", "kappa"))
+
+
 EXPERIMENT = Experiment(
     name="imuon-completion",
     paper=Paper(
@@ -62,17 +66,12 @@ EXPERIMENT = Experiment(
     simulator=comp.SIMULATOR,
     presets={
         "smoke": Preset(
-            Space(kappa=values(1.0, 10.0), lr=values(0.1, 0.3), seeds=2, paired=("lr", "kappa")),
+            _space((1.0, 10.0), (0.1, 0.3), seeds=2),
             spec=dict(m=50, n=50, r=3, steps=120, methods=("muon", "imuon"), gauges=(0.1, 1.0, 10.0)),
             description="CPU: 50×50, r = 3, Muon vs iMuon × 3 gauges, 8 lanes, 120 steps.",
         ),
         "full": Preset(
-            Space(
-                kappa=values(1.0, 10.0, 100.0, 1e3, 1e4),
-                lr=values(0.01, 0.03, 0.1, 0.3, 1.0),
-                seeds=3,
-                paired=("lr", "kappa"),
-            ),
+            _space((1.0, 10.0, 100.0, 1e3, 1e4), (0.01, 0.03, 0.1, 0.3, 1.0), seeds=3),
             spec=dict(m=2000, n=2000, r=8, steps=300, methods=tuple(comp.METHODS), gauges=(0.1, 1.0, 10.0)),
             description="One accelerator: 2000×2000, r = 8, six methods × 3 gauges, 75 lanes, 300 steps.",
         ),
@@ -100,8 +99,7 @@ EXPERIMENT = Experiment(
             "interval over lanes). The threshold 0.5 is ours.",
             _muon_gauge,
             MUON_SPREAD,
-            # proposed, not paper: the abstract speaks of Muon restricted to the tangent space,
-            # not of Muon on the factors; statement and threshold are ours
+            # proposed: the abstract speaks of Muon restricted to the tangent space, not on the factors
             source="proposed",
             over="lane",
             stat="median",
