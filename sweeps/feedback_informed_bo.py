@@ -48,6 +48,7 @@ STAND_IN = (
     "GP draws on a 256-point Sobol pool in 1-D and 2-D, with one synthetic source, in place of the "
     "paper's synthetic and real-world tasks"
 )
+STEPS = dict(x="step", band="se")  # the figures: against the step, task mean ± SE
 _TASK = zipped(rho=[c[0] for c in CELLS], warp=[c[1] for c in CELLS], rho_prior=[c[2] for c in CELLS])
 
 
@@ -196,9 +197,7 @@ EXPERIMENT = Experiment(
     figures=[
         Figure(
             "regret",
-            plots.curves(
-                _regrets, x="step", hue="method", band="se", facet=("pool", "rho"), ylabel="simple regret"
-            ),
+            plots.curves(_regrets, hue="method", facet=("pool", "rho"), ylabel="simple regret", **STEPS),
             "Simple regret against the step for feedback-aware EI, GP-EI without feedback and "
             "greedy-on-feedback, task mean ± one standard error, per dimension and ρ.",
         ),
@@ -206,15 +205,14 @@ EXPERIMENT = Experiment(
             "rho_hat",
             plots.curves(
                 lambda ds, spec: _fixed(ds)["rho_hat"],
-                x="step",
                 hue="rho",
-                band="se",
                 facet="pool",
                 theory=lambda c, spec: c["rho"],
                 theory_label="true ρ",
                 xlabel="observations",
                 ylabel="posterior mean ρ̂",
                 label_fmt="ρ={:g}",
+                **STEPS,
             ),
             "Posterior mean ρ̂ against the number of observations (mean ± SE over tasks), one panel per task "
             "family; dotted: the true ρ.",
