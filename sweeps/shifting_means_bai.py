@@ -54,6 +54,7 @@ the smoke preset is too small to reach."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -78,7 +79,6 @@ THEORY_REACH = 1.5  # horizon cap is at least this multiple of the prediction (a
 VARIANCE_RTOL = 0.20  # ISM-practical cost ratio between environments / ratio of E[Z²]: 1 ± this
 INVARIANCE_RTOL = 0.05  # Track-and-Stop E[τ] under a constant shift / without shift: 1 ± this
 NEAR_OPT = (1.0, 8.0)  # E[τ_ISM-practical] / (T* ln(1/(2.4 δ))) under random shifts lies in this range
-#: A row's parameters (its ``attrs``, as Python values).
 PARAMS = ("policy", "env", "n_arms", "horizon", "gap", "sigma", "U", "period", "algo", "cell")
 
 
@@ -136,12 +136,9 @@ def _cp(k: int, n: int):
 def _open(est: analysis.Estimate, signs, censored) -> analysis.Estimate:
     """Open ``est``'s interval where a mean it grows with (sign > 0) or falls with (sign < 0)
     is only a lower bound (censored); sign 0: unknown direction, open on both sides."""
-    lo, hi = est.low, est.high
-    for s, c in zip(signs, censored):
-        if c:
-            hi = math.inf if s >= 0 else hi
-            lo = -math.inf if s <= 0 else lo
-    return analysis.Estimate(est.value, lo, hi, est.n, est.method, est.level)
+    up = any(c and s >= 0 for s, c in zip(signs, censored))
+    down = any(c and s <= 0 for s, c in zip(signs, censored))
+    return dataclasses.replace(est, low=-math.inf if down else est.low, high=math.inf if up else est.high)
 
 
 def _ratios(items) -> Cells:
@@ -334,10 +331,8 @@ def _near_optimal(ds, spec):
 
 def _near_optimal_growth(ds, spec):
     """The ratio at the smallest δ over the ratio at the largest δ (the same episodes)."""
-    rows = _some(
-        _rows(ds, "ism_practical", "random") if ds.sizes["delta"] > 1 else [],
-        "two δ and ISM-practical under random shifts",
-    )
+    rows = _rows(ds, "ism_practical", "random") if ds.sizes["delta"] > 1 else []
+    rows = _some(rows, "two δ and ISM-practical under random shifts")
     lo, hi = min(_deltas(ds)), max(_deltas(ds))
     return _ratios(
         (_key(r, env=False), [(r, lo), (r, hi)], _lower_bound(r, lo) / _lower_bound(r, hi)) for r in rows
@@ -470,7 +465,6 @@ SMOKE_ALGOS = [
     ("uniform_glrt", 4, 4_096, 1),
     ("ism_practical", 2, 8_192, 1),
 ]
-#: Smoke environments (labels of the ``env`` parameter).
 SMOKE_ENVS = ("none", "random", "constant", "targeted", "untargeted")
 #: Smoke (gap, sigma, U) cells: U = 1.5 gives c = U - gap; the sigma = 0.5 cell has c = 2 sigma. In the
 #: smoke preset ISM-theory's horizon reaches its predicted stopping time only at gap = 0.8.
