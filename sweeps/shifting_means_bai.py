@@ -108,10 +108,8 @@ def _some(items: list, need: str) -> list:
 
 def _key(r, *, env: bool = True, **extra) -> dict:
     """A claim cell's coordinates: policy, environment, K, the gap/σ cell, and ``extra``."""
-    return {
-        **{k: r.attrs[k] for k in ("policy", "env", "K", "gap", "sigma", "U") if env or k != "env"},
-        **extra,
-    }
+    names = ("policy", "env", "K", "gap", "sigma", "U")
+    return {**{k: r.attrs[k] for k in names if env or k != "env"}, **extra}
 
 
 def _base(ds, r):
