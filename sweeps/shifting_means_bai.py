@@ -365,8 +365,7 @@ def _tau_censored(ds, spec):
 
 def _delta0(ds) -> float:
     """The δ figures show: the largest δ <= 0.05 of the grid (else the smallest)."""
-    le = [d for d in _deltas(ds) if d <= 0.05 + 1e-12]
-    return max(le) if le else min(_deltas(ds))
+    return max([d for d in _deltas(ds) if d <= 0.05 + 1e-12], default=min(_deltas(ds)))
 
 
 def _cell_tags(ds) -> list[str]:
