@@ -30,7 +30,7 @@ def ridge_solve(X: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
 
 
 def linear_ridge_alo_error(seed: int = 20, n: int = N, p: int = P, lam: float = LAM) -> float:
-    """max |ALO − exact LOO| / max |exact LOO| of the fit's leave-one-out changes, float64.
+    """``max |ALO - exact LOO| / max |exact LOO|`` of the fit's leave-one-out changes, float64.
 
     Data: ``X`` standard normal over √p, ``y = X(2z) + noise`` (``z``, noise standard
     normal), drawn by ``numpy.random.default_rng(seed)``; the exact leave-one-out refits
