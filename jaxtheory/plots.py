@@ -63,6 +63,8 @@ import matplotlib.ticker
 import numpy as np
 import xarray as xr
 
+from jaxtheory.results import match
+
 __all__ = [
     "curves",
     "heatmap",
@@ -953,17 +955,10 @@ def _as_tuple(v) -> tuple:
 
 def _match(values: np.ndarray, want) -> np.ndarray:
     """Indices of ``values`` equal to ``want`` (a value or a list; floats to rounding)."""
-    want = list(want) if isinstance(want, (list, tuple, np.ndarray)) else [want]
-    idx = []
-    for w in want:
-        if _is_numeric(values) and isinstance(w, (int, float, np.integer, np.floating)):
-            hit = np.flatnonzero(np.isclose(values.astype(float), float(w), rtol=1e-9, atol=0.0))
-        else:
-            hit = np.flatnonzero(values == w)
-        if not hit.size:
-            raise ValueError(f"no coordinate value {w!r} among {values.tolist()}")
-        idx.extend(hit.tolist())
-    return np.asarray(idx, int)
+    idx, missing = match(values, want)
+    if missing:
+        raise ValueError(f"no coordinate value {missing[0]!r} among {values.tolist()}")
+    return idx
 
 
 def _select(da: xr.DataArray, sel: Mapping | None) -> xr.DataArray:

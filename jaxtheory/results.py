@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["as_dims", "needs", "other_dims", "values_of", "value"]
+__all__ = ["as_dims", "match", "needs", "other_dims", "values_of", "value"]
 
 
 def value(ds: Any, name: str) -> Any:
@@ -85,20 +85,37 @@ def other_dims(obj: Any, *names: str) -> tuple:
     return tuple(d for d in obj.dims if d not in names)
 
 
+def match(values: Any, want: Any) -> tuple[np.ndarray, list]:
+    """Where ``want`` (one value or a list of them) sits in coordinate ``values``: the indices
+    of the matches, in the order of ``want``, and the values of ``want`` with no match.
+
+    Numbers compare to a relative 1e-9 (a grid point written as a literal matches the value
+    a sweep computed), anything else as strings (a label, a flag).
+
+    Example:
+        >>> idx, missing = match(np.array([0.1, 0.2, 0.30000000000000004]), [0.3, 0.5])
+        >>> idx.tolist(), missing
+        ([2], [0.5])
+    """
+    values = np.atleast_1d(np.asarray(values))
+    wants = list(want) if isinstance(want, (tuple, list, np.ndarray)) else [want]
+    idx, missing = [], []
+    for w in wants:
+        if values.dtype.kind in "iufb" and isinstance(w, (int, float, np.integer, np.floating)):
+            hit = np.flatnonzero(np.isclose(values.astype(float), float(w), rtol=1e-9, atol=0.0))
+        else:
+            hit = np.flatnonzero(values.astype(str) == str(w))
+        idx.extend(hit.tolist())
+        if not hit.size:
+            missing.append(w)
+    return np.asarray(idx, int), missing
+
+
 def _has(ds: Any, name: str, want: Any) -> list:
     """The values of ``want`` (one value or a tuple/list of them) missing from coordinate ``name``."""
     if name not in ds.coords:
         return list(want) if isinstance(want, (tuple, list)) else [want]
-    have = values_of(ds, name)
-    missing = []
-    for w in want if isinstance(want, (tuple, list)) else [want]:
-        if have.dtype.kind in "iuf" and isinstance(w, (int, float, np.integer, np.floating)):
-            hit = np.isclose(have.astype(float), float(w), rtol=1e-9, atol=0.0).any()
-        else:
-            hit = bool((have.astype(str) == str(w)).any())
-        if not hit:
-            missing.append(w)
-    return missing
+    return match(values_of(ds, name), want)[1]
 
 
 def needs(*tests: Any, **coords: Any) -> Callable[[Any, Any], str | None]:
