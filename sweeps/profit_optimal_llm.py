@@ -45,7 +45,7 @@ import numpy as np
 import xarray as xr
 
 from jaxtheory import Claim, Experiment, Figure, Paper, Preset, needs, plots
-from jaxtheory.results import as_dims
+from jaxtheory.results import as_dims, match
 from jaxtheory.sims.econ import profit as pm
 from jaxtheory.sweep import Space, log, values
 
@@ -144,7 +144,8 @@ def _uniform_closed_form(ds, spec):
 def _kappa_one(ds):
     """``ds`` at κ_D = 1 (or the first κ_D run)."""
     ds = as_dims(ds, "kappa")
-    return ds.sel(kappa=1.0) if 1.0 in ds["kappa"].values else ds.isel(kappa=0)
+    idx = match(ds["kappa"].values, 1.0)[0]  # to rounding: a log grid's 1.0 may be 0.9999...
+    return ds.isel(kappa=int(idx[0]) if idx.size else 0)
 
 
 def _spend_capped(ds, vs, kappa_one):
